@@ -1,0 +1,56 @@
+#ifndef SWITCHYARD_CLIBUV_SHIM_H
+#define SWITCHYARD_CLIBUV_SHIM_H
+// libuv plus the few POSIX/Linux headers the wrapper needs. Only SwitchyardUV imports this module.
+#include <uv.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <termios.h>
+#include <poll.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <signal.h>
+
+// Macros and inline helpers Swift cannot import directly become real functions here.
+static inline int switchyard_cloexec_from(int lowfd) {
+    // close_range(CLOSE_RANGE_CLOEXEC) is one syscall; older kernels fall back to a /proc walk in Swift.
+#ifdef SYS_close_range
+    return (int)syscall(SYS_close_range, (unsigned int)lowfd, ~0U, 4 /* CLOSE_RANGE_CLOEXEC */);
+#else
+    return -1;
+#endif
+}
+
+static inline int switchyard_pidfd_open(int pid) {
+#ifdef SYS_pidfd_open
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+#else
+    return -1;
+#endif
+}
+
+static inline int switchyard_peer_uid(int fd, unsigned int *uid, int *pid) {
+    // struct ucred needs _GNU_SOURCE, which a module header cannot set reliably; same layout.
+    struct { int pid; unsigned int uid; unsigned int gid; } cred;
+    socklen_t len = sizeof(cred);
+    if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) return -1;
+    *uid = cred.uid;
+    *pid = cred.pid;
+    return 0;
+}
+
+// sched_setaffinity and CPU_SET need _GNU_SOURCE; declared here with the kernel's plain mask layout.
+extern int sched_setaffinity(int pid, unsigned long size, const void *mask);
+static inline int switchyard_pin_cpu(int cpu) {
+    unsigned long mask[16] = {0};
+    if (cpu < 0 || cpu >= 16 * 64) return -1;
+    mask[cpu / 64] |= 1UL << (cpu % 64);
+    return sched_setaffinity(0, sizeof(mask), mask);
+}
+
+static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }
+static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status); }
+
+#endif

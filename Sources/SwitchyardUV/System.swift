@@ -1,0 +1,252 @@
+import CLibUV
+import Glibc
+
+// Every syscall that needs a pointer lives in this module, so the rest of Switchyard builds with strict memory
+// safety. The helpers are small and pointer-free at their boundary.
+
+/// Marks every descriptor above 2 close-on-exec, so a spawned child inherits exactly 0, 1 and 2.
+///
+/// Other threads (tests, Foundation.Process elsewhere in a process) may open inheritable descriptors at any time;
+/// sweeping right before each fork keeps them out of plugins.
+func markAllDescriptorsCloseOnExec() {
+    if switchyard_cloexec_from(3) == 0 { return }
+    // Kernels before 5.11 have no CLOSE_RANGE_CLOEXEC: walk /proc/self/fd instead.
+    guard let directory = opendir("/proc/self/fd") else { return }
+    defer { closedir(directory) }
+    let own = dirfd(directory)
+    while let entry = readdir(directory) {
+        let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+            String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        guard let fd = Int32(name), fd > 2, fd != own else { continue }
+        let flags = fcntl(fd, F_GETFD)
+        if flags >= 0 { _ = fcntl(fd, F_SETFD, flags | FD_CLOEXEC) }
+    }
+}
+
+/// Process-level facts and actions that take no handle.
+public enum SystemProcess {
+    public static var currentPID: Int32 { getpid() }
+    public static var userID: UInt32 { getuid() }
+
+    /// Sends a signal to a pid (or a process group when `pid` is negative). Returns false if it failed.
+    @discardableResult
+    public static func kill(_ pid: Int32, _ signal: Int32) -> Bool { Glibc.kill(pid, signal) == 0 }
+
+    /// Whether a process with this pid exists (it may be a zombie).
+    public static func exists(_ pid: Int32) -> Bool {
+        Glibc.kill(pid, 0) == 0 || errno == EPERM
+    }
+
+    /// Whether `pid` exists and is not a zombie, read from `/proc/PID/stat`.
+    public static func isRunning(_ pid: Int32) -> Bool {
+        guard let stat = try? FileSystem.readFile("/proc/\(pid)/stat") else { return false }
+        // The state letter follows the ")" that closes the command name.
+        guard let close = stat.lastIndex(of: UInt8(ascii: ")")), close + 2 < stat.count else { return false }
+        let state = stat[close + 2]
+        return state != UInt8(ascii: "Z") && state != UInt8(ascii: "X")
+    }
+
+    /// Waits until `pid` has exited (pidfd + poll: an event, not a sleep), for at most `milliseconds`.
+    /// - Returns: true if the process is gone (or never existed), false on timeout.
+    public static func waitForExit(_ pid: Int32, milliseconds: Int32) -> Bool {
+        let fd = switchyard_pidfd_open(pid)
+        if fd < 0 { return !exists(pid) }
+        defer { Glibc.close(fd) }
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, milliseconds)
+        return ready > 0
+    }
+
+    /// The descriptors a process has open, from `/proc/PID/fd`.
+    public static func openDescriptors(of pid: Int32) -> [Int32] {
+        guard let directory = opendir("/proc/\(pid)/fd") else { return [] }
+        defer { closedir(directory) }
+        var result: [Int32] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if let fd = Int32(name) { result.append(fd) }
+        }
+        return result.sorted()
+    }
+
+    /// This process's resident set size in bytes (`/proc/self/statm`).
+    public static func residentBytes(of pid: Int32? = nil) -> Int {
+        let path = pid.map { "/proc/\($0)/statm" } ?? "/proc/self/statm"
+        guard let text = try? FileSystem.readFile(path) else { return 0 }
+        let fields = String(decoding: text, as: UTF8.self).split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Peak resident set size of this process in bytes.
+    public static var peakResidentBytes: Int {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        return usage.ru_maxrss * 1024
+    }
+
+    /// The running executable's absolute path (`uv_exepath`).
+    public static var executablePath: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        var size = buffer.count
+        guard uv_exepath(&buffer, &size) == 0 else { return nil }
+        return String(decoding: buffer.prefix(size).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The host's environment as a dictionary.
+    public static var environment: [String: String] {
+        var result: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                result[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        return result
+    }
+
+    public static func environmentValue(_ name: String) -> String? {
+        getenv(name).map { String(cString: $0) }
+    }
+
+    /// The number of CPUs this process may run on.
+    public static var availableCPUs: Int { Int(uv_available_parallelism()) }
+
+    /// Pins this process to one CPU (`sched_setaffinity`), for benchmarks. Returns false on error.
+    @discardableResult
+    public static func pinToCPU(_ cpu: Int32) -> Bool { switchyard_pin_cpu(cpu) == 0 }
+}
+
+/// Synchronous file operations the host needs outside the loop's I/O path (manifest, state file).
+public enum FileSystem {
+    /// Reads a whole file.
+    public static func readFile(_ path: String) throws(UVError) -> [UInt8] {
+        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
+        if fd < 0 { throw UVError(errno: errno, operation: "open \(path)") }
+        defer { Glibc.close(fd) }
+        var result: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw UVError(errno: errno, operation: "read \(path)")
+            }
+            if count == 0 { break }
+            result.append(contentsOf: chunk[0..<count])
+        }
+        return result
+    }
+
+    /// Replaces `path` atomically: write a temporary file beside it, fsync it, rename it over `path`, fsync the
+    /// directory. A crash at any point leaves either the old or the new content, never a torn file.
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o600) throws(UVError) {
+        let temporary = "\(path).tmp-\(getpid())"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        if fd < 0 { throw UVError(errno: errno, operation: "open \(temporary)") }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                let error = UVError(errno: errno, operation: "write \(temporary)")
+                Glibc.close(fd)
+                unlink(temporary)
+                throw error
+            }
+            offset += written
+        }
+        if fsync(fd) != 0 {
+            let error = UVError(errno: errno, operation: "fsync \(temporary)")
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(fd)
+        if rename(temporary, path) != 0 {
+            let error = UVError(errno: errno, operation: "rename \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        let directory = parentDirectory(of: path)
+        let directoryFD = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            Glibc.close(directoryFD)
+        }
+    }
+
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public static func isExecutable(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// File permission bits (e.g. `0o600`), or nil if the path does not exist.
+    public static func permissions(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    public static func setPermissions(_ path: String, _ mode: UInt32) throws(UVError) {
+        if chmod(path, mode) != 0 { throw UVError(errno: errno, operation: "chmod \(path)") }
+    }
+
+    /// Creates a directory (and missing parents) with `mode`.
+    public static func makeDirectory(_ path: String, mode: UInt32 = 0o700) throws(UVError) {
+        if isDirectory(path) { return }
+        let parent = parentDirectory(of: path)
+        if parent != path && !parent.isEmpty && parent != "." && !isDirectory(parent) {
+            try makeDirectory(parent, mode: mode)
+        }
+        if mkdir(path, mode) != 0 && errno != EEXIST {
+            throw UVError(errno: errno, operation: "mkdir \(path)")
+        }
+    }
+
+    @discardableResult
+    public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+
+    public static func move(_ source: String, to destination: String) throws(UVError) {
+        if rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
+    }
+
+    public static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The canonical absolute path (`realpath`), or nil if it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Looks `name` up in a `PATH` value, like `execvp` would.
+    public static func findExecutable(_ name: String, path: String?) -> String? {
+        if name.contains("/") { return isExecutable(name) ? name : nil }
+        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if isExecutable(candidate) { return candidate }
+        }
+        return nil
+    }
+}

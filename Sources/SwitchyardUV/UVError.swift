@@ -1,0 +1,48 @@
+import CLibUV
+
+/// A libuv (or errno) failure, with the operation that produced it.
+///
+/// `UV_EOF` is never thrown: end of stream is an event (``UVPipe/ReadEvent/eof``).
+/// `EPIPE` on a write to a dead plugin is an ordinary `UVError`, not a signal.
+public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
+    /// The negative libuv error code (`UV_E*`), which on Unix is `-errno`.
+    public let code: Int32
+    /// What was being attempted, e.g. `"uv_spawn"`.
+    public let operation: String
+
+    public init(code: Int32, operation: String) {
+        self.code = code
+        self.operation = operation
+    }
+
+    /// An error from a raw `errno` value (positive), as returned by POSIX calls.
+    public init(errno value: Int32, operation: String) {
+        self.init(code: -value, operation: operation)
+    }
+
+    /// `uv_err_name`, e.g. `"EPIPE"`.
+    public var name: String {
+        guard let cString = uv_err_name(code) else { return "UNKNOWN" }
+        return String(cString: cString)
+    }
+
+    public var description: String {
+        guard let cString = uv_strerror(code) else { return "\(operation): error \(code)" }
+        return "\(operation): \(name) (\(String(cString: cString)))"
+    }
+
+    public var isBrokenPipe: Bool { code == UV_EPIPE.rawValue || code == UV_ECONNRESET.rawValue }
+    public var isNotFound: Bool { code == UV_ENOENT.rawValue }
+    public var isAddressInUse: Bool { code == UV_EADDRINUSE.rawValue }
+
+    /// The error a closed handle raises, instead of touching freed memory.
+    static func closed(_ operation: String) -> UVError {
+        UVError(code: UV_EBADF.rawValue, operation: operation)
+    }
+
+    /// Throws when a libuv call returned a negative status.
+    @inline(__always)
+    static func check(_ status: Int32, _ operation: String) throws(UVError) {
+        if status < 0 { throw UVError(code: status, operation: operation) }
+    }
+}

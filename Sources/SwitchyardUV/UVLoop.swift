@@ -1,0 +1,199 @@
+import CLibUV
+import Synchronization
+
+/// One libuv event loop. Everything attached to it runs on the thread that calls ``run()``.
+///
+/// The loop is deliberately not `Sendable`: handles and the state built on them are confined to the loop thread,
+/// and the compiler rejects moving them into a `Task`. The only cross-thread entry is ``remote``.
+///
+/// Creating the first loop ignores `SIGPIPE` (a write to a dead plugin then fails with `EPIPE` instead of killing
+/// the host) and asks libuv to stop stdio inheritance.
+public final class UVLoop {
+    let raw: UnsafeMutablePointer<uv_loop_t>
+    private(set) var openHandleCount = 0
+    private var remoteHandle: RemoteAsync?
+    private var ownerThread: uv_thread_t?
+    private var closed = false
+
+    /// The thread-safe face of this loop.
+    public let remote: UVLoopRemote
+
+    public init() throws(UVError) {
+        ProcessSetup.once()
+        raw = UnsafeMutablePointer<uv_loop_t>.allocate(capacity: 1)
+        let status = uv_loop_init(raw)
+        if status < 0 {
+            raw.deallocate()
+            throw UVError(code: status, operation: "uv_loop_init")
+        }
+        let queue = RemoteQueue()
+        remote = UVLoopRemote(queue: queue)
+        let async = RemoteAsync(loop: self, queue: queue)
+        try async.start()
+        remoteHandle = async
+        async.keepsLoopAlive = false
+    }
+
+    deinit {
+        // Handles hold the loop strongly, so deinit only runs after close() or when nothing was ever attached.
+        // An unclosed loop's memory is leaked on purpose: libuv may still point into it.
+        if closed { raw.deallocate() }
+    }
+
+    /// Runs until no referenced handle is active or ``stop()`` is called.
+    ///
+    /// - Important: Never call this on a Swift-concurrency pool thread: it blocks. Use ``UVThread``.
+    public func run() {
+        ownerThread = uv_thread_self()
+        uv_run(raw, UV_RUN_DEFAULT)
+    }
+
+    /// Runs one iteration, blocking for I/O if there is nothing pending.
+    @discardableResult
+    public func runOnce() -> Bool {
+        ownerThread = uv_thread_self()
+        return uv_run(raw, UV_RUN_ONCE) != 0
+    }
+
+    /// Runs ready callbacks without blocking.
+    @discardableResult
+    public func runNoWait() -> Bool {
+        ownerThread = uv_thread_self()
+        return uv_run(raw, UV_RUN_NOWAIT) != 0
+    }
+
+    /// Makes ``run()`` return after the current iteration.
+    public func stop() { uv_stop(raw) }
+
+    /// The loop's cached time in milliseconds (`uv_now`), cheap and monotonic.
+    public var now: UInt64 { uv_now(raw) }
+
+    /// Refreshes ``now`` from the clock.
+    public func updateTime() { uv_update_time(raw) }
+
+    /// A high-resolution monotonic clock in nanoseconds (`uv_hrtime`).
+    public static var hrtime: UInt64 { uv_hrtime() }
+
+    /// Whether the caller runs on the thread that runs this loop (true before the loop first runs).
+    public var inLoopThread: Bool {
+        guard let ownerThread else { return true }
+        var current = uv_thread_self()
+        var owner = ownerThread
+        return uv_thread_equal(&current, &owner) != 0
+    }
+
+    /// Number of handles still open, not counting the loop's own wake-up handle.
+    public var liveHandleCount: Int { openHandleCount - (remoteHandle == nil ? 0 : 1) }
+
+    func handleOpened() { openHandleCount += 1 }
+    func handleClosed() { openHandleCount -= 1 }
+
+    /// Closes every handle still open, runs their close callbacks and closes the loop.
+    ///
+    /// - Returns: the number of handles that were still open besides the loop's own (a leak count tests assert is
+    ///   0, as libuv's `MAKE_VALGRIND_HAPPY` does).
+    @discardableResult
+    public func close() -> Int {
+        guard !closed else { return 0 }
+        remote.queue.state.withLock { $0.closed = true }
+        let leaked = liveHandleCount
+        remoteHandle?.close()
+        remoteHandle = nil
+        uv_walk(raw, closeWalker, nil)
+        // Process handles close only after their exit callback; SIGKILLed children exit promptly.
+        var spins = 0
+        while uv_loop_alive(raw) != 0 && spins < 10_000 {
+            uv_run(raw, UV_RUN_ONCE)
+            spins += 1
+        }
+        if uv_loop_close(raw) == 0 {
+            closed = true
+        }
+        return leaked
+    }
+}
+
+private let closeWalker: uv_walk_cb = { handle, _ in
+    guard let handle, uv_is_closing(handle) == 0, let data = handle.pointee.data else { return }
+    Unmanaged<UVHandle>.fromOpaque(data).takeUnretainedValue().close()
+}
+
+// MARK: - Cross-thread execution
+
+/// The job queue shared by ``UVLoopRemote`` (any thread) and the loop's async handle (loop thread).
+final class RemoteQueue: Sendable {
+    struct State: Sendable {
+        var jobs: [@Sendable () -> Void] = []
+        /// The `uv_async_t*` as an integer while the handle is open, 0 otherwise.
+        var asyncAddress: UInt = 0
+        var closed = false
+    }
+
+    let state = Mutex(State())
+}
+
+/// The `Sendable` face of a loop: schedules work onto the loop thread from any thread.
+///
+/// Like NIO's `EventLoop.execute`, this is the only way in from another thread. It is safe to keep after the loop
+/// closed: ``execute(_:)`` then returns `false`.
+public struct UVLoopRemote: Sendable {
+    let queue: RemoteQueue
+
+    /// Runs `job` on the loop thread soon.
+    /// - Returns: `false` if the loop is closed and the job will never run.
+    @discardableResult
+    public func execute(_ job: @Sendable @escaping () -> Void) -> Bool {
+        queue.state.withLock { state in
+            guard !state.closed, state.asyncAddress != 0,
+                let pointer = UnsafeMutablePointer<uv_async_t>(bitPattern: state.asyncAddress)
+            else { return false }
+            state.jobs.append(job)
+            // uv_async_send coalesces wake-ups; holding the lock keeps close() from freeing the handle under us.
+            uv_async_send(pointer)
+            return true
+        }
+    }
+}
+
+/// The async handle that wakes the loop for ``UVLoopRemote/execute(_:)``.
+final class RemoteAsync: UVHandle {
+    private let queue: RemoteQueue
+
+    init(loop: UVLoop, queue: RemoteQueue) {
+        self.queue = queue
+        super.init(loop: loop, type: UV_ASYNC)
+    }
+
+    func start() throws(UVError) {
+        guard let raw else { throw UVError.closed("uv_async_init") }
+        let status = uv_async_init(loop.raw, raw.assumingMemoryBound(to: uv_async_t.self), remoteAsyncCallback)
+        if status < 0 {
+            abandon()
+            throw UVError(code: status, operation: "uv_async_init")
+        }
+        adopt()
+        queue.state.withLock { $0.asyncAddress = UInt(bitPattern: raw) }
+    }
+
+    override func willClose() {
+        queue.state.withLock {
+            $0.closed = true
+            $0.asyncAddress = 0
+        }
+    }
+
+    func drain() {
+        let jobs = queue.state.withLock { state -> [@Sendable () -> Void] in
+            let jobs = state.jobs
+            state.jobs.removeAll(keepingCapacity: true)
+            return jobs
+        }
+        for job in jobs { job() }
+    }
+
+    override var kindName: String { "async" }
+}
+
+private let remoteAsyncCallback: uv_async_cb = { handle in
+    wrapper(handle?.pointee.data, as: RemoteAsync.self)?.drain()
+}

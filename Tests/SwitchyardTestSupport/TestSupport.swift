@@ -1,0 +1,127 @@
+package import SwitchyardUV
+
+/// A failure raised by the test helpers themselves.
+package struct TestFailure: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
+}
+
+/// How long a single wait in a test may take, in seconds. `SWITCHYARD_TEST_TIMEOUT` raises it on slow machines
+/// (sourcekit-lsp's `Timeouts.swift` does the same).
+package let defaultTimeout: Double = {
+    if let text = SystemProcess.environmentValue("SWITCHYARD_TEST_TIMEOUT"), let value = Double(text) {
+        return value
+    }
+    return 20
+}()
+
+/// The folder holding the built products (plugins, the CLI) next to the test binary.
+package let productsDirectory: String = {
+    if let override = SystemProcess.environmentValue("SWITCHYARD_PRODUCTS_DIR") { return override }
+    let executable = SystemProcess.executablePath ?? CommandLine.arguments[0]
+    var directory = FileSystem.parentDirectory(of: executable)
+    // `swift test` runs `<bin>/SwitchyardPackageTests.xctest`; on some setups the binary sits inside a bundle.
+    if directory.hasSuffix(".xctest/Contents/MacOS") {
+        directory = FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: directory)))
+    }
+    return directory
+}()
+
+/// The package's root folder, for `Plugins/`, `Protocol/` and shared test data.
+package let packageRoot: String = {
+    var directory = FileSystem.parentDirectory(of: #filePath)
+    while directory != "/" && !FileSystem.exists("\(directory)/Package.swift") {
+        directory = FileSystem.parentDirectory(of: directory)
+    }
+    return directory
+}()
+
+/// Path of a built product, e.g. `product("switchyard")`.
+package func product(_ name: String) -> String { "\(productsDirectory)/\(name)" }
+
+/// Runs `body` with a deadline: a hang becomes a failure instead of freezing CI.
+package func withDeadline<T: Sendable>(
+    seconds: Double = defaultTimeout, _ what: String = "operation",
+    _ body: @Sendable @escaping () async throws -> T
+) async throws -> T {
+    try await withThrowingTaskGroup(of: T?.self) { group in
+        group.addTask { try await body() }
+        group.addTask {
+            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+            return nil
+        }
+        defer { group.cancelAll() }
+        guard let first = try await group.next(), let value = first else {
+            throw TestFailure("\(what) did not finish within \(seconds) s")
+        }
+        return value
+    }
+}
+
+/// The outcome of ``runOnLoop(_:timeout:_:)``.
+package struct LoopRun<Value: Sendable>: Sendable {
+    package let value: Value
+    /// Handles still open when the body finished, besides the harness's own. Tests assert 0.
+    package let leakedHandles: Int
+}
+
+/// Runs `body` on a fresh loop on its own thread (never on the concurrency pool) until it calls `finish`.
+///
+/// A loop timer enforces the deadline. After `finish`, pending close callbacks run and the handles still open are
+/// counted, so each test can assert that it leaked nothing.
+package func runOnLoop<Value: Sendable>(
+    _ type: Value.Type, timeout: Double = defaultTimeout,
+    _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
+) async throws -> LoopRun<Value> {
+    let box = UncheckedBox(body)
+    return try await withCheckedThrowingContinuation { continuation in
+        do {
+            _ = try UVThread.spawn {
+                continuation.resume(with: runLoopBody(timeout: timeout, box.value))
+            }
+        } catch {
+            continuation.resume(throwing: error)
+        }
+    }
+}
+
+private func runLoopBody<Value: Sendable>(
+    timeout: Double,
+    _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
+) -> Result<LoopRun<Value>, any Error> {
+    let loop: UVLoop
+    do { loop = try UVLoop() } catch { return .failure(error) }
+    var outcome: Result<Value, any Error>?
+    let deadline: UVTimer
+    do { deadline = try UVTimer(loop: loop) } catch { return .failure(error) }
+    let finish: (Result<Value, any Error>) -> Void = { result in
+        guard outcome == nil else { return }
+        outcome = result
+        deadline.close()
+        loop.stop()
+    }
+    do {
+        try deadline.start(after: UInt64(timeout * 1000)) {
+            finish(.failure(TestFailure("loop test did not finish within \(timeout) s")))
+        }
+        try body(loop, finish)
+    } catch {
+        finish(.failure(error))
+    }
+    if outcome == nil { loop.run() }
+    // Let close callbacks that the body started run before counting.
+    for _ in 0..<20 { loop.runNoWait() }
+    let leaked = loop.liveHandleCount
+    loop.close()
+    switch outcome {
+    case .success(let value): return .success(LoopRun(value: value, leakedHandles: leaked))
+    case .failure(let error): return .failure(error)
+    case nil: return .failure(TestFailure("loop ended without the test finishing (nothing kept it alive)"))
+    }
+}
+
+/// Carries a non-Sendable value to exactly one other thread, which then owns it.
+package struct UncheckedBox<T>: @unchecked Sendable {
+    package let value: T
+    package init(_ value: T) { self.value = value }
+}
