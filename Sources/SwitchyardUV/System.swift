@@ -223,6 +223,20 @@ public enum FileSystem {
     @discardableResult
     public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
 
+    /// The names in a directory (not `.` and `..`), sorted; empty if it cannot be read.
+    public static func listDirectory(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
     public static func move(_ source: String, to destination: String) throws(UVError) {
         if rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
     }

@@ -1,0 +1,94 @@
+/// A line that could not be taken as a message, with everything needed to report it: the JSON-RPC error, the
+/// 1-based line number in the stream, the field at fault and an excerpt of the line.
+public struct ProtocolViolation: Error, Sendable, Equatable, CustomStringConvertible {
+    public let error: ResponseError
+    public let lineNumber: Int
+    /// The request's id when it could be read, so the peer can still get an error response.
+    public let requestID: RequestID?
+
+    public var description: String { "line \(lineNumber): \(error.message)" }
+}
+
+/// Turns a byte stream into messages: ``LineFramer`` + ``JSONParser`` + envelope checks.
+///
+/// Empty (or whitespace-only) lines are skipped: a stray `print()` must not count as a fault. Everything else that
+/// is not a valid message becomes a ``ProtocolViolation`` and the stream goes on with the next line.
+public struct MessageReader: Sendable {
+    public enum Event: Sendable, Equatable {
+        case message(Message, lineNumber: Int)
+        case violation(ProtocolViolation)
+    }
+
+    private var framer: LineFramer
+    public let maxDepth: Int
+    public var maxLineLength: Int { framer.maxLineLength }
+    public var linesRead: Int { framer.lineCount }
+
+    public init(maxLineLength: Int, maxDepth: Int = JSONParser.defaultMaxDepth) {
+        framer = LineFramer(maxLineLength: maxLineLength)
+        self.maxDepth = maxDepth
+    }
+
+    public mutating func append(_ bytes: [UInt8]) { framer.append(bytes) }
+
+    /// The next message or violation, or nil when more bytes are needed.
+    public mutating func next() -> Event? {
+        while let framed = framer.next() {
+            if let event = interpret(framed) { return event }
+        }
+        return nil
+    }
+
+    /// At end of stream: the unterminated last line, if any.
+    public mutating func finish() -> Event? {
+        guard let framed = framer.finish() else { return nil }
+        return interpret(framed)
+    }
+
+    private func interpret(_ framed: LineFramer.Event) -> Event? {
+        switch framed {
+        case .lineTooLong(let length, let lineNumber):
+            let error = ResponseError(
+                .limitExceeded,
+                "line \(lineNumber) is longer than the limit of \(framer.maxLineLength) bytes (\(length)+ bytes)",
+                data: ["line": .int(Int64(lineNumber)), "limit": .int(Int64(framer.maxLineLength)), "field": "line"])
+            return .violation(ProtocolViolation(error: error, lineNumber: lineNumber, requestID: nil))
+        case .line(let bytes, let lineNumber):
+            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            return Self.decodeLine(bytes, lineNumber: lineNumber, maxDepth: maxDepth)
+        }
+    }
+
+    /// Parses and classifies one line (without its terminator).
+    public static func decodeLine(_ bytes: ArraySlice<UInt8>, lineNumber: Int, maxDepth: Int = JSONParser.defaultMaxDepth)
+        -> Event
+    {
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(bytes, maxDepth: maxDepth)
+        } catch {
+            let data: JSONObject = [
+                "line": .int(Int64(lineNumber)), "offset": .int(Int64(error.offset)), "excerpt": .string(excerpt(bytes)),
+            ]
+            let response = ResponseError(.parseError, "line \(lineNumber) is not valid JSON: \(error)", data: .object(data))
+            return .violation(ProtocolViolation(error: response, lineNumber: lineNumber, requestID: nil))
+        }
+        switch Message.decode(value) {
+        case .success(let message):
+            return .message(message, lineNumber: lineNumber)
+        case .failure(let failure):
+            let response = failure.error
+                .adding("line", .int(Int64(lineNumber)))
+                .adding("excerpt", .string(excerpt(bytes)))
+            let located = ResponseError(response.code, "line \(lineNumber): \(response.message)", data: response.data)
+            return .violation(ProtocolViolation(error: located, lineNumber: lineNumber, requestID: failure.id))
+        }
+    }
+
+    /// At most 120 bytes of a line, lossily decoded, for error messages.
+    public static func excerpt(_ bytes: ArraySlice<UInt8>) -> String {
+        let prefix = bytes.prefix(120)
+        let text = String(decoding: prefix, as: UTF8.self)
+        return bytes.count > 120 ? text + "…" : text
+    }
+}

@@ -1,0 +1,69 @@
+/// A JSON-RPC error object: what went wrong, as a code a program can switch on and a sentence a person can read.
+///
+/// `data` carries the context that makes it actionable: for protocol errors `{plugin, line, field}`, for navigation
+/// errors the instance, route or deep-link segment.
+public struct ResponseError: Error, Sendable, Equatable, Codable, CustomStringConvertible {
+    public var code: ErrorCode
+    public var message: String
+    public var data: JSONValue?
+
+    public init(_ code: ErrorCode, _ message: String, data: JSONValue? = nil) {
+        self.code = code
+        self.message = message
+        self.data = data
+    }
+
+    public var description: String { "\(code.name) (\(code.rawValue)): \(message)" }
+
+    /// `data` as an object, for adding context.
+    public func adding(_ key: String, _ value: JSONValue) -> ResponseError {
+        var copy = self
+        var object = data?.objectValue ?? JSONObject()
+        object[key] = value
+        copy.data = .object(object)
+        return copy
+    }
+
+    public var json: JSONValue {
+        var object = JSONObject(minimumCapacity: 3)
+        object.appendUnique("code", .int(Int64(code.rawValue)))
+        object.appendUnique("message", .string(message))
+        if let data { object.appendUnique("data", data) }
+        return .object(object)
+    }
+
+    public init?(json: JSONValue) {
+        guard let code = json["code"]?.intValue, let message = json["message"]?.stringValue else { return nil }
+        self.init(ErrorCode(rawValue: Int(code)), message, data: json["data"])
+    }
+}
+
+extension ResponseError {
+    public static func methodNotFound(_ method: String) -> ResponseError {
+        ResponseError(.methodNotFound, "unknown method '\(method)'", data: ["method": .string(method)])
+    }
+
+    /// A decoding failure of `params`, naming the field.
+    public static func invalidParams(method: String, _ error: any Error) -> ResponseError {
+        let (field, reason) = describeDecodingError(error)
+        var data: JSONObject = ["method": .string(method)]
+        if let field { data["field"] = .string(field) }
+        let location = field.map { " (field '\($0)')" } ?? ""
+        return ResponseError(.invalidParams, "invalid params for '\(method)'\(location): \(reason)", data: .object(data))
+    }
+}
+
+/// The dotted field path and a reason for a decoding error (LSP's `MessageDecodingError` mapping).
+public func describeDecodingError(_ error: any Error) -> (field: String?, reason: String) {
+    guard let decoding = error as? DecodingError else { return (nil, "\(error)") }
+    switch decoding {
+    case .keyNotFound(let key, let context):
+        let path = fieldPath(context.codingPath + [key])
+        return (path, "missing field '\(path)'")
+    case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        let path = fieldPath(context.codingPath)
+        return (path.isEmpty ? nil : path, context.debugDescription)
+    @unknown default:
+        return (nil, "\(error)")
+    }
+}

@@ -1,0 +1,127 @@
+/// Splits a byte stream into lines, incrementally: bytes arrive at arbitrary boundaries, several lines per read or
+/// one line across many reads.
+///
+/// - A line ends at `\n`; a `\r` right before it is dropped (`\r\n` works).
+/// - A line longer than ``maxLineLength`` (not counting its terminator) is reported once as
+///   ``Event/lineTooLong(length:lineNumber:)``; its remaining bytes are discarded up to the next `\n`, then framing
+///   resumes. Memory stays bounded by the limit plus one read, however long the line.
+/// - ``finish()`` at end of stream yields an unterminated last line.
+///
+/// UTF-8 and JSON validity are the parser's business; the framer is byte-level and has no I/O (LSP's
+/// `JSONMessageParser` shape).
+public struct LineFramer: Sendable {
+    public enum Event: Sendable, Equatable {
+        /// A complete line without its terminator, and its 1-based number in the stream.
+        case line(ArraySlice<UInt8>, lineNumber: Int)
+        /// A line exceeded the limit; `length` is how long it was seen to be when rejected.
+        case lineTooLong(length: Int, lineNumber: Int)
+    }
+
+    public let maxLineLength: Int
+    private var buffer: [UInt8] = []
+    /// Start of the unconsumed part of `buffer`.
+    private var start = 0
+    /// Where to resume searching for `\n` (everything before it in the pending line has no newline).
+    private var scanFrom = 0
+    /// Inside an oversize line: drop bytes until the next `\n`.
+    private var discarding = false
+    public private(set) var lineCount = 0
+
+    public init(maxLineLength: Int) {
+        self.maxLineLength = max(1, maxLineLength)
+    }
+
+    /// Bytes received but not yet returned as a line.
+    public var pendingByteCount: Int { buffer.count - start }
+
+    /// Adds bytes from the stream.
+    public mutating func append(_ bytes: [UInt8]) {
+        if start == buffer.count {
+            // Common case: nothing pending, take the chunk as the buffer without copying.
+            buffer = bytes
+            start = 0
+            scanFrom = 0
+        } else {
+            if start > 0 && start >= buffer.count / 2 {
+                buffer.removeSubrange(0..<start)
+                scanFrom -= start
+                start = 0
+            }
+            buffer.append(contentsOf: bytes)
+        }
+    }
+
+    /// The next complete line or framing error, or `nil` when more bytes are needed.
+    public mutating func next() -> Event? {
+        while true {
+            if discarding {
+                guard let newline = firstNewline(from: start) else {
+                    // Everything pending belongs to the oversize line.
+                    buffer.removeAll(keepingCapacity: true)
+                    start = 0
+                    scanFrom = 0
+                    return nil
+                }
+                discarding = false
+                start = newline + 1
+                scanFrom = start
+                continue
+            }
+            if let newline = firstNewline(from: scanFrom) {
+                var end = newline
+                if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let lineStart = start
+                start = newline + 1
+                scanFrom = start
+                lineCount += 1
+                if end - lineStart > maxLineLength {
+                    return .lineTooLong(length: end - lineStart, lineNumber: lineCount)
+                }
+                return .line(buffer[lineStart..<end], lineNumber: lineCount)
+            }
+            scanFrom = buffer.count
+            let pending = buffer.count - start
+            // A trailing "\r" may still be dropped when its "\n" arrives, so allow one extra byte for it.
+            let allowance = buffer.last == UInt8(ascii: "\r") ? maxLineLength + 1 : maxLineLength
+            if pending > allowance {
+                lineCount += 1
+                discarding = true
+                buffer.removeAll(keepingCapacity: true)
+                start = 0
+                scanFrom = 0
+                return .lineTooLong(length: pending, lineNumber: lineCount)
+            }
+            return nil
+        }
+    }
+
+    /// At end of stream: the unterminated last line, if any (JSON Lines recommends, but does not require, a final
+    /// newline).
+    public mutating func finish() -> Event? {
+        defer {
+            buffer.removeAll()
+            start = 0
+            scanFrom = 0
+        }
+        if discarding {
+            discarding = false
+            return nil
+        }
+        guard start < buffer.count else { return nil }
+        var end = buffer.count
+        if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        lineCount += 1
+        if end - start > maxLineLength { return .lineTooLong(length: end - start, lineNumber: lineCount) }
+        return .line(buffer[start..<end], lineNumber: lineCount)
+    }
+
+    private func firstNewline(from position: Int) -> Int? {
+        var index = position
+        let count = buffer.count
+        while index < count {
+            if buffer[index] == 0x0A { return index }
+            index += 1
+        }
+        return nil
+    }
+}

@@ -1,0 +1,166 @@
+/// What a coordinator instance is.
+public enum CoordinatorKind: String, Codable, Sendable, CaseIterable {
+    /// A root entry plus an ordered stack of pushed and presented entries (Stinsen's `NavigationCoordinatable`).
+    case stack
+    /// Ordered tabs, one selected (Stinsen's `TabCoordinatable`).
+    case tabs
+    /// Exactly one child (Stinsen's `ViewWrapperCoordinator` / `NavigationViewCoordinator`).
+    case wrapper
+}
+
+/// How a route presents its content.
+public enum Transition: String, Codable, Sendable, CaseIterable {
+    /// A root of a stack coordinator (shown with `setRoot`; the initial one at creation).
+    case root
+    /// Pushed onto the stack's navigation context.
+    case push
+    /// Presented modally (a sheet), on top of everything of this coordinator.
+    case modal
+    /// Presented full screen.
+    case fullScreen
+    /// A tab of a tabs coordinator.
+    case tab
+    /// The one child of a wrapper coordinator.
+    case child
+
+    /// Whether an entry with this transition sits in a stack's ordered entries.
+    public var isStackEntry: Bool { self == .push || self == .modal || self == .fullScreen }
+    /// Whether it is presented modally (a modal or full-screen entry).
+    public var isModal: Bool { self == .modal || self == .fullScreen }
+
+    /// The coordinator kind this transition belongs to.
+    public var ownerKind: CoordinatorKind {
+        switch self {
+        case .root, .push, .modal, .fullScreen: .stack
+        case .tab: .tabs
+        case .child: .wrapper
+        }
+    }
+}
+
+/// The JSON type a route parameter must have.
+public enum ParamType: String, Codable, Sendable {
+    case string, integer, number, boolean, object, array, any
+}
+
+/// One declared parameter of a route.
+public struct ParamDeclaration: Codable, Sendable, Equatable {
+    public var name: String
+    public var type: ParamType
+    /// Whether the route cannot be taken without it. Default true.
+    public var required: Bool?
+
+    public init(name: String, type: ParamType, required: Bool? = nil) {
+        self.name = name
+        self.type = type
+        self.required = required
+    }
+
+    public var isRequired: Bool { required ?? true }
+}
+
+/// A coordinator type, optionally in another plugin.
+public struct CoordinatorReference: Codable, Sendable, Hashable, CustomStringConvertible {
+    /// The plugin that owns the type; absent means the declaring plugin itself.
+    public var plugin: String?
+    public var type: String
+
+    public init(plugin: String? = nil, type: String) {
+        self.plugin = plugin
+        self.type = type
+    }
+
+    public var description: String { plugin.map { "\($0).\(type)" } ?? type }
+}
+
+/// One route a coordinator type declares.
+public struct RouteDeclaration: Codable, Sendable, Equatable {
+    /// Unique within its coordinator type.
+    public var name: String
+    public var transition: Transition
+    /// A deep-link path pattern relative to the coordinator, e.g. `todo/:id`, `""` (matches without consuming),
+    /// `files/**`. Absent: the route cannot be reached by a deep link.
+    public var deepLink: String?
+    /// Declared parameters; absent means any params are accepted.
+    public var params: [ParamDeclaration]?
+    /// The coordinator this route opens. Absent: the route shows a screen.
+    public var target: CoordinatorReference?
+
+    public init(
+        name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
+        target: CoordinatorReference? = nil
+    ) {
+        self.name = name
+        self.transition = transition
+        self.deepLink = deepLink
+        self.params = params
+        self.target = target
+    }
+}
+
+/// A coordinator type a plugin implements.
+public struct CoordinatorDeclaration: Codable, Sendable, Equatable {
+    /// Unique within the plugin.
+    public var type: String
+    public var kind: CoordinatorKind
+    /// Stack: the root route shown at creation. Tabs: the tab selected at creation (default: the first).
+    public var initialRoute: String?
+    public var routes: [RouteDeclaration]
+    /// True when the plugin resolves deep links into this type itself (`coordinator/deepLink`) instead of the host
+    /// matching the routes' patterns.
+    public var customDeepLinks: Bool?
+
+    public init(
+        type: String, kind: CoordinatorKind, initialRoute: String? = nil, routes: [RouteDeclaration],
+        customDeepLinks: Bool? = nil
+    ) {
+        self.type = type
+        self.kind = kind
+        self.initialRoute = initialRoute
+        self.routes = routes
+        self.customDeepLinks = customDeepLinks
+    }
+
+    public func route(named name: String) -> RouteDeclaration? { routes.first { $0.name == name } }
+}
+
+/// A plugin's self-description.
+public struct PluginInfo: Codable, Sendable, Equatable {
+    public var name: String
+    public var version: String
+
+    public init(name: String, version: String) {
+        self.name = name
+        self.version = version
+    }
+}
+
+/// The limits the host enforces on a plugin, announced in `initialize` so a plugin can stay within them.
+public struct PluginLimits: Codable, Sendable, Equatable {
+    /// Longest line accepted from the plugin, in bytes (without the newline).
+    public var maxLineBytes: Int
+    /// Messages per second the plugin may send (token bucket, burst of the same size).
+    public var maxMessagesPerSecond: Int
+    /// Requests the plugin may have outstanding towards the host.
+    public var maxOutstandingRequests: Int
+    /// Coordinator instances the plugin may own.
+    public var maxInstances: Int
+    /// stderr bytes per second forwarded to the host log (excess is dropped and counted).
+    public var maxStderrBytesPerSecond: Int
+    /// How long the host waits for an answer, in milliseconds.
+    public var requestTimeoutMs: Int
+
+    public init(
+        maxLineBytes: Int = 1 << 20, maxMessagesPerSecond: Int = 20_000, maxOutstandingRequests: Int = 64,
+        maxInstances: Int = 10_000, maxStderrBytesPerSecond: Int = 64 << 10, requestTimeoutMs: Int = 5_000
+    ) {
+        self.maxLineBytes = maxLineBytes
+        self.maxMessagesPerSecond = maxMessagesPerSecond
+        self.maxOutstandingRequests = maxOutstandingRequests
+        self.maxInstances = maxInstances
+        self.maxStderrBytesPerSecond = maxStderrBytesPerSecond
+        self.requestTimeoutMs = requestTimeoutMs
+    }
+
+    public static let defaults = PluginLimits()
+}
