@@ -7,7 +7,10 @@ let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15)],
     products: [
+        .executable(name: "switchyard", targets: ["switchyard"]),
+        .library(name: "SwitchyardPlugin", targets: ["SwitchyardPlugin"]),
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
+        .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,10 +44,100 @@ let package = Package(
             dependencies: ["SwitchyardProtocol", "SwitchyardTestSupport"]
         ),
 
+        // MARK: - Host
+        .target(
+            name: "SwitchyardHost",
+            dependencies: [
+                "SwitchyardUV",
+                "SwitchyardProtocol",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
+            ]
+        ),
+        // Kills every plugin process group if the host dies (see its main.c). Plain C, spawned once per host.
+        .executableTarget(
+            name: "switchyard-guardian"
+        ),
+
+        // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
+        .target(
+            name: "CSwitchyardStdio"
+        ),
+        .target(
+            name: "SwitchyardPlugin",
+            dependencies: [
+                "SwitchyardProtocol",
+                "CSwitchyardStdio",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ]
+        ),
+
+        // MARK: - CLI
+        .executableTarget(
+            name: "switchyard",
+            dependencies: [
+                "SwitchyardHost",
+                "SwitchyardUV",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+
+        // MARK: - Plugins (executables, not SwiftPM plugins)
+        .executableTarget(
+            name: "HelloPlugin",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            path: "Plugins/swift/hello",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "misbehave",
+            dependencies: [
+                "SwitchyardProtocol",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Plugins/misbehave",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+
+        // Plays the plugin side of a Protocol/transcripts file against a real host (spec/code drift guard).
+        .executableTarget(
+            name: "transcript-replayer",
+            dependencies: [
+                "SwitchyardProtocol",
+                .product(name: "SystemPackage", package: "swift-system"),
+            ],
+            path: "Plugins/transcript-replayer",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+
+        // MARK: - Integration tests: real host, real plugin processes, real pipes
+        .testTarget(
+            name: "SwitchyardHostTests",
+            dependencies: [
+                "SwitchyardHost",
+                "SwitchyardProtocol",
+                "SwitchyardUV",
+                "SwitchyardTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // Built products the tests spawn; listing them makes `swift test` build them.
+                "switchyard",
+                "switchyard-guardian",
+                "HelloPlugin",
+                "misbehave",
+                "transcript-replayer",
+            ]
+        ),
+
         // MARK: - Test support
         .target(
             name: "SwitchyardTestSupport",
-            dependencies: ["SwitchyardProtocol", "SwitchyardUV"],
+            dependencies: [
+                "SwitchyardProtocol",
+                "SwitchyardUV",
+                "SwitchyardHost",
+                .product(name: "Logging", package: "swift-log"),
+            ],
             path: "Tests/SwitchyardTestSupport"
         ),
     ],

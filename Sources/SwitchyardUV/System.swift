@@ -1,8 +1,22 @@
 import CLibUV
 import Glibc
+import Synchronization
 
 // Every syscall that needs a pointer lives in this module, so the rest of Switchyard builds with strict memory
 // safety. The helpers are small and pointer-free at their boundary.
+
+/// Serialises "mark descriptors close-on-exec, then fork" against code that creates inheritable descriptors.
+///
+/// The sweep before each spawn is airtight only if no other thread opens an inheritable descriptor between the
+/// sweep and the fork. The host itself never does; code in the same process that might (a test creating
+/// Foundation `Pipe`s, an embedding app) wraps that in ``withLock(_:)``, and the next spawn sweeps what it left.
+public enum SpawnLock {
+    private static let mutex = Mutex(())
+
+    public static func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        try mutex.withLock { _ in try body() }
+    }
+}
 
 /// Marks every descriptor above 2 close-on-exec, so a spawned child inherits exactly 0, 1 and 2.
 ///
@@ -68,6 +82,20 @@ public enum SystemProcess {
                 String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
             }
             if let fd = Int32(name) { result.append(fd) }
+        }
+        return result.sorted()
+    }
+
+    /// The pids whose parent is `pid`, from `/proc/*/stat`.
+    public static func childPIDs(of pid: Int32) -> [Int32] {
+        var result: [Int32] = []
+        for name in FileSystem.listDirectory("/proc") {
+            guard let child = Int32(name), let stat = try? FileSystem.readFile("/proc/\(child)/stat"),
+                let close = stat.lastIndex(of: UInt8(ascii: ")"))
+            else { continue }
+            // Fields after the command: state, ppid, ...
+            let fields = String(decoding: stat[(close + 2)...], as: UTF8.self).split(separator: " ")
+            if fields.count > 1, Int32(fields[1]) == pid { result.append(child) }
         }
         return result.sorted()
     }
@@ -262,5 +290,22 @@ public enum FileSystem {
             if isExecutable(candidate) { return candidate }
         }
         return nil
+    }
+}
+
+/// Unbuffered writes to stderr, safe from any thread (C's `stderr` global is not concurrency-safe in Swift 6).
+public enum StandardError {
+    public static func write(_ text: String) {
+        var bytes = Array(text.utf8)
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            offset += written
+        }
+        bytes.removeAll()
     }
 }

@@ -190,22 +190,10 @@ public final class UVProcess: UVHandle {
         spawnOptions.env = envp.pointer
         spawnOptions.flags = options.newProcessGroup ? UInt32(UV_PROCESS_DETACHED.rawValue) : 0
 
-        markAllDescriptorsCloseOnExec()
-        let status: Int32 =
-            if let directory = options.workingDirectory {
-                directory.withCString { cwd in
-                    spawnOptions.cwd = cwd
-                    return argv.pointer[0].map { file in
-                        spawnOptions.file = UnsafePointer(file)
-                        return uv_spawn(loop.raw, handle, &spawnOptions)
-                    } ?? UV_EINVAL.rawValue
-                }
-            } else {
-                argv.pointer[0].map { file in
-                    spawnOptions.file = UnsafePointer(file)
-                    return uv_spawn(loop.raw, handle, &spawnOptions)
-                } ?? UV_EINVAL.rawValue
-            }
+        let status: Int32 = SpawnLock.withLock {
+            markAllDescriptorsCloseOnExec()
+            return spawn(handle, &spawnOptions, argv: argv, workingDirectory: options.workingDirectory)
+        }
         // uv_spawn initialises the handle even when it fails, so it must be closed either way (libuv#5055).
         adopt()
         if status < 0 {
@@ -215,6 +203,23 @@ public final class UVProcess: UVHandle {
             throw UVError(code: status, operation: "uv_spawn \(options.executable)")
         }
         pid = handle.pointee.pid
+    }
+
+    private func spawn(
+        _ handle: UnsafeMutablePointer<uv_process_t>, _ spawnOptions: inout uv_process_options_t,
+        argv: CStringArray, workingDirectory: String?
+    ) -> Int32 {
+        if let directory = workingDirectory {
+            return directory.withCString { cwd in
+                spawnOptions.cwd = cwd
+                guard let file = argv.pointer[0] else { return UV_EINVAL.rawValue }
+                spawnOptions.file = UnsafePointer(file)
+                return uv_spawn(loop.raw, handle, &spawnOptions)
+            }
+        }
+        guard let file = argv.pointer[0] else { return UV_EINVAL.rawValue }
+        spawnOptions.file = UnsafePointer(file)
+        return uv_spawn(loop.raw, handle, &spawnOptions)
     }
 
     /// Sends `signal` to the child (`uv_process_kill`, which refuses once the child is reaped, so a reused pid is

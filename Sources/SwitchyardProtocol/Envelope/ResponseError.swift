@@ -39,6 +39,11 @@ public struct ResponseError: Error, Sendable, Equatable, Codable, CustomStringCo
 }
 
 extension ResponseError {
+    /// The error itself if it is a `ResponseError`, else an `internalError` describing it.
+    public static func wrapping(_ error: any Error) -> ResponseError {
+        (error as? ResponseError) ?? ResponseError(.internalError, "\(error)")
+    }
+
     public static func methodNotFound(_ method: String) -> ResponseError {
         ResponseError(.methodNotFound, "unknown method '\(method)'", data: ["method": .string(method)])
     }

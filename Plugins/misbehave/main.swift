@@ -1,0 +1,195 @@
+// misbehave: a coordinator plugin that breaks the rules on purpose, for fault-isolation tests and experiments.
+//
+// It speaks raw bytes (no SDK), so it can corrupt the stream in every way a real plugin might. Until a fault
+// triggers it behaves as a well-formed plugin with one stack coordinator type, "lab".
+//
+//   --name NAME                  plugin name reported in initialize (default "misbehave")
+//   --speaks V[,V]               protocol versions it speaks (default 1); none offered -> unsupported-version error
+//   --answer-version V           answer initialize choosing version V regardless of the offer
+//   --exit-in-handshake CODE     exit with CODE when initialize arrives, without answering
+//   --hang-in-handshake          never answer initialize (keep reading)
+//   --crash-after N              abort() when message N arrives (SIGABRT)
+//   --exit-after N               exit(3) when message N arrives
+//   --hang-after N               from message N on, read but never answer
+//   --garbage-after N            from message N on, answer each message with a garbage line first
+//   --oversize-after N           at message N, write one line of --oversize-bytes (default 4 MiB)
+//   --flood-after N              at message N, write --flood-lines (default 1e6) valid notifications
+//   --flood-stderr               after the handshake, write stderr without pause
+//   --print-after N              at message N, print non-JSON text to stdout (what an unprotected print does)
+//   --stop-reading-after N       at message N, stop reading stdin forever (without exiting)
+//   --ignore-sigterm             ignore SIGTERM (the shutdown ladder must escalate to SIGKILL)
+//   --ignore-eof                 keep running after stdin EOF (the guardian must clean up)
+//   --delay-ms MS                answer every request after MS milliseconds
+import Dispatch
+import Glibc
+import SwitchyardProtocol
+import SystemPackage
+
+struct Options {
+    var name = "misbehave"
+    var speaks = [1]
+    var answerVersion: Int?
+    var exitInHandshake: Int32?
+    var hangInHandshake = false
+    var crashAfter: Int?
+    var exitAfter: Int?
+    var hangAfter: Int?
+    var garbageAfter: Int?
+    var oversizeAfter: Int?
+    var oversizeBytes = 4 << 20
+    var floodAfter: Int?
+    var floodLines = 1_000_000
+    var floodStderr = false
+    var printAfter: Int?
+    var stopReadingAfter: Int?
+    var ignoreSIGTERM = false
+    var ignoreEOF = false
+    var delayMs = 0
+}
+
+func parseOptions() -> Options {
+    var options = Options()
+    var arguments = CommandLine.arguments.dropFirst().makeIterator()
+    func int(_ flag: String) -> Int {
+        guard let text = arguments.next(), let value = Int(text) else {
+            writeStderr("misbehave: \(flag) needs a number\n")
+            exit(64)
+        }
+        return value
+    }
+    while let flag = arguments.next() {
+        switch flag {
+        case "--name": options.name = arguments.next() ?? options.name
+        case "--speaks": options.speaks = (arguments.next() ?? "1").split(separator: ",").compactMap { Int($0) }
+        case "--answer-version": options.answerVersion = int(flag)
+        case "--exit-in-handshake": options.exitInHandshake = Int32(int(flag))
+        case "--hang-in-handshake": options.hangInHandshake = true
+        case "--crash-after": options.crashAfter = int(flag)
+        case "--exit-after": options.exitAfter = int(flag)
+        case "--hang-after": options.hangAfter = int(flag)
+        case "--garbage-after": options.garbageAfter = int(flag)
+        case "--oversize-after": options.oversizeAfter = int(flag)
+        case "--oversize-bytes": options.oversizeBytes = int(flag)
+        case "--flood-after": options.floodAfter = int(flag)
+        case "--flood-lines": options.floodLines = int(flag)
+        case "--flood-stderr": options.floodStderr = true
+        case "--print-after": options.printAfter = int(flag)
+        case "--stop-reading-after": options.stopReadingAfter = int(flag)
+        case "--ignore-sigterm": options.ignoreSIGTERM = true
+        case "--ignore-eof": options.ignoreEOF = true
+        case "--delay-ms": options.delayMs = int(flag)
+        default:
+            writeStderr("misbehave: unknown flag \(flag)\n")
+            exit(64)
+        }
+    }
+    return options
+}
+
+func writeStderr(_ text: String) { _ = try? FileDescriptor.standardError.writeAll(text.utf8) }
+func writeStdout(_ bytes: [UInt8]) {
+    do { _ = try FileDescriptor.standardOutput.writeAll(bytes) } catch { exit(0) }
+}
+func send(_ message: Message) { writeStdout(message.encodedLine()) }
+
+let options = parseOptions()
+if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
+
+let routeTable: JSONValue = [
+    "type": "lab", "kind": "stack", "initialRoute": "bench",
+    "routes": [
+        ["name": "bench", "transition": "root"],
+        ["name": "sample", "transition": "push", "deepLink": "sample/:id",
+         "params": [["name": "id", "type": "string"]]],
+        ["name": "sheet", "transition": "modal"],
+    ],
+]
+
+var messageCount = 0
+var hanging = false
+
+func startStderrFlood() {
+    DispatchQueue.global().async {
+        let chunk = [UInt8](repeating: UInt8(ascii: "e"), count: 8_191) + [0x0A]
+        while true { _ = try? FileDescriptor.standardError.writeAll(chunk) }
+    }
+}
+
+func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
+    switch method {
+    case InitializeRequest.method:
+        if let code = options.exitInHandshake { exit(code) }
+        if options.hangInHandshake { return }
+        let offered = params?["protocolVersions"]?.arrayValue?.compactMap(\.intValue).map(Int.init) ?? []
+        let common = options.speaks.filter(offered.contains)
+        guard let chosen = options.answerVersion ?? common.max() else {
+            send(.errorResponse(id: id, error: ResponseError(
+                .unsupportedProtocolVersion, "misbehave speaks \(options.speaks), the host offers \(offered)",
+                data: ["supported": .array(options.speaks.map { .int(Int64($0)) })])))
+            return
+        }
+        send(.response(id: id, result: [
+            "protocolVersion": .int(Int64(chosen)),
+            "plugin": ["name": .string(options.name), "version": "0.0.1"],
+            "coordinators": [routeTable],
+        ]))
+        if options.floodStderr { startStderrFlood() }
+    case "coordinator/create":
+        let route = "bench"
+        if params?["restore"] != nil {
+            send(.response(id: id, result: [:]))
+        } else {
+            send(.response(id: id, result: ["root": ["route": .string(route), "content": ["screen": ["name": "Bench", "props": [:]]]]]))
+        }
+    case "coordinator/route":
+        let route = params?["route"]?.stringValue ?? "?"
+        send(.response(id: id, result: ["content": ["screen": ["name": .string(route), "props": params?["params"] ?? [:]]]]))
+    default:
+        send(.response(id: id, result: [:]))
+    }
+}
+
+func handle(_ line: String) {
+    let event = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: messageCount + 1)
+    guard case .message(let message, _) = event else { return }
+    messageCount += 1
+    let n = messageCount
+    if options.crashAfter == n { abort() }
+    if options.exitAfter == n { exit(3) }
+    if options.hangAfter == n { hanging = true }
+    if options.printAfter == n { writeStdout(Array("Hello from user code! debug value = 42\n".utf8)) }
+    if options.oversizeAfter == n {
+        writeStdout([UInt8](repeating: UInt8(ascii: "x"), count: options.oversizeBytes) + [0x0A])
+    }
+    if options.floodAfter == n {
+        let line = Message.notification(method: "log", params: ["level": "debug", "message": "flood"]).encodedLine()
+        var batch: [UInt8] = []
+        for _ in 0..<256 { batch += line }
+        for _ in 0..<(options.floodLines / 256) { writeStdout(batch) }
+    }
+    if let garbage = options.garbageAfter, n >= garbage {
+        writeStdout(Array("this is not json {{{ \u{1}\n".utf8))
+    }
+    if options.stopReadingAfter == n {
+        // Park forever without reading: the host's writes pile up in the socket buffer.
+        while true { pause() }
+    }
+    guard !hanging else { return }
+    switch message {
+    case .request(let id, let method, let params):
+        if options.delayMs > 0 { usleep(UInt32(options.delayMs) * 1_000) }
+        answer(id, method, params)
+    case .notification(let method, _):
+        if method == ExitNotification.method { exit(0) }
+    default:
+        break
+    }
+}
+
+while let line = readLine(strippingNewline: true) {
+    handle(line)
+}
+if options.ignoreEOF {
+    while true { pause() }
+}
+exit(0)

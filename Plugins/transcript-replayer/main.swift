@@ -1,0 +1,64 @@
+// transcript-replayer: plays the plugin's side of a Protocol/transcripts/*.jsonl transcript against a real host.
+//
+// For every {"host": …} step it reads the host's next message and checks it against the transcript (a string
+// "$any" matches anything; keys absent from the transcript are not checked); for every {"plugin": …} step it writes
+// the message, or {"raw": "text"} verbatim. On a mismatch it reports to stderr and exits 2; at the end it reports
+// "transcript-replayer: complete" and keeps answering $/ping and shutdown until exit or EOF.
+//
+//   transcript-replayer "$(cat TRANSCRIPT.jsonl)"     (the transcript's text; transcripts are small)
+import Glibc
+import SwitchyardProtocol
+import SystemPackage
+
+func fail(_ text: String) -> Never {
+    _ = try? FileDescriptor.standardError.writeAll("transcript-replayer: MISMATCH \(text)\n".utf8)
+    exit(2)
+}
+
+func readMessage(expecting step: Transcript.Step) -> JSONValue {
+    guard let line = readLine(strippingNewline: true) else {
+        fail("at transcript line \(step.line): the host closed stdin, expected \(step.message)")
+    }
+    do { return try JSONParser.parse(line) } catch { fail("at transcript line \(step.line): host wrote invalid JSON: \(error)") }
+}
+
+guard CommandLine.arguments.count == 2 else { fail("usage: transcript-replayer TRANSCRIPT-TEXT") }
+let transcript: Transcript
+do { transcript = try Transcript(parsing: Array(CommandLine.arguments[1].utf8)) } catch { fail("bad transcript: \(error)") }
+
+for step in transcript.steps {
+    if let label = step.sync {
+        _ = try? FileDescriptor.standardError.writeAll("transcript-replayer: sync \(label)\n".utf8)
+        continue
+    }
+    switch step.side {
+    case .plugin:
+        let out: [UInt8]
+        if let raw = step.message["raw"]?.stringValue {
+            out = Array((raw + "\n").utf8)
+        } else {
+            out = JSONWriter.encode(step.message) + [0x0A]
+        }
+        do { _ = try FileDescriptor.standardOutput.writeAll(out) } catch { exit(0) }
+    case .host:
+        let actual = readMessage(expecting: step)
+        if let problem = Transcript.mismatch(pattern: step.message, actual: actual) {
+            fail("at transcript line \(step.line): \(problem)\n  host wrote: \(actual)")
+        }
+    }
+}
+_ = try? FileDescriptor.standardError.writeAll("transcript-replayer: complete (\(transcript.steps.count) steps)\n".utf8)
+
+// Afterwards: a well-behaved plugin, so the host can shut it down cleanly.
+while let line = readLine(strippingNewline: true) {
+    guard case .message(let message, _) = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0) else { continue }
+    switch message {
+    case .request(let id, _, _):
+        _ = try? FileDescriptor.standardOutput.writeAll(Message.response(id: id, result: [:]).encodedLine())
+    case .notification(let method, _) where method == ExitNotification.method:
+        exit(0)
+    default:
+        break
+    }
+}
+exit(0)

@@ -1,0 +1,189 @@
+public import Logging
+public import SwitchyardProtocol
+import Synchronization
+import SwitchyardUV
+
+/// The `Sendable` face of a running host, for the CLI and tests.
+///
+/// The host runs its libuv loop on a thread of its own (never on the Swift-concurrency pool, where a blocking
+/// `uv_run` could stall other tasks); each method hops onto that thread and resumes when the loop has answered.
+public final class HostHandle: Sendable {
+    private let remote: UVLoopRemote
+    private let host: LoopBound<Host>
+    private let stopped: StopSignal
+
+    private init(remote: UVLoopRemote, host: LoopBound<Host>, stopped: StopSignal) {
+        self.remote = remote
+        self.host = host
+        self.stopped = stopped
+    }
+
+    /// Starts a host for `manifest` and returns once every plugin is ready or has failed its start.
+    ///
+    /// A plugin that fails (cannot be spawned, speaks another protocol version, exits or stays silent during the
+    /// handshake) does not fail the start: it is reported in ``status()`` with a typed error, and the host serves
+    /// the others.
+    public static func start(manifest: Manifest, options: HostOptions = HostOptions(), logger: Logger) async throws
+        -> HostHandle
+    {
+        let stopped = StopSignal()
+        let handle: HostHandle = try await withCheckedThrowingContinuation { continuation in
+            do {
+                _ = try UVThread.spawn {
+                    let loop: UVLoop
+                    do { loop = try UVLoop() } catch {
+                        continuation.resume(throwing: error)
+                        stopped.signal()
+                        return
+                    }
+                    let host = Host(loop: loop, manifest: manifest, options: options, logger: logger)
+                    continuation.resume(
+                        returning: HostHandle(remote: loop.remote, host: LoopBound(host, loop: loop), stopped: stopped))
+                    host.start()
+                    loop.run()
+                    let leaked = loop.close()
+                    if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
+                    stopped.signal()
+                }
+            } catch {
+                continuation.resume(throwing: error)
+            }
+        }
+        await handle.onLoop { host, done in host.whenStarted { done(()) } }
+        return handle
+    }
+
+    /// Runs `body` on the loop thread and waits for it to call `done`. Returns nil if the loop has already stopped.
+    @discardableResult
+    func onLoop<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (T) -> Void) -> Void) async -> T? {
+        let host = self.host
+        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+            let once = ResumeOnce(continuation)
+            let scheduled = remote.execute {
+                body(host.value) { value in once.resume(value) }
+            }
+            if !scheduled { once.resume(nil) }
+        }
+    }
+
+    /// Each plugin's state, pid, restarts and last error.
+    public func status() async -> [PluginStatus] {
+        await onLoop { host, done in done(host.pluginStatuses) } ?? []
+    }
+
+    /// Round-trip time of a `$/ping` to `plugin`, in nanoseconds.
+    public func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
+        let result: Result<UInt64, ResponseError>? = await onLoop { host, done in
+            guard let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
+                done(.failure(.pluginUnavailable(plugin, "it is not running")))
+                return
+            }
+            let start = UVLoop.hrtime
+            connection.send(PingRequest.self, Empty()) { result in
+                done(result.map { _ in UVLoop.hrtime - start })
+            }
+        }
+        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try result.get()
+    }
+
+    /// The outcome of a pipelined burst of pings.
+    public struct BurstResult: Sendable {
+        public let answered: Int
+        public let errors: [ResponseError]
+        /// From the first send to the last answer, in nanoseconds.
+        public let elapsedNanoseconds: UInt64
+    }
+
+    /// Sends `count` pings to `plugin` back to back without waiting for answers (pipelined), and returns when every
+    /// one has been answered or has failed. Used by the throughput benchmark and to push a plugin that stops
+    /// reading past the write-queue bound.
+    public func pingBurst(_ plugin: String, count: Int) async -> BurstResult {
+        await onLoop { host, done in
+            guard let connection = host.supervisor(named: plugin)?.connection else {
+                done(BurstResult(answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0))
+                return
+            }
+            let start = UVLoop.hrtime
+            var remaining = count
+            var answered = 0
+            var errors: [ResponseError] = []
+            for _ in 0..<count {
+                connection.send(PingRequest.self, Empty()) { result in
+                    switch result {
+                    case .success: answered += 1
+                    case .failure(let error): errors.append(error)
+                    }
+                    remaining -= 1
+                    if remaining == 0 {
+                        done(BurstResult(answered: answered, errors: errors, elapsedNanoseconds: UVLoop.hrtime - start))
+                    }
+                }
+            }
+        } ?? BurstResult(answered: 0, errors: [ResponseError(.shuttingDown, "the host has stopped")], elapsedNanoseconds: 0)
+    }
+
+    /// Sends a signal to a plugin's process group (fault experiments: SIGKILL, SIGSTOP, SIGCONT).
+    public func signal(plugin: String, _ number: Int32) async {
+        await onLoop { host, done in
+            host.supervisor(named: plugin)?.connection?.signal(number)
+            done(())
+        }
+    }
+
+    /// Stops every plugin with the shutdown ladder and waits until the loop has closed.
+    public func shutdown() async {
+        await onLoop { host, done in host.shutdown { done(()) } }
+        await stopped.wait()
+    }
+
+    /// Waits until the host has stopped (for instance after SIGTERM).
+    public func waitUntilStopped() async {
+        await stopped.wait()
+    }
+}
+
+/// Resumes a continuation at most once, whichever side gets there first.
+final class ResumeOnce<T: Sendable>: Sendable {
+    private let state: Mutex<CheckedContinuation<T?, Never>?>
+
+    init(_ continuation: CheckedContinuation<T?, Never>) { state = Mutex(continuation) }
+
+    func resume(_ value: T?) {
+        let continuation = state.withLock { current -> CheckedContinuation<T?, Never>? in
+            defer { current = nil }
+            return current
+        }
+        continuation?.resume(returning: value)
+    }
+}
+
+/// A one-shot "the host has stopped" signal that any number of tasks can wait for.
+final class StopSignal: Sendable {
+    private struct State {
+        var fired = false
+        var waiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    func signal() {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.fired = true
+            defer { state.waiters.removeAll() }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let resumeNow = state.withLock { state -> Bool in
+                if state.fired { return true }
+                state.waiters.append(continuation)
+                return false
+            }
+            if resumeNow { continuation.resume() }
+        }
+    }
+}

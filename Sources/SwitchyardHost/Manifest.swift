@@ -1,0 +1,257 @@
+public import SwitchyardProtocol
+import SwitchyardUV
+
+/// The app description: which plugins to run and how (`switchyard.json`).
+///
+/// Paths (`command[0]` when it contains a slash, `cwd`) are relative to the manifest's folder. A Swift plugin built
+/// by the same package is named by `product` and found next to the running `switchyard` executable (or in
+/// `SWITCHYARD_PRODUCTS_DIR`), so no manifest hard-codes `.build/debug`.
+public struct Manifest: Codable, Sendable, Equatable {
+    /// A display name for the app.
+    public var app: String?
+    /// The coordinator the tree starts from.
+    public var root: CoordinatorReference?
+    /// Refuse to start when the composed route tables are inconsistent (default: start without the broken plugins).
+    public var strict: Bool?
+    public var plugins: [PluginManifest]
+    /// Where the manifest was loaded from (not part of the file).
+    public var directory: String?
+
+    public init(app: String? = nil, root: CoordinatorReference? = nil, strict: Bool? = nil, plugins: [PluginManifest], directory: String? = nil) {
+        self.app = app
+        self.root = root
+        self.strict = strict
+        self.plugins = plugins
+        self.directory = directory
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case app, root, strict, plugins
+    }
+}
+
+/// How to run one plugin.
+public struct PluginManifest: Codable, Sendable, Equatable {
+    /// Unique in the app; other plugins' routes target this name.
+    public var name: String
+    /// A Swift executable product of this package (e.g. `"TodosPlugin"`).
+    public var product: String?
+    /// An argv: `["python3", "todos.py"]`. Never run through a shell.
+    public var command: [String]?
+    /// Extra arguments appended to `product` or `command`.
+    public var args: [String]?
+    /// Working directory, relative to the manifest. Default: the manifest's folder.
+    public var cwd: String?
+    /// Variables set in the plugin's environment (on top of a small allow-list from the host's).
+    public var env: [String: String]?
+    /// Host variables to pass through besides the allow-list.
+    public var inheritEnv: [String]?
+    /// Overrides of the default limits.
+    public var limits: LimitOverrides?
+    /// How long the handshake may take, in milliseconds (cold runtimes need more). Default 10 s.
+    public var startTimeoutMs: Int?
+    /// Restart policy (Erlang-style).
+    public var restart: RestartPolicy?
+
+    public init(
+        name: String, product: String? = nil, command: [String]? = nil, args: [String]? = nil, cwd: String? = nil,
+        env: [String: String]? = nil, inheritEnv: [String]? = nil, limits: LimitOverrides? = nil,
+        startTimeoutMs: Int? = nil, restart: RestartPolicy? = nil
+    ) {
+        self.name = name
+        self.product = product
+        self.command = command
+        self.args = args
+        self.cwd = cwd
+        self.env = env
+        self.inheritEnv = inheritEnv
+        self.limits = limits
+        self.startTimeoutMs = startTimeoutMs
+        self.restart = restart
+    }
+}
+
+/// Per-plugin limit overrides; absent fields keep the defaults of ``PluginLimits``.
+public struct LimitOverrides: Codable, Sendable, Equatable {
+    public var maxLineBytes: Int?
+    public var maxMessagesPerSecond: Int?
+    public var maxOutstandingRequests: Int?
+    public var maxInstances: Int?
+    public var maxStderrBytesPerSecond: Int?
+    public var requestTimeoutMs: Int?
+    /// Bytes the host may queue towards a plugin that is not reading before it counts as hung.
+    public var maxWriteQueueBytes: Int?
+
+    public init() {}
+
+    func applied(to base: PluginLimits) -> PluginLimits {
+        var limits = base
+        if let maxLineBytes { limits.maxLineBytes = maxLineBytes }
+        if let maxMessagesPerSecond { limits.maxMessagesPerSecond = maxMessagesPerSecond }
+        if let maxOutstandingRequests { limits.maxOutstandingRequests = maxOutstandingRequests }
+        if let maxInstances { limits.maxInstances = maxInstances }
+        if let maxStderrBytesPerSecond { limits.maxStderrBytesPerSecond = maxStderrBytesPerSecond }
+        if let requestTimeoutMs { limits.requestTimeoutMs = requestTimeoutMs }
+        return limits
+    }
+}
+
+/// Erlang/OTP restart types plus an intensity window.
+public struct RestartPolicy: Codable, Sendable, Equatable {
+    public enum Kind: String, Codable, Sendable {
+        /// Always restarted.
+        case permanent
+        /// Restarted only after an abnormal exit.
+        case transient
+        /// Never restarted.
+        case temporary
+    }
+
+    public var policy: Kind
+    /// At most this many restarts within ``windowSeconds``; then the plugin is marked failed.
+    public var maxRestarts: Int?
+    public var windowSeconds: Double?
+    /// First backoff delay; doubles per consecutive restart up to ``maxBackoffMs``, with ±20 % jitter.
+    public var backoffMs: Int?
+    public var maxBackoffMs: Int?
+
+    public init(policy: Kind, maxRestarts: Int? = nil, windowSeconds: Double? = nil, backoffMs: Int? = nil, maxBackoffMs: Int? = nil) {
+        self.policy = policy
+        self.maxRestarts = maxRestarts
+        self.windowSeconds = windowSeconds
+        self.backoffMs = backoffMs
+        self.maxBackoffMs = maxBackoffMs
+    }
+
+    public static let `default` = RestartPolicy(policy: .permanent)
+}
+
+// MARK: - Loading and resolution
+
+/// A manifest problem, naming the file and the field.
+public struct ManifestError: Error, CustomStringConvertible, Sendable {
+    public let path: String
+    public let message: String
+    public var description: String { "\(path): \(message)" }
+}
+
+extension Manifest {
+    /// Reads and validates a manifest file.
+    public static func load(path: String) throws(ManifestError) -> Manifest {
+        let bytes: [UInt8]
+        do { bytes = try FileSystem.readFile(path) } catch { throw ManifestError(path: path, message: "\(error)") }
+        let value: JSONValue
+        do { value = try JSONParser.parse(bytes) } catch {
+            throw ManifestError(path: path, message: "not valid JSON: \(error)")
+        }
+        var manifest: Manifest
+        do { manifest = try Coding.decode(Manifest.self, from: value) } catch {
+            let (field, reason) = describeDecodingError(error)
+            throw ManifestError(path: path, message: field.map { "field '\($0)': \(reason)" } ?? reason)
+        }
+        let absolute = path.hasPrefix("/") ? path : "\(FileSystem.currentDirectory)/\(path)"
+        manifest.directory = FileSystem.parentDirectory(of: absolute)
+        try manifest.validate(path: path)
+        return manifest
+    }
+
+    func validate(path: String) throws(ManifestError) {
+        var seen: Set<String> = []
+        for (index, plugin) in plugins.enumerated() {
+            let field = "plugins[\(index)]"
+            guard !plugin.name.isEmpty, plugin.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            else {
+                throw ManifestError(path: path, message: "\(field).name '\(plugin.name)' must be letters, digits, - or _")
+            }
+            guard seen.insert(plugin.name).inserted else {
+                throw ManifestError(path: path, message: "\(field).name '\(plugin.name)' is used twice")
+            }
+            switch (plugin.product, plugin.command) {
+            case (.some, .some):
+                throw ManifestError(path: path, message: "\(field) ('\(plugin.name)') has both 'product' and 'command'")
+            case (nil, nil):
+                throw ManifestError(path: path, message: "\(field) ('\(plugin.name)') needs 'product' or 'command'")
+            case (nil, .some(let command)) where command.isEmpty:
+                throw ManifestError(path: path, message: "\(field).command ('\(plugin.name)') is empty")
+            default: break
+            }
+        }
+    }
+}
+
+/// Where Swift products built by this package live: `SWITCHYARD_PRODUCTS_DIR`, else the folder of the running
+/// executable (`swift run switchyard` and `swift test` both put every product there).
+public func defaultProductsDirectory() -> String {
+    if let override = SystemProcess.environmentValue("SWITCHYARD_PRODUCTS_DIR"), !override.isEmpty { return override }
+    guard let executable = SystemProcess.executablePath else { return FileSystem.currentDirectory }
+    return FileSystem.parentDirectory(of: executable)
+}
+
+/// A plugin's manifest entry turned into concrete spawn options.
+struct ResolvedPlugin: Sendable {
+    let manifest: PluginManifest
+    let spawn: UVSpawnOptions
+    let limits: PluginLimits
+    let maxWriteQueueBytes: Int
+    let startTimeoutMs: Int
+    let restart: RestartPolicy
+
+    var name: String { manifest.name }
+}
+
+/// Host variables every plugin gets when set: what locale, temp files and runtimes (pyenv, swift) need to start.
+let environmentAllowList = [
+    "PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "PYENV_ROOT", "PYENV_VERSION",
+    "SWIFT_BACKTRACE",
+]
+
+extension PluginManifest {
+    func resolve(manifestDirectory: String, productsDirectory: String, hostEnvironment: [String: String])
+        throws(ManifestError) -> ResolvedPlugin
+    {
+        let base = manifestDirectory
+        func absolute(_ path: String) -> String {
+            path.hasPrefix("/") ? path : "\(base)/\(path)"
+        }
+        let executable: String
+        var arguments: [String] = []
+        if let product {
+            executable = "\(productsDirectory)/\(product)"
+            guard FileSystem.isExecutable(executable) else {
+                throw ManifestError(
+                    path: "plugin '\(name)'",
+                    message: "product '\(product)' not found in \(productsDirectory) (build it with `swift build --product \(product)`)")
+            }
+        } else if let command, let first = command.first {
+            if first.contains("/") {
+                executable = absolute(first)
+            } else if let found = FileSystem.findExecutable(first, path: hostEnvironment["PATH"]) {
+                executable = found
+            } else {
+                throw ManifestError(path: "plugin '\(name)'", message: "'\(first)' not found in PATH")
+            }
+            arguments = Array(command.dropFirst())
+        } else {
+            throw ManifestError(path: "plugin '\(name)'", message: "needs 'product' or 'command'")
+        }
+        arguments += args ?? []
+
+        var environment: [String: String] = [:]
+        for key in environmentAllowList + (inheritEnv ?? []) {
+            if let value = hostEnvironment[key] { environment[key] = value }
+        }
+        for (key, value) in env ?? [:] { environment[key] = value }
+        environment["SWITCHYARD_PLUGIN_NAME"] = name
+        environment["SWITCHYARD_PROTOCOL_VERSIONS"] = ProtocolVersion.supported.map(String.init).joined(separator: ",")
+        environment["SWITCHYARD_HOST_PID"] = String(SystemProcess.currentPID)
+
+        let limits = (self.limits ?? LimitOverrides()).applied(to: .defaults)
+        let options = UVSpawnOptions(
+            executable: executable, arguments: arguments, environment: environment,
+            workingDirectory: absolute(cwd ?? "."), newProcessGroup: true)
+        return ResolvedPlugin(
+            manifest: self, spawn: options, limits: limits,
+            maxWriteQueueBytes: self.limits?.maxWriteQueueBytes ?? 8 << 20,
+            startTimeoutMs: startTimeoutMs ?? 10_000, restart: restart ?? .default)
+    }
+}

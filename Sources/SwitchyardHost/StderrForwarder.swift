@@ -1,0 +1,73 @@
+import DequeModule
+
+/// Splits a plugin's stderr into lines for the host log: each line capped in length, the byte rate capped per
+/// second, and the last lines kept for crash reports.
+///
+/// A plugin that floods stderr costs the host a bounded amount of work and memory per second; what is dropped is
+/// counted and reported.
+struct StderrForwarder {
+    let maxLineBytes: Int
+    let maxBytesPerSecond: Int
+    private var partial: [UInt8] = []
+    private var truncating = false
+    private(set) var recent = Deque<String>()
+    private let keep = 20
+    private var windowStart: UInt64 = 0
+    private var bytesInWindow = 0
+    private(set) var droppedBytes = 0
+
+    init(maxLineBytes: Int = 4_096, maxBytesPerSecond: Int) {
+        self.maxLineBytes = maxLineBytes
+        self.maxBytesPerSecond = maxBytesPerSecond
+    }
+
+    /// Feeds a chunk; returns the complete lines to log (and a note when bytes were dropped by the rate cap).
+    mutating func consume(_ bytes: [UInt8], now: UInt64) -> [String] {
+        if now &- windowStart >= 1_000 {
+            windowStart = now
+            bytesInWindow = 0
+        }
+        var lines: [String] = []
+        var accepted = bytes[...]
+        let budget = maxBytesPerSecond - bytesInWindow
+        if budget <= 0 {
+            droppedBytes += bytes.count
+            return lines
+        }
+        if accepted.count > budget {
+            droppedBytes += accepted.count - budget
+            accepted = accepted.prefix(budget)
+        }
+        bytesInWindow += accepted.count
+        for byte in accepted {
+            if byte == 0x0A {
+                emit(&lines)
+                continue
+            }
+            if partial.count < maxLineBytes {
+                partial.append(byte)
+            } else {
+                truncating = true
+            }
+        }
+        return lines
+    }
+
+    /// At EOF: the last unterminated line, if any.
+    mutating func finish() -> [String] {
+        var lines: [String] = []
+        if !partial.isEmpty { emit(&lines) }
+        return lines
+    }
+
+    private mutating func emit(_ lines: inout [String]) {
+        if partial.last == 0x0D { partial.removeLast() }
+        var line = String(decoding: partial, as: UTF8.self)
+        if truncating { line += " …[line truncated at \(maxLineBytes) bytes]" }
+        partial.removeAll(keepingCapacity: true)
+        truncating = false
+        recent.append(line)
+        if recent.count > keep { recent.removeFirst() }
+        lines.append(line)
+    }
+}

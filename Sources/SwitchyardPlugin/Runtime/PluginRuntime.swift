@@ -1,0 +1,400 @@
+import Dispatch
+import Glibc
+public import SwitchyardProtocol
+import Synchronization
+import SystemPackage
+
+/// The plugin side of the protocol on stdio: the handshake, `$/ping`, `shutdown`/`exit`, request dispatch, and
+/// requests to the host.
+///
+/// Threading: a reader thread blocks on stdin and hands complete lines to the main actor in batches; handlers run
+/// on the main actor, and every answer of a batch leaves in one `write`. (Measured here: the hop to the main actor
+/// adds ~3 µs to an unpinned round trip of ~48 µs, and batching is what makes pipelined throughput.)
+///
+/// stdout belongs to the protocol: ``run()`` moves it to a private descriptor and points fd 1 at stderr, so a stray
+/// `print` from plugin code lands in the host log instead of corrupting the stream.
+@MainActor
+public final class PluginRuntime {
+    /// What the plugin declares in `initialize`.
+    public struct Configuration: Sendable {
+        public var info: PluginInfo
+        public var coordinators: [CoordinatorDeclaration]
+        /// Protocol versions this plugin speaks; the highest one the host also offers is chosen.
+        public var protocolVersions: [Int]
+
+        public init(info: PluginInfo, coordinators: [CoordinatorDeclaration], protocolVersions: [Int] = ProtocolVersion.supported) {
+            self.info = info
+            self.coordinators = coordinators
+            self.protocolVersions = protocolVersions
+        }
+    }
+
+    /// A synchronous request handler: returns the result or throws (a ``ResponseError`` goes to the host as is;
+    /// anything else becomes an `internalError`).
+    public typealias Handler = @MainActor (JSONValue?) throws -> JSONValue
+    /// An asynchronous request handler, for answers that need the host first.
+    public typealias AsyncHandler = @MainActor (JSONValue?) async throws -> JSONValue
+
+    public private(set) var configuration: Configuration
+    /// The manifest's name for this plugin, known after `initialize`.
+    public private(set) var pluginName: String?
+    /// The limits the host enforces, known after `initialize`.
+    public private(set) var limits: PluginLimits?
+    public private(set) var isInitialized = false
+    private var shutdownRequested = false
+
+    private var handlers: [String: Handler] = [:]
+    private var asyncHandlers: [String: AsyncHandler] = [:]
+    private var notificationHandlers: [String: @MainActor (JSONValue?) -> Void] = [:]
+    private var pending: [Int64: CheckedContinuation<JSONValue, any Error>] = [:]
+    private var nextID: Int64 = 1
+    private var output = Output()
+    /// Called once the handshake has completed (`initialized` received).
+    public var onInitialized: (@MainActor () -> Void)?
+
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+    }
+
+    /// Replaces the declared coordinators (before `initialize`).
+    public func setCoordinators(_ coordinators: [CoordinatorDeclaration]) {
+        configuration.coordinators = coordinators
+    }
+
+    // MARK: - Registration
+
+    /// Handles `method` synchronously.
+    public func onRequest(_ method: String, _ handler: @escaping Handler) {
+        handlers[method] = handler
+    }
+
+    /// Handles `method` with an async handler (runs in a main-actor task).
+    public func onRequestAsync(_ method: String, _ handler: @escaping AsyncHandler) {
+        asyncHandlers[method] = handler
+    }
+
+    /// Handles a typed host-to-plugin request synchronously.
+    public func onRequest<R: HostToPluginRequest>(
+        _ type: R.Type, _ handler: @escaping @MainActor (R.Params) throws -> R.Result
+    ) {
+        handlers[R.method] = { raw in
+            let params: R.Params
+            do { params = try Coding.decode(R.Params.self, from: raw) } catch {
+                throw ResponseError.invalidParams(method: R.method, error)
+            }
+            let result = try handler(params)
+            do { return try Coding.encode(result) } catch {
+                throw ResponseError(.internalError, "cannot encode the result of \(R.method): \(error)")
+            }
+        }
+    }
+
+    /// Handles a typed host-to-plugin notification.
+    public func onNotification<N: HostToPluginNotification>(
+        _ type: N.Type, _ handler: @escaping @MainActor (N.Params) -> Void
+    ) {
+        notificationHandlers[N.method] = { raw in
+            guard let params = try? Coding.decode(N.Params.self, from: raw) else { return }
+            handler(params)
+        }
+    }
+
+    // MARK: - Talking to the host
+
+    /// Sends a typed request to the host and waits for its answer.
+    public func request<R: PluginToHostRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError)
+        -> R.Result
+    {
+        let value: JSONValue
+        do { value = try Coding.encode(params) } catch {
+            throw ResponseError(.internalError, "cannot encode \(R.method) params: \(error)")
+        }
+        let answer = try await requestRaw(R.method, params: value)
+        do { return try Coding.decode(R.Result.self, from: answer) } catch {
+            throw ResponseError(.invalidAnswer, "the host answered \(R.method) with an unexpected result: \(error)")
+        }
+    }
+
+    /// Sends an untyped request to the host.
+    public func requestRaw(_ method: String, params: JSONValue?) async throws(ResponseError) -> JSONValue {
+        let id = nextID
+        nextID += 1
+        do {
+            return try await withCheckedThrowingContinuation { continuation in
+                pending[id] = continuation
+                send(.request(id: .number(id), method: method, params: params))
+            }
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            throw ResponseError(.internalError, "\(error)")
+        }
+    }
+
+    /// Sends a typed notification to the host.
+    public func notify<N: PluginToHostNotification>(_ type: N.Type, _ params: N.Params) {
+        guard let value = try? Coding.encode(params) else { return }
+        send(.notification(method: N.method, params: value))
+    }
+
+    /// Logs through the host with a level (plain stderr works too).
+    public func log(_ level: LogNotification.Level, _ message: String) {
+        notify(LogNotification.self, LogNotification.Params(level: level, message: message))
+    }
+
+    private func send(_ message: Message) {
+        output.append(message.encodedLine())
+        scheduleFlush()
+    }
+
+    // MARK: - Running
+
+    /// Takes over stdio and serves the host until stdin closes. Never returns.
+    ///
+    /// Call it from the executable's top-level code (or a synchronous `main`): it parks the main thread in
+    /// `dispatchMain()`, which runs the main actor.
+    public nonisolated static func run(_ makeRuntime: @escaping @MainActor @Sendable () -> PluginRuntime) -> Never {
+        let protocolFD = StdioGuard.protectStdout()
+        DispatchQueue.main.async {
+            let runtime = makeRuntime()
+            runtime.output.descriptor = FileDescriptor(rawValue: protocolFD)
+            runtime.startReading()
+        }
+        dispatchMain()
+    }
+
+    private var inbox: Inbox?
+
+    private func startReading() {
+        let inbox = Inbox()
+        self.inbox = inbox
+        let runtime = UnsafeSendable(self)
+        DispatchQueue(label: "switchyard.stdin").async {
+            while let line = readLine(strippingNewline: true) {
+                if inbox.push(line) {
+                    DispatchQueue.main.async { runtime.value.drain() }
+                }
+            }
+            inbox.close()
+            DispatchQueue.main.async { runtime.value.drain() }
+        }
+    }
+
+    /// Processes every line that arrived, then writes all answers at once.
+    private func drain() {
+        guard let inbox else { return }
+        while true {
+            let (lines, closed) = inbox.take()
+            if lines.isEmpty {
+                flush()
+                if closed { stdinClosed() }
+                return
+            }
+            for line in lines { handleLine(line) }
+        }
+    }
+
+    /// Feeds one line as if it came from stdin (in-process tests).
+    public func handleLine(_ line: String) {
+        let bytes = Array(line.utf8)
+        switch MessageReader.decodeLine(bytes[...], lineNumber: 0) {
+        case .violation(let violation):
+            if let id = violation.requestID {
+                send(.errorResponse(id: id, error: violation.error))
+            } else {
+                StdioGuard.writeError("switchyard: ignoring a line from the host: \(violation.error.message)\n")
+            }
+        case .message(let message, _):
+            handle(message)
+        }
+    }
+
+    private func handle(_ message: Message) {
+        switch message {
+        case .request(let id, let method, let params):
+            handleRequest(id: id, method: method, params: params)
+        case .notification(let method, let params):
+            switch method {
+            case InitializedNotification.method:
+                isInitialized = true
+                onInitialized?()
+            case ExitNotification.method:
+                flush()
+                exit(shutdownRequested ? 0 : 1)
+            default:
+                notificationHandlers[method]?(params)
+            }
+        case .response(let id, let result):
+            if case .number(let number) = id, let continuation = pending.removeValue(forKey: number) {
+                continuation.resume(returning: result)
+            }
+        case .errorResponse(let id, let error):
+            if case .number(let number)? = id, let continuation = pending.removeValue(forKey: number) {
+                continuation.resume(throwing: error)
+            }
+        }
+    }
+
+    private func handleRequest(id: RequestID, method: String, params: JSONValue?) {
+        switch method {
+        case PingRequest.method:
+            send(.response(id: id, result: .object(JSONObject())))
+            return
+        case InitializeRequest.method:
+            reply(id) { try initialize(params) }
+            return
+        case ShutdownRequest.method:
+            shutdownRequested = true
+            send(.response(id: id, result: .object(JSONObject())))
+            return
+        default:
+            break
+        }
+        if let handler = handlers[method] {
+            reply(id) { try handler(params) }
+        } else if let handler = asyncHandlers[method] {
+            Task { @MainActor in
+                do {
+                    let result = try await handler(params)
+                    self.send(.response(id: id, result: result))
+                } catch {
+                    self.send(.errorResponse(id: id, error: ResponseError.wrapping(error)))
+                }
+            }
+        } else {
+            send(.errorResponse(id: id, error: .methodNotFound(method)))
+        }
+    }
+
+    private func reply(_ id: RequestID, _ body: () throws -> JSONValue) {
+        do {
+            send(.response(id: id, result: try body()))
+        } catch {
+            send(.errorResponse(id: id, error: ResponseError.wrapping(error)))
+        }
+    }
+
+    private func initialize(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
+        let request: InitializeRequest.Params
+        do { request = try Coding.decode(InitializeRequest.Params.self, from: params) } catch {
+            throw ResponseError.invalidParams(method: InitializeRequest.method, error)
+        }
+        guard let version = configuration.protocolVersions.filter(request.protocolVersions.contains).max() else {
+            throw ResponseError(
+                .unsupportedProtocolVersion,
+                "this plugin speaks protocol versions \(configuration.protocolVersions), the host offers \(request.protocolVersions)",
+                data: ["supported": .array(configuration.protocolVersions.map { .int(Int64($0)) })])
+        }
+        pluginName = request.pluginName
+        limits = request.limits
+        let result = InitializeRequest.Result(
+            protocolVersion: version, plugin: configuration.info, coordinators: configuration.coordinators)
+        do { return try Coding.encode(result) } catch {
+            throw ResponseError(.internalError, "cannot encode the route table: \(error)")
+        }
+    }
+
+    private func stdinClosed() {
+        // The plugin contract: exit when stdin reaches EOF (the host closed it, or died).
+        for (_, continuation) in pending {
+            continuation.resume(throwing: ResponseError(.shuttingDown, "the host closed the connection"))
+        }
+        pending.removeAll()
+        flush()
+        exit(0)
+    }
+
+    // MARK: - Output
+
+    private var flushScheduled = false
+
+    private func scheduleFlush() {
+        guard !flushScheduled else { return }
+        flushScheduled = true
+        DispatchQueue.main.async { self.flush() }
+    }
+
+    private func flush() {
+        flushScheduled = false
+        output.flush()
+    }
+}
+
+/// Pending output, written in one `write` per batch.
+struct Output {
+    var descriptor: FileDescriptor?
+    private var buffer: [UInt8] = []
+
+    mutating func append(_ bytes: [UInt8]) {
+        buffer.append(contentsOf: bytes)
+    }
+
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        guard let descriptor else {
+            // In-process tests: no stdio; keep the bytes for inspection.
+            return
+        }
+        do {
+            _ = try descriptor.writeAll(buffer)
+        } catch {
+            // The host is gone (EPIPE): the contract is to exit.
+            exit(0)
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The bytes not yet written (in-process tests read answers here).
+    mutating func take() -> [UInt8] {
+        defer { buffer.removeAll() }
+        return buffer
+    }
+}
+
+extension PluginRuntime {
+    /// Answers written but not yet flushed, as lines (for in-process tests that drive ``handleLine(_:)``).
+    public func takeOutput() -> [String] {
+        String(decoding: output.take(), as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+}
+
+/// Lines from the reader thread to the main actor.
+final class Inbox: Sendable {
+    private struct State {
+        var lines: [String] = []
+        var closed = false
+        var drainScheduled = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Adds a line; returns true if the caller must schedule a drain.
+    func push(_ line: String) -> Bool {
+        state.withLock { state in
+            state.lines.append(line)
+            if state.drainScheduled { return false }
+            state.drainScheduled = true
+            return true
+        }
+    }
+
+    func close() {
+        state.withLock { $0.closed = true }
+    }
+
+    /// Takes every queued line; when there are none, the next push schedules a new drain.
+    func take() -> ([String], Bool) {
+        state.withLock { state in
+            let lines = state.lines
+            state.lines.removeAll(keepingCapacity: true)
+            if lines.isEmpty { state.drainScheduled = false }
+            return (lines, state.closed)
+        }
+    }
+}
+
+/// Moves a main-actor object into a closure that only ever uses it back on the main actor.
+struct UnsafeSendable<T>: @unchecked Sendable {
+    let value: T
+    init(_ value: T) { self.value = value }
+}

@@ -1,0 +1,92 @@
+import SwitchyardHost
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// Every `Protocol/transcripts/*.jsonl` is replayed against the real code, so the spec cannot drift from it.
+@Suite("Protocol transcripts", .timeLimit(.minutes(1)))
+struct TranscriptTests {
+    static let directory = "\(packageRoot)/Protocol/transcripts"
+
+    struct Header: Sendable {
+        let replay: String
+        let drive: [String]
+        let expectFailure: Int?
+    }
+
+    static func load(_ name: String) throws -> (text: String, header: Header, transcript: Transcript) {
+        let bytes = try FileSystem.readFile("\(directory)/\(name)")
+        let text = String(decoding: bytes, as: UTF8.self)
+        let first = try JSONParser.parse(String(text.split(separator: "\n").first ?? ""))
+        let header = Header(
+            replay: first["replay"]?.stringValue ?? "",
+            drive: first["drive"]?.arrayValue?.compactMap { $0.stringValue } ?? [],
+            expectFailure: first["expectFailure"]?.intValue.map(Int.init))
+        return (text, header, try Transcript(parsing: bytes))
+    }
+
+    static func transcripts(for replay: String) -> [String] {
+        FileSystem.listDirectory(directory).filter { $0.hasSuffix(".jsonl") }.filter {
+            (try? load($0).header.replay) == replay
+        }
+    }
+
+    @Test("every transcript declares how it is replayed")
+    func allReplayed() throws {
+        let all = FileSystem.listDirectory(Self.directory).filter { $0.hasSuffix(".jsonl") }
+        #expect(all.count >= 4)
+        for name in all {
+            #expect(["host", "plugin"].contains(try Self.load(name).header.replay), "\(name)")
+        }
+    }
+
+    @Test("replayed against the real host (the replayer plays the plugin)", arguments: transcripts(for: "host"))
+    func againstHost(_ name: String) async throws {
+        let (text, header, _) = try Self.load(name)
+        let logs = LogCapture()
+        let plugin = PluginManifest(name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000)
+        try await withHost([plugin], logs: logs) { host in
+            if let code = header.expectFailure {
+                let status = await host.status().first
+                #expect(status?.state == .failed)
+                #expect(status?.error?.code.rawValue == code, "\(String(describing: status?.error))")
+                return
+            }
+            for action in header.drive {
+                if action == "ping" {
+                    _ = try await host.ping("replay")
+                } else if action.hasPrefix("wait:") {
+                    try await logs.waitFor("transcript-replayer: sync \(action.dropFirst(5))")
+                }
+            }
+        }
+        #expect(!logs.contains("MISMATCH"), "\(logs.all.filter { $0.contains("MISMATCH") })")
+        if header.expectFailure == nil {
+            #expect(logs.contains("transcript-replayer: complete"), "\(logs.all)")
+        }
+    }
+
+    @Test("replayed against every SDK plugin (the test plays the host)", arguments: transcripts(for: "plugin"), ["swift", "python"])
+    func againstPlugins(_ name: String, _ language: String) async throws {
+        let (_, _, transcript) = try Self.load(name)
+        let process =
+            language == "swift"
+            ? try CLIProcess([], executable: product("HelloPlugin"))
+            : try CLIProcess(["\(packageRoot)/Plugins/python/hello.py"], executable: TestPlugins.python)
+        var received = 0
+        for step in transcript.steps where step.sync == nil {
+            switch step.side {
+            case .host:
+                process.send(JSONWriter.string(step.message) + "\n")
+            case .plugin:
+                let line = try await process.stdoutLine(received)
+                received += 1
+                let actual = try JSONParser.parse(line)
+                #expect(Transcript.mismatch(pattern: step.message, actual: actual) == nil,
+                    "\(language), transcript line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? "")")
+            }
+        }
+        #expect(try await process.waitForExit() == 0, "a plugin exits 0 on exit after shutdown")
+    }
+}

@@ -1,0 +1,104 @@
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// `Protocol/schema/` is checked against the code and the transcripts, so neither can drift from the spec.
+@Suite("Protocol schemas", .timeLimit(.minutes(1)))
+struct SchemaTests {
+    static let schemaDirectory = "\(packageRoot)/Protocol/schema"
+    static let transcriptDirectory = "\(packageRoot)/Protocol/transcripts"
+
+    let validator = SchemaValidator(directory: schemaDirectory)
+
+    struct Registered: Equatable, CustomStringConvertible {
+        let method: String, kind: String, direction: String, schema: String
+        var description: String { "\(method) (\(kind), \(direction))" }
+    }
+
+    func registry() throws -> [Registered] {
+        try validator.document("methods.json")["methods"]?.arrayValue?.map {
+            Registered(method: $0["method"]?.stringValue ?? "", kind: $0["kind"]?.stringValue ?? "",
+                direction: $0["direction"]?.stringValue ?? "", schema: $0["schema"]?.stringValue ?? "")
+        } ?? []
+    }
+
+    @Test("every schema file parses, uses only supported keywords, and resolves its $refs")
+    func lint() throws {
+        let files = FileSystem.listDirectory(Self.schemaDirectory).filter { $0.hasSuffix(".json") && $0 != "methods.json" }
+        #expect(files.count >= 8)
+        for file in files { try validator.lint(file) }
+    }
+
+    @Test("methods.json lists exactly the methods the code defines, each with a schema for its params (and result)")
+    func registryMatchesCode() throws {
+        let registered = try registry()
+        let fromCode = ProtocolMethods.all.map { "\($0.method) (\($0.kind.rawValue), \($0.direction.rawValue))" }
+        #expect(registered.map(\.description).sorted() == fromCode.sorted())
+        for entry in registered {
+            let document = try validator.document(entry.schema)
+            #expect(document["$defs"]?["params"] != nil, "\(entry.schema) has no $defs/params")
+            if entry.kind == "request" {
+                #expect(document["$defs"]?["result"] != nil, "\(entry.schema) has no $defs/result")
+            }
+        }
+    }
+
+    @Test("every message a transcript writes verbatim is a valid envelope whose params and result match the method's schema")
+    func transcriptsValidate() throws {
+        let schemas = Dictionary(uniqueKeysWithValues: try registry().map { ($0.method, $0.schema) })
+        var validated = 0
+        for name in FileSystem.listDirectory(Self.transcriptDirectory) where name.hasSuffix(".jsonl") {
+            let bytes = try FileSystem.readFile("\(Self.transcriptDirectory)/\(name)")
+            let header = try JSONParser.parse(String(String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""))
+            // A transcript replayed against the host writes the plugin's messages verbatim, and the other way round;
+            // the other side's lines are patterns ("$any", omitted keys) and are matched, not validated.
+            let verbatim: Transcript.Side = header["replay"] == "host" ? .plugin : .host
+            let transcript = try Transcript(parsing: bytes)
+            var methodOfRequest: [String: String] = [:]  // "side:id" -> method, to find a response's schema
+            for step in transcript.steps {
+                let message = step.message
+                let id = message["id"].map { JSONWriter.string($0) } ?? ""
+                if let method = message["method"]?.stringValue, message["id"] != nil {
+                    methodOfRequest["\(step.side.rawValue):\(id)"] = method
+                }
+                guard step.side == verbatim, !step.invalid, step.sync == nil, message["raw"] == nil else { continue }
+                let location = "\(name) line \(step.line)"
+                validated += 1
+                let envelopeErrors = try validator.validate(message, against: "envelope.json")
+                #expect(envelopeErrors == [], "\(location): \(envelopeErrors)")
+                if let method = message["method"]?.stringValue {
+                    guard let schema = schemas[method] else { continue }  // unknown methods are the point of some steps
+                    let errors = try validator.validate(message["params"] ?? .null, against: "\(schema)#/$defs/params")
+                    #expect(errors == [], "\(location): \(errors)")
+                } else if let result = message["result"] {
+                    let requester = step.side == .host ? "plugin" : "host"
+                    if let method = methodOfRequest["\(requester):\(id)"], let schema = schemas[method] {
+                        let errors = try validator.validate(result, against: "\(schema)#/$defs/result")
+                        #expect(errors == [], "\(location): \(errors)")
+                    }
+                }
+            }
+        }
+        #expect(validated >= 10)
+    }
+
+    @Test("what the Swift types encode validates against the schemas")
+    func swiftEncodingsValidate() throws {
+        let params = InitializeRequest.Params(
+            protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"), pluginName: "todos", limits: .defaults)
+        #expect(try validator.validate(try Coding.encode(params), against: "initialize.json#/$defs/params") == [])
+        let result = InitializeRequest.Result(protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1"), coordinators: [
+            CoordinatorDeclaration(type: "todos", kind: .stack, initialRoute: "list", routes: [
+                RouteDeclaration(name: "list", transition: .root),
+                RouteDeclaration(name: "todo", transition: .push, deepLink: "todo/:id", params: [ParamDeclaration(name: "id", type: .string, required: true)]),
+                RouteDeclaration(name: "project", transition: .modal, target: CoordinatorReference(plugin: "projects", type: "projects")),
+            ], customDeepLinks: false)
+        ])
+        #expect(try validator.validate(try Coding.encode(result), against: "initialize.json#/$defs/result") == [])
+        #expect(try validator.validate(try Coding.encode(LogNotification.Params(level: .info, message: "x")), against: "log.json#/$defs/params") == [])
+        #expect(try validator.validate(ResponseError(.routeNotFound, "x", data: ["route": "y"]).json, against: "common.json#/$defs/ResponseError") == [])
+        // And the schemas are not vacuous:
+        #expect(try validator.validate(["protocolVersion": 1], against: "initialize.json#/$defs/result") != [])
+    }
+}

@@ -1,0 +1,95 @@
+import Logging
+package import SwitchyardHost
+package import SwitchyardProtocol
+import Synchronization
+import SwitchyardUV
+import Testing
+
+/// Captured log lines of a test host.
+package final class LogCapture: Sendable {
+    private struct Waiter {
+        let text: String
+        let continuation: CheckedContinuation<Void, Never>
+    }
+
+    private let lines = Mutex<[String]>([])
+    private let waiters = Mutex<[Waiter]>([])
+
+    package init() {}
+
+    package func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+        let matched = waiters.withLock { waiters -> [Waiter] in
+            let hits = waiters.filter { line.contains($0.text) }
+            waiters.removeAll { line.contains($0.text) }
+            return hits
+        }
+        for waiter in matched { waiter.continuation.resume() }
+    }
+
+    /// Waits (on the log event itself, not by polling) until a line containing `text` has been logged.
+    package func waitFor(_ text: String, seconds: Double = defaultTimeout) async throws {
+        try await withDeadline(seconds: seconds, "log line containing '\(text)'") {
+            await withCheckedContinuation { continuation in
+                let already = self.lines.withLock { lines in
+                    if lines.contains(where: { $0.contains(text) }) { return true }
+                    self.waiters.withLock { $0.append(Waiter(text: text, continuation: continuation)) }
+                    return false
+                }
+                if already { continuation.resume() }
+            }
+        }
+    }
+    package var all: [String] { lines.withLock { $0 } }
+    package func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
+}
+
+/// Plugin manifest entries for the plugins this package builds.
+package enum TestPlugins {
+    package static func swiftHello(_ name: String = "hello-swift") -> PluginManifest {
+        PluginManifest(name: name, product: "HelloPlugin")
+    }
+
+    package static func pythonHello(_ name: String = "hello-python") -> PluginManifest {
+        PluginManifest(name: name, command: [python, "\(packageRoot)/Plugins/python/hello.py"])
+    }
+
+    package static func misbehave(_ name: String, _ arguments: [String], startTimeoutMs: Int? = nil, limits: LimitOverrides? = nil) -> PluginManifest {
+        PluginManifest(name: name, product: "misbehave", args: ["--name", name] + arguments, limits: limits, startTimeoutMs: startTimeoutMs)
+    }
+
+    /// The real Python interpreter (not a pyenv shim, which costs ~50 ms per spawn).
+    package static let python: String = {
+        for candidate in [SystemProcess.environmentValue("SWITCHYARD_PYTHON"), "/root/.pyenv/versions/3.11.7/bin/python3", "/usr/bin/python3", "/usr/local/bin/python3"] {
+            if let candidate, FileSystem.isExecutable(candidate) { return candidate }
+        }
+        return FileSystem.findExecutable("python3", path: SystemProcess.environmentValue("PATH")) ?? "python3"
+    }()
+}
+
+/// Runs `body` against a real host with real plugin processes, then shuts it down and checks that no plugin
+/// process survived.
+package func withHost<T: Sendable>(
+    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, options: HostOptions? = nil,
+    logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
+) async throws -> T {
+    let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
+    var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+    configured.productsDirectory = productsDirectory
+    let options = configured
+    let logger = Logger(label: "test-host") { label in
+        SwitchyardLogHandler(label: label, level: .debug) { line in logs.append(line) }
+    }
+    let host = try await withDeadline(seconds: defaultTimeout, "host start") {
+        try await HostHandle.start(manifest: manifest, options: options, logger: logger)
+    }
+    let pids = await host.status().compactMap(\.pid)
+    let result: Result<T, any Error>
+    do { result = .success(try await body(host)) } catch { result = .failure(error) }
+    try await withDeadline(seconds: defaultTimeout, "host shutdown") { await host.shutdown() }
+    let all = pids + (await host.status().compactMap(\.pid))
+    for pid in Set(all) {
+        #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "plugin process \(pid) outlived the host")
+    }
+    return try result.get()
+}
