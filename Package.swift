@@ -129,6 +129,26 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Benchmark (release build; not part of CI's pass/fail, but built so it cannot rot)
+        .executableTarget(
+            name: "switchyard-bench",
+            dependencies: [
+                "SwitchyardHost",
+                "SwitchyardProtocol",
+                "SwitchyardUV",
+                .product(name: "Logging", package: "swift-log"),
+                "switchyard-echo",
+                "HelloPlugin",
+                "switchyard-guardian",
+            ],
+            path: "Benchmarks/switchyard-bench"
+        ),
+        // The floor: a raw echo child in C.
+        .executableTarget(
+            name: "switchyard-echo",
+            path: "Benchmarks/echo-child"
+        ),
+
         // MARK: - Test support
         .target(
             name: "SwitchyardTestSupport",

@@ -87,6 +87,33 @@ public final class HostHandle: Sendable {
         return try result.get()
     }
 
+    /// Round-trip times of `count` sequential `$/ping`s to `plugin` (each sent when the previous was answered), in
+    /// nanoseconds, measured on the loop thread with `uv_hrtime`. For benchmarks and diagnostics.
+    public func pingSeries(_ plugin: String, count: Int) async throws(ResponseError) -> [UInt64] {
+        let result: Result<[UInt64], ResponseError>? = await onLoop { host, done in
+            guard let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
+                done(.failure(.pluginUnavailable(plugin, "it is not running")))
+                return
+            }
+            var samples: [UInt64] = []
+            samples.reserveCapacity(count)
+            func next() {
+                let start = UVLoop.hrtime
+                connection.send(PingRequest.self, Empty()) { result in
+                    switch result {
+                    case .failure(let error): done(.failure(error))
+                    case .success:
+                        samples.append(UVLoop.hrtime - start)
+                        if samples.count == count { done(.success(samples)) } else { next() }
+                    }
+                }
+            }
+            next()
+        }
+        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try result.get()
+    }
+
     /// The outcome of a pipelined burst of pings.
     public struct BurstResult: Sendable {
         public let answered: Int

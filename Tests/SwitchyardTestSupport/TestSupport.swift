@@ -58,66 +58,13 @@ package func withDeadline<T: Sendable>(
     }
 }
 
-/// The outcome of ``runOnLoop(_:timeout:_:)``.
-package struct LoopRun<Value: Sendable>: Sendable {
-    package let value: Value
-    /// Handles still open when the body finished, besides the harness's own. Tests assert 0.
-    package let leakedHandles: Int
-}
-
-/// Runs `body` on a fresh loop on its own thread (never on the concurrency pool) until it calls `finish`.
-///
-/// A loop timer enforces the deadline. After `finish`, pending close callbacks run and the handles still open are
-/// counted, so each test can assert that it leaked nothing.
+/// Runs `body` on a fresh loop on its own thread (never on the concurrency pool) until it calls `finish`; see
+/// ``runOnLoopThread(_:timeoutMs:_:)``.
 package func runOnLoop<Value: Sendable>(
     _ type: Value.Type, timeout: Double = defaultTimeout,
     _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
-) async throws -> LoopRun<Value> {
-    let box = UncheckedBox(body)
-    return try await withCheckedThrowingContinuation { continuation in
-        do {
-            _ = try UVThread.spawn {
-                continuation.resume(with: runLoopBody(timeout: timeout, box.value))
-            }
-        } catch {
-            continuation.resume(throwing: error)
-        }
-    }
-}
-
-private func runLoopBody<Value: Sendable>(
-    timeout: Double,
-    _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
-) -> Result<LoopRun<Value>, any Error> {
-    let loop: UVLoop
-    do { loop = try UVLoop() } catch { return .failure(error) }
-    var outcome: Result<Value, any Error>?
-    let deadline: UVTimer
-    do { deadline = try UVTimer(loop: loop) } catch { return .failure(error) }
-    let finish: (Result<Value, any Error>) -> Void = { result in
-        guard outcome == nil else { return }
-        outcome = result
-        deadline.close()
-        loop.stop()
-    }
-    do {
-        try deadline.start(after: UInt64(timeout * 1000)) {
-            finish(.failure(TestFailure("loop test did not finish within \(timeout) s")))
-        }
-        try body(loop, finish)
-    } catch {
-        finish(.failure(error))
-    }
-    if outcome == nil { loop.run() }
-    // Let close callbacks that the body started run before counting.
-    for _ in 0..<20 { loop.runNoWait() }
-    let leaked = loop.liveHandleCount
-    loop.close()
-    switch outcome {
-    case .success(let value): return .success(LoopRun(value: value, leakedHandles: leaked))
-    case .failure(let error): return .failure(error)
-    case nil: return .failure(TestFailure("loop ended without the test finishing (nothing kept it alive)"))
-    }
+) async throws -> LoopThreadRun<Value> {
+    try await runOnLoopThread(type, timeoutMs: UInt64(timeout * 1000), body)
 }
 
 /// Carries a non-Sendable value to exactly one other thread, which then owns it.
