@@ -80,6 +80,10 @@ let package = Package(
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // Built alongside, so `swift run switchyard run` works on a fresh clone: the guardian sits next to
+                // the host, and the bundled demo plugins next to it where the manifest's `product` finds them.
+                "switchyard-guardian",
+                "HelloPlugin",
             ]
         ),
 
