@@ -20,6 +20,7 @@
 //   --ignore-sigterm             ignore SIGTERM (the shutdown ladder must escalate to SIGKILL)
 //   --ignore-eof                 keep running after stdin EOF (the guardian must clean up)
 //   --delay-ms MS                answer every request after MS milliseconds
+//   --say TEXT                   write TEXT as one stderr line at start (repeatable)
 import Dispatch
 import Glibc
 import SwitchyardProtocol
@@ -45,6 +46,7 @@ struct Options {
     var ignoreSIGTERM = false
     var ignoreEOF = false
     var delayMs = 0
+    var say: [String] = []
 }
 
 func parseOptions() -> Options {
@@ -78,6 +80,7 @@ func parseOptions() -> Options {
         case "--ignore-sigterm": options.ignoreSIGTERM = true
         case "--ignore-eof": options.ignoreEOF = true
         case "--delay-ms": options.delayMs = int(flag)
+        case "--say": options.say.append(arguments.next() ?? "")
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -94,6 +97,7 @@ func send(_ message: Message) { writeStdout(message.encodedLine()) }
 
 let options = parseOptions()
 if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
+for line in options.say { writeStderr(line + "\n") }
 
 let routeTable: JSONValue = [
     "type": "lab", "kind": "stack", "initialRoute": "bench",

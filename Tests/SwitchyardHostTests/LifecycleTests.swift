@@ -101,6 +101,18 @@ struct LifecycleTests {
         }
     }
 
+    @Test("stderr lines reach the host log prefixed with the plugin's name, each capped in length")
+    func stderrForwarded() async throws {
+        let logs = LogCapture()
+        let long = String(repeating: "z", count: 10_000)
+        try await withHost([TestPlugins.misbehave("chatty", ["--say", "hello from stderr", "--say", long])], logs: logs) { _ in
+            try await logs.waitFor("[chatty] hello from stderr")
+            try await logs.waitFor("[line truncated at 4096 bytes]")
+        }
+        let truncated = try #require(logs.all.first { $0.contains("line truncated") })
+        #expect(truncated.count < 4_200)
+    }
+
     @Test("the shutdown ladder escalates to SIGKILL for a plugin that ignores stdin EOF and SIGTERM")
     func ladderEscalates() async throws {
         let logs = LogCapture()
