@@ -44,12 +44,26 @@ let package = Package(
             dependencies: ["SwitchyardProtocol", "SwitchyardTestSupport"]
         ),
 
+        // MARK: - Navigation (pure: the tree, chains, deep links, composition, renderers; no processes)
+        .target(
+            name: "SwitchyardNavigation",
+            dependencies: [
+                "SwitchyardProtocol",
+                .product(name: "HashTreeCollections", package: "swift-collections"),
+            ]
+        ),
+        .testTarget(
+            name: "SwitchyardNavigationTests",
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTestSupport"]
+        ),
+
         // MARK: - Host
         .target(
             name: "SwitchyardHost",
             dependencies: [
                 "SwitchyardUV",
                 "SwitchyardProtocol",
+                "SwitchyardNavigation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ]

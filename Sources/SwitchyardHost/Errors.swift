@@ -3,10 +3,6 @@ import SwitchyardProtocol
 // Host-side failures are wire errors from the start: a code a program can switch on, a sentence naming the plugin,
 // and the context in `data` (Hummingbird's `HTTPResponseError` idea: the error knows how to render itself).
 extension ResponseError {
-    static func pluginUnavailable(_ plugin: String, _ reason: String) -> ResponseError {
-        ResponseError(.pluginUnavailable, "plugin '\(plugin)' is unavailable: \(reason)", data: ["plugin": .string(plugin)])
-    }
-
     static func timeout(_ plugin: String, method: String, milliseconds: Int) -> ResponseError {
         ResponseError(
             .timeout, "plugin '\(plugin)' did not answer '\(method)' within \(milliseconds) ms",

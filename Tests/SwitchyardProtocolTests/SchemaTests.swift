@@ -98,7 +98,26 @@ struct SchemaTests {
         #expect(try validator.validate(try Coding.encode(result), against: "initialize.json#/$defs/result") == [])
         #expect(try validator.validate(try Coding.encode(LogNotification.Params(level: .info, message: "x")), against: "log.json#/$defs/params") == [])
         #expect(try validator.validate(ResponseError(.routeNotFound, "x", data: ["route": "y"]).json, against: "common.json#/$defs/ResponseError") == [])
+        let route = CoordinatorRouteRequest.Params(instance: InstanceID(3), type: "todos", route: "todo", transition: .push, params: ["id": "1"],
+            link: DeepLinkContext(url: "switchyard://todos/todo/1?x=y", segments: ["todos", "todo", "1"], index: 1, query: ["x": "y"]))
+        #expect(try validator.validate(try Coding.encode(route), against: "coordinator.route.json#/$defs/params") == [])
+        for content in [RouteContent.screen(ScreenDescriptor(name: "Todo", props: ["id": "1"])), .coordinator(CoordinatorReference(plugin: "projects", type: "project"), params: ["id": "p"])] {
+            #expect(try validator.validate(try Coding.encode(CoordinatorRouteRequest.Result(content: content, state: ["k": 1])), against: "coordinator.route.json#/$defs/result") == [])
+        }
+        let create = CoordinatorCreateRequest.Result(root: .init(route: "list", content: .screen(ScreenDescriptor(name: "List"))), state: nil)
+        #expect(try validator.validate(try Coding.encode(create), against: "coordinator.create.json#/$defs/result") == [])
+        let steps = NavigateRequest.Params(instance: InstanceID(2), steps: [.focusFirst("todos"), .child, .popToRoot, .route("todo", ["id": "42"]), .pop(EntryID(7)), .popTo(-1), .setRoot("a", keepStack: true)])
+        #expect(try validator.validate(try Coding.encode(steps), against: "navigate.json#/$defs/params") == [])
+        let snapshot = TreeSnapshot(revision: 3, root: InstanceID(1), instances: [
+            InstanceSnapshot(id: InstanceID(1), plugin: "main", type: "main", kind: .stack,
+                root: EntrySnapshot(entry: EntryID(1), route: "home", transition: .root, content: .coordinator(InstanceID(2))), entries: []),
+            InstanceSnapshot(id: InstanceID(2), plugin: "home", type: "tabs", kind: .tabs, parent: .init(instance: InstanceID(1), entry: EntryID(1)),
+                status: .unavailable, unavailableReason: "restarting",
+                tabs: [EntrySnapshot(entry: EntryID(2), route: "a", transition: .tab, content: .screen(ScreenDescriptor(name: "A")))], selectedTab: "a"),
+        ])
+        #expect(try validator.validate(try Coding.encode(snapshot), against: "tree.json") == [])
         // And the schemas are not vacuous:
+        #expect(try validator.validate(["op": "teleport"], against: "common.json#/$defs/NavigationStep") != [])
         #expect(try validator.validate(["protocolVersion": 1], against: "initialize.json#/$defs/result") != [])
     }
 }

@@ -44,6 +44,11 @@ extension ResponseError {
         (error as? ResponseError) ?? ResponseError(.internalError, "\(error)")
     }
 
+    /// The plugin that must answer is starting, restarting, failed or excluded.
+    public static func pluginUnavailable(_ plugin: String, _ reason: String) -> ResponseError {
+        ResponseError(.pluginUnavailable, "plugin '\(plugin)' is unavailable: \(reason)", data: ["plugin": .string(plugin)])
+    }
+
     public static func methodNotFound(_ method: String) -> ResponseError {
         ResponseError(.methodNotFound, "unknown method '\(method)'", data: ["method": .string(method)])
     }

@@ -1,0 +1,226 @@
+public import SwitchyardProtocol
+
+/// One problem found when composing the route tables, naming the plugin, the type, the route and the reason.
+public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
+    public enum Severity: String, Sendable {
+        /// The plugin's own table is broken: the app starts without the plugin (or refuses to start when strict).
+        case error
+        /// A route leads to a plugin that is absent or excluded: the route answers `pluginUnavailable`.
+        case warning
+    }
+
+    public let severity: Severity
+    public let plugin: String
+    public let type: String?
+    public let route: String?
+    public let reason: String
+
+    public var description: String {
+        var location = "plugin '\(plugin)'"
+        if let type { location += ", type '\(type)'" }
+        if let route { location += ", route '\(route)'" }
+        return "\(severity.rawValue): \(location): \(reason)"
+    }
+
+    /// As a wire error (`-32017 compositionError`).
+    public var error: ResponseError {
+        var data: JSONObject = ["plugin": .string(plugin), "severity": .string(severity.rawValue)]
+        if let type { data["type"] = .string(type) }
+        if let route { data["route"] = .string(route) }
+        return ResponseError(.compositionError, description, data: .object(data))
+    }
+}
+
+/// The outcome of composing every plugin's route table.
+public struct CompositionReport: Sendable {
+    public let issues: [CompositionIssue]
+    /// Plugins left out because their tables break the composition.
+    public let excluded: [String]
+    /// The composed tables of the plugins that remain.
+    public let registry: RouteRegistry
+    /// A problem that prevents the app from starting at all (no usable root).
+    public let fatal: CompositionIssue?
+}
+
+/// Checks that the route tables of all plugins compose into one consistent app.
+public enum Composition {
+    /// - Parameters:
+    ///   - tables: the route table of every plugin that completed its handshake, in manifest order.
+    ///   - declaredPlugins: every plugin the manifest names (including those that failed to start).
+    ///   - root: the coordinator the tree starts from.
+    public static func check(
+        tables: [(plugin: String, coordinators: [CoordinatorDeclaration])], declaredPlugins: [String],
+        root: RouteRegistry.TypeKey?
+    ) -> CompositionReport {
+        var issues: [CompositionIssue] = []
+        var excluded: [String] = []
+        func exclude(_ plugin: String) { if !excluded.contains(plugin) { excluded.append(plugin) } }
+
+        // 1. Each plugin's own table.
+        for (plugin, coordinators) in tables {
+            let found = structuralIssues(plugin: plugin, coordinators: coordinators)
+            issues += found
+            if !found.isEmpty { exclude(plugin) }
+        }
+
+        // 2. Routes that open another coordinator: the target must exist and fit the transition. Excluding a plugin
+        // here can change nothing for the others (their routes into it become warnings), but run to a fixed point so
+        // the outcome never depends on the order of the plugins.
+        var settled = false
+        while !settled {
+            settled = true
+            for (plugin, coordinators) in tables where !excluded.contains(plugin) {
+                for coordinator in coordinators {
+                    for route in coordinator.routes {
+                        guard let target = RouteRegistry.target(of: route, declaredBy: plugin),
+                            !excluded.contains(target.plugin) || target.plugin == plugin
+                        else { continue }
+                        func error(_ reason: String) {
+                            issues.append(CompositionIssue(severity: .error, plugin: plugin, type: coordinator.type, route: route.name, reason: reason))
+                            exclude(plugin)
+                            settled = false
+                        }
+                        guard declaredPlugins.contains(target.plugin) else {
+                            error("targets plugin '\(target.plugin)', which the manifest does not name")
+                            continue
+                        }
+                        guard let table = tables.first(where: { $0.plugin == target.plugin }) else { continue }  // not running: a warning below
+                        guard let declaration = table.coordinators.first(where: { $0.type == target.type }) else {
+                            error("targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
+                            continue
+                        }
+                        if route.transition == .push && declaration.kind != .stack {
+                            error("pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
+                        }
+                    }
+                    if excluded.contains(plugin) { break }
+                }
+            }
+        }
+        // Routes into plugins that are not running or were excluded answer pluginUnavailable at run time.
+        for (plugin, coordinators) in tables where !excluded.contains(plugin) {
+            for coordinator in coordinators {
+                for route in coordinator.routes {
+                    guard let target = RouteRegistry.target(of: route, declaredBy: plugin), target.plugin != plugin else { continue }
+                    let state: String? =
+                        excluded.contains(target.plugin) ? "is excluded"
+                        : !tables.contains(where: { $0.plugin == target.plugin }) ? "is not running" : nil
+                    if let state {
+                        issues.append(CompositionIssue(
+                            severity: .warning, plugin: plugin, type: coordinator.type, route: route.name,
+                            reason: "targets plugin '\(target.plugin)', which \(state); the route answers pluginUnavailable"))
+                    }
+                }
+            }
+        }
+
+        // 3. Deep-link pass-through cycles ("" patterns and wrappers that lead back to where they started).
+        for cycle in passThroughCycles(tables.filter { !excluded.contains($0.plugin) }) {
+            issues.append(cycle)
+            exclude(cycle.plugin)
+        }
+        var registry = RouteRegistry()
+        for (plugin, coordinators) in tables where !excluded.contains(plugin) {
+            registry.add(plugin: plugin, coordinators: coordinators)
+        }
+
+        // 4. The root.
+        var fatal: CompositionIssue?
+        if let root {
+            if excluded.contains(root.plugin) || registry.declaration(plugin: root.plugin, type: root.type) == nil {
+                let why = excluded.contains(root.plugin) ? "is excluded" : tables.contains(where: { $0.plugin == root.plugin }) ? "does not declare type '\(root.type)'" : "is not running"
+                fatal = CompositionIssue(severity: .error, plugin: root.plugin, type: root.type, route: nil, reason: "the manifest's root \(root) cannot be used: the plugin \(why)")
+                issues.append(fatal!)
+            }
+        }
+        return CompositionReport(issues: issues, excluded: excluded, registry: registry, fatal: fatal)
+    }
+
+    /// Problems inside one plugin's table.
+    static func structuralIssues(plugin: String, coordinators: [CoordinatorDeclaration]) -> [CompositionIssue] {
+        var issues: [CompositionIssue] = []
+        var types = Set<String>()
+        for coordinator in coordinators {
+            func issue(_ route: String?, _ reason: String) {
+                issues.append(CompositionIssue(severity: .error, plugin: plugin, type: coordinator.type, route: route, reason: reason))
+            }
+            if !types.insert(coordinator.type).inserted { issue(nil, "the type is declared twice") }
+            var names = Set<String>()
+            var shapes: [String: String] = [:]
+            for route in coordinator.routes {
+                if !names.insert(route.name).inserted { issue(route.name, "the route name is used twice") }
+                if route.transition.ownerKind != coordinator.kind {
+                    issue(route.name, "transition '\(route.transition.rawValue)' does not fit a \(coordinator.kind.rawValue) coordinator")
+                }
+                if let text = route.deepLink {
+                    do {
+                        let pattern = try PathPattern(parsing: text)
+                        if let other = shapes[pattern.shape] {
+                            issue(route.name, "deep-link pattern \(pattern) collides with route '\(other)' (both match the same paths)")
+                        } else {
+                            shapes[pattern.shape] = route.name
+                        }
+                    } catch {
+                        issue(route.name, error.description)
+                    }
+                }
+                if let declared = route.params {
+                    let parameterNames = declared.map(\.name)
+                    if Set(parameterNames).count != parameterNames.count { issue(route.name, "a parameter name is used twice") }
+                }
+            }
+            switch coordinator.kind {
+            case .stack:
+                let roots = coordinator.routes.filter { $0.transition == .root }
+                if roots.isEmpty { issue(nil, "a stack coordinator needs at least one root route") }
+                if let initial = coordinator.initialRoute {
+                    if !roots.contains(where: { $0.name == initial }) { issue(initial, "initialRoute is not a root route") }
+                } else {
+                    issue(nil, "a stack coordinator needs initialRoute (the root shown at creation)")
+                }
+            case .tabs:
+                let tabs = coordinator.routes.filter { $0.transition == .tab }
+                if tabs.isEmpty { issue(nil, "a tabs coordinator needs at least one tab route") }
+                if let initial = coordinator.initialRoute, !tabs.contains(where: { $0.name == initial }) {
+                    issue(initial, "initialRoute is not a tab")
+                }
+            case .wrapper:
+                if coordinator.routes.filter({ $0.transition == .child }).count != 1 {
+                    issue(nil, "a wrapper coordinator needs exactly one child route")
+                }
+            }
+        }
+        return issues
+    }
+
+    /// Types that deep links can pass through without consuming a segment, in a cycle.
+    static func passThroughCycles(_ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]) -> [CompositionIssue] {
+        var edges: [RouteRegistry.TypeKey: [(RouteRegistry.TypeKey, String)]] = [:]
+        for (plugin, coordinators) in tables {
+            for coordinator in coordinators {
+                let from = RouteRegistry.TypeKey(plugin: plugin, type: coordinator.type)
+                for route in coordinator.routes {
+                    let passes = route.deepLink == "" || (coordinator.kind == .wrapper && route.transition == .child && route.deepLink == nil)
+                    guard passes, let target = RouteRegistry.target(of: route, declaredBy: plugin) else { continue }
+                    edges[from, default: []].append((target, route.name))
+                }
+            }
+        }
+        var issues: [CompositionIssue] = []
+        var state: [RouteRegistry.TypeKey: Int] = [:]  // 1 visiting, 2 done
+        func visit(_ node: RouteRegistry.TypeKey) {
+            state[node] = 1
+            for (next, route) in edges[node] ?? [] {
+                if state[next] == 1 {
+                    issues.append(CompositionIssue(severity: .error, plugin: node.plugin, type: node.type, route: route,
+                        reason: "deep links can pass through \(next) without consuming a segment and come back here: a cycle"))
+                } else if state[next] == nil {
+                    visit(next)
+                }
+            }
+            state[node] = 2
+        }
+        for node in edges.keys.sorted(by: { $0.description < $1.description }) where state[node] == nil { visit(node) }
+        return issues
+    }
+}

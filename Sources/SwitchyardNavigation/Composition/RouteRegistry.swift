@@ -1,0 +1,56 @@
+public import SwitchyardProtocol
+
+/// The composed route tables of all plugins: which coordinator types exist, and their routes.
+public struct RouteRegistry: Sendable {
+    public struct TypeKey: Hashable, Sendable, CustomStringConvertible {
+        public let plugin: String
+        public let type: String
+        public init(plugin: String, type: String) {
+            self.plugin = plugin
+            self.type = type
+        }
+        public var description: String { "\(plugin).\(type)" }
+    }
+
+    private var declarations: [TypeKey: CoordinatorDeclaration] = [:]
+    /// Plugins whose tables are known, in manifest order.
+    public private(set) var plugins: [String] = []
+
+    public init() {}
+
+    /// A registry from each plugin's declared coordinator types.
+    public init(tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]) {
+        for (plugin, coordinators) in tables { add(plugin: plugin, coordinators: coordinators) }
+    }
+
+    public mutating func add(plugin: String, coordinators: [CoordinatorDeclaration]) {
+        if !plugins.contains(plugin) { plugins.append(plugin) }
+        for declaration in coordinators {
+            declarations[TypeKey(plugin: plugin, type: declaration.type)] = declaration
+        }
+    }
+
+    public mutating func remove(plugin: String) {
+        plugins.removeAll { $0 == plugin }
+        for key in declarations.keys where key.plugin == plugin { declarations[key] = nil }
+    }
+
+    public func declaration(plugin: String, type: String) -> CoordinatorDeclaration? {
+        declarations[TypeKey(plugin: plugin, type: type)]
+    }
+
+    public func declaration(of instance: Instance) -> CoordinatorDeclaration? {
+        declaration(plugin: instance.plugin, type: instance.type)
+    }
+
+    public func coordinators(of plugin: String) -> [CoordinatorDeclaration] {
+        declarations.filter { $0.key.plugin == plugin }.sorted { $0.key.type < $1.key.type }.map(\.value)
+    }
+
+    public func has(plugin: String) -> Bool { plugins.contains(plugin) }
+
+    /// The coordinator a route opens, with the plugin resolved (absent in the declaration: the declaring plugin).
+    public static func target(of route: RouteDeclaration, declaredBy plugin: String) -> TypeKey? {
+        route.target.map { TypeKey(plugin: $0.plugin ?? plugin, type: $0.type) }
+    }
+}

@@ -1,0 +1,49 @@
+public import SwitchyardProtocol
+
+extension NavigationTree {
+    /// Commits a chain that started from `base` into this tree (the current one), as one new revision.
+    ///
+    /// Optimistic concurrency: if nothing else committed since `base`, the chain's working tree simply becomes the
+    /// tree. Otherwise every instance the chain read or wrote must be unchanged since `base` (same version);
+    /// then only those instances are taken from the chain's tree. A chain that read something another chain
+    /// changed in the meantime fails with `conflict`, and the caller retries it on the current tree.
+    ///
+    /// - Returns: whether the tree changed (a chain that changed nothing does not bump the revision).
+    @discardableResult
+    public mutating func commit(_ result: ChainResult, startedFrom base: NavigationTree) throws(ResponseError) -> Bool {
+        guard result.changed else { return false }
+        let newRevision = revision + 1
+        var merged: NavigationTree
+        if revision == base.revision {
+            merged = result.tree
+        } else {
+            for id in result.touched {
+                guard let before = base[id] else { continue }  // created by the chain
+                guard let now = self[id], now.version == before.version else {
+                    throw ResponseError(
+                        .conflict, "instance \(id) was changed by another request while this one was running",
+                        data: ["instance": .int(id.rawValue)])
+                }
+            }
+            merged = self
+            for id in result.touched {
+                if let instance = result.tree[id] { merged.put(instance) } else { merged.remove(id) }
+            }
+            if result.tree.rootID != base.rootID { merged.setRoot(result.tree.rootID) }
+        }
+        // Stamp what changed with the new revision.
+        for id in result.touched {
+            guard var instance = merged[id], instance != base[id] else { continue }
+            instance.version = newRevision
+            merged.put(instance)
+        }
+        merged.revision = newRevision
+        merged.nextInstanceID = max(nextInstanceID, result.tree.nextInstanceID)
+        merged.nextEntryID = max(nextEntryID, result.tree.nextEntryID)
+        self = merged
+        return true
+    }
+
+    /// Marks ids handed out by `allocator` as used (so a persisted tree never reuses them).
+    public mutating func reserveIDs(from allocator: IDAllocator) { absorb(allocator) }
+}

@@ -1,0 +1,82 @@
+public import SwitchyardProtocol
+
+// Read-only questions about the tree: Stinsen's isRoot/hasRoot/currentRoute/isInStack and SUICoordinator's
+// topCoordinator. O(depth) each.
+extension NavigationTree {
+    /// The top-most visible coordinator from `id`: the last entry's coordinator, else the root's, recursively; for
+    /// tabs the selected tab; for a wrapper its child.
+    public func topCoordinator(from id: InstanceID) -> InstanceID {
+        var current = id
+        for _ in 0..<10_000 {
+            guard let instance = self[current] else { return current }
+            let next: InstanceID?
+            switch instance.kind {
+            case .stack: next = instance.entries.last.map(\.content.coordinator) ?? instance.root?.content.coordinator
+            case .tabs: next = instance.selectedTabEntry?.content.coordinator
+            case .wrapper: next = instance.child?.content.coordinator
+            }
+            guard let next else { return current }
+            current = next
+        }
+        return current
+    }
+
+    public func isRoot(_ id: InstanceID, route: String, params: JSONValue? = nil) throws(ResponseError) -> Bool {
+        guard let instance = self[id] else { throw .instanceNotFound(id) }
+        guard let root = instance.root else { return false }
+        return root.route == route && (params == nil || sameParams(root.params, params))
+    }
+
+    /// The root's coordinator if the root is `route`; nil if it is another route or shows a screen.
+    public func hasRoot(_ id: InstanceID, route: String, params: JSONValue? = nil) throws(ResponseError) -> InstanceID? {
+        guard try isRoot(id, route: route, params: params) else { return nil }
+        return self[id]?.root?.content.coordinator
+    }
+
+    /// The top-most route of a stack (its last entry, else its root); a tabs coordinator's selected tab.
+    public func currentRoute(_ id: InstanceID) throws(ResponseError) -> String? {
+        guard let instance = self[id] else { throw .instanceNotFound(id) }
+        switch instance.kind {
+        case .stack: return instance.entries.last?.route ?? instance.root?.route
+        case .tabs: return instance.selectedTabEntry?.route
+        case .wrapper: return instance.child?.route
+        }
+    }
+
+    public func isInStack(_ id: InstanceID, route: String, params: JSONValue? = nil) throws(ResponseError) -> Bool {
+        guard let instance = self[id] else { throw .instanceNotFound(id) }
+        return instance.entries.contains { $0.route == route && (params == nil || sameParams($0.params, params)) }
+    }
+
+    /// Answers a `tree/query`.
+    public func answer(_ query: TreeQueryRequest.Params) throws(ResponseError) -> JSONValue {
+        guard let id = query.instance ?? rootID else { throw ResponseError(.instanceNotFound, "the tree is empty") }
+        func route() throws(ResponseError) -> String {
+            guard let route = query.route else {
+                throw ResponseError(.invalidParams, "\(query.query.rawValue) needs 'route'", data: ["field": "route"])
+            }
+            return route
+        }
+        switch query.query {
+        case .isRoot: return .bool(try isRoot(id, route: try route(), params: query.params))
+        case .hasRoot: return try hasRoot(id, route: try route(), params: query.params).map { .int($0.rawValue) } ?? .null
+        case .currentRoute: return try currentRoute(id).map(JSONValue.string) ?? .null
+        case .isInStack: return .bool(try isInStack(id, route: try route(), params: query.params))
+        case .topCoordinator:
+            guard self[id] != nil else { throw .instanceNotFound(id) }
+            return .int(topCoordinator(from: id).rawValue)
+        }
+    }
+}
+
+/// Route params are equal when their JSON is equal; absent, null and {} all mean "no params".
+public func sameParams(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
+    func normalized(_ value: JSONValue?) -> JSONValue? {
+        switch value {
+        case nil, .null?: nil
+        case .object(let object)? where object.isEmpty: nil
+        default: value
+        }
+    }
+    return normalized(lhs) == normalized(rhs)
+}

@@ -1,0 +1,268 @@
+import HashTreeCollections
+public import SwitchyardProtocol
+
+/// What an entry shows: a screen, or a child coordinator instance.
+public enum Content: Sendable, Hashable {
+    case screen(ScreenDescriptor)
+    case coordinator(InstanceID)
+
+    public var coordinator: InstanceID? {
+        if case .coordinator(let id) = self { return id }
+        return nil
+    }
+}
+
+/// One entry: a stack's root, a pushed or presented route, a tab, or a wrapper's child.
+public struct Entry: Sendable, Hashable {
+    public let id: EntryID
+    public var route: String
+    public var transition: Transition
+    public var params: JSONValue?
+    public var content: Content
+
+    public init(id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content) {
+        self.id = id
+        self.route = route
+        self.transition = transition
+        self.params = params
+        self.content = content
+    }
+}
+
+/// A coordinator instance: a node of the navigation tree.
+public struct Instance: Sendable, Hashable {
+    public let id: InstanceID
+    public let plugin: String
+    public let type: String
+    public let kind: CoordinatorKind
+    public var parent: InstanceSnapshot.ParentLink?
+    public var params: JSONValue?
+    /// Opaque state the plugin attached (handed back when the instance is restored).
+    public var state: JSONValue?
+    /// `stack`: the root entry.
+    public var root: Entry?
+    /// `stack`: pushed and presented entries, bottom first.
+    public var entries: [Entry] = []
+    /// `tabs`: the tabs in declaration order.
+    public var tabs: [Entry] = []
+    /// `tabs`: index of the selected tab.
+    public var selectedTab = 0
+    /// `wrapper`: the one child.
+    public var child: Entry?
+    /// The revision at which this instance last changed (optimistic concurrency between chains).
+    public var version: UInt64
+
+    public init(
+        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind, parent: InstanceSnapshot.ParentLink?,
+        params: JSONValue?, version: UInt64
+    ) {
+        self.id = id
+        self.plugin = plugin
+        self.type = type
+        self.kind = kind
+        self.parent = parent
+        self.params = params
+        self.version = version
+    }
+
+    /// Every entry that can hold a child: root, entries, tabs, child.
+    public var allEntries: [Entry] {
+        var result: [Entry] = []
+        if let root { result.append(root) }
+        result += entries
+        result += tabs
+        if let child { result.append(child) }
+        return result
+    }
+
+    /// Child coordinator instances, in display order.
+    public var children: [InstanceID] { allEntries.compactMap(\.content.coordinator) }
+
+    public var selectedTabEntry: Entry? { tabs.indices.contains(selectedTab) ? tabs[selectedTab] : nil }
+
+    /// The entry with this id, wherever it sits.
+    public func entry(_ id: EntryID) -> Entry? { allEntries.first { $0.id == id } }
+}
+
+/// The authoritative navigation tree: a value, cheap to copy (instances live in a persistent hash trie, so a copy is
+/// O(1) and a change copies only the path it touches) and to snapshot.
+///
+/// Operations are O(depth): they look instances up by id and never walk unrelated parts of the tree.
+public struct NavigationTree: Sendable, Equatable {
+    public internal(set) var revision: UInt64 = 0
+    public internal(set) var rootID: InstanceID?
+    var instances = TreeDictionary<InstanceID, Instance>()
+    /// Id counters, persisted with the tree so ids are never reused across host restarts.
+    public internal(set) var nextInstanceID: Int64 = 1
+    public internal(set) var nextEntryID: Int64 = 1
+
+    public init() {}
+
+    public var count: Int { instances.count }
+    public subscript(id: InstanceID) -> Instance? { instances[id] }
+    public var root: Instance? { rootID.flatMap { instances[$0] } }
+    public var allInstances: [Instance] { Array(instances.values) }
+
+    /// The instances of `plugin`.
+    public func instances(of plugin: String) -> [Instance] { instances.values.filter { $0.plugin == plugin } }
+
+    /// The instance's ancestors, nearest first.
+    public func ancestors(of id: InstanceID) -> [InstanceID] {
+        var result: [InstanceID] = []
+        var current = instances[id]?.parent?.instance
+        while let next = current, result.count < 10_000 {
+            result.append(next)
+            current = instances[next]?.parent?.instance
+        }
+        return result
+    }
+
+    /// Distance from the root (the root is 0).
+    public func depth(of id: InstanceID) -> Int { ancestors(of: id).count }
+
+    /// The instance and all its descendants, deepest first (children before their parent).
+    public func subtree(of id: InstanceID) -> [InstanceID] {
+        var result: [InstanceID] = []
+        func visit(_ node: InstanceID, _ level: Int) {
+            guard level < 10_000, let instance = instances[node] else { return }
+            for child in instance.children.reversed() { visit(child, level + 1) }
+            result.append(node)
+        }
+        visit(id, 0)
+        return result
+    }
+
+    // MARK: - Low-level editing (used by the chain runner and by restore)
+
+    mutating func put(_ instance: Instance) { instances[instance.id] = instance }
+    mutating func remove(_ id: InstanceID) { instances.removeValue(forKey: id) }
+    mutating func setRoot(_ id: InstanceID?) { rootID = id }
+
+    /// Reserves the ids used so far by an allocator, so they are never reused.
+    mutating func absorb(_ allocator: IDAllocator) {
+        nextInstanceID = max(nextInstanceID, allocator.nextInstance)
+        nextEntryID = max(nextEntryID, allocator.nextEntry)
+    }
+}
+
+/// Hands out instance and entry ids, shared by every chain of a host so concurrent chains never collide.
+public final class IDAllocator: @unchecked Sendable {
+    public private(set) var nextInstance: Int64
+    public private(set) var nextEntry: Int64
+
+    public init(nextInstance: Int64 = 1, nextEntry: Int64 = 1) {
+        self.nextInstance = nextInstance
+        self.nextEntry = nextEntry
+    }
+
+    public convenience init(continuing tree: NavigationTree) {
+        self.init(nextInstance: tree.nextInstanceID, nextEntry: tree.nextEntryID)
+    }
+
+    public func instance() -> InstanceID {
+        defer { nextInstance += 1 }
+        return InstanceID(nextInstance)
+    }
+
+    public func entry() -> EntryID {
+        defer { nextEntry += 1 }
+        return EntryID(nextEntry)
+    }
+}
+
+// MARK: - Snapshots
+
+extension NavigationTree {
+    /// A plugin's availability, for placeholders in snapshots.
+    public typealias Availability = (String) -> (status: InstanceSnapshot.Status, reason: String?)
+
+    /// The tree as the protocol publishes it: every instance in depth-first order from the root (then any instance
+    /// not reachable from it, by id), so the encoding is deterministic.
+    public func snapshot(availability: Availability = { _ in (.ok, nil) }) -> TreeSnapshot {
+        var ordered: [InstanceSnapshot] = []
+        var seen = Set<InstanceID>()
+        func visit(_ id: InstanceID, _ level: Int) {
+            guard level < 10_000, let instance = instances[id], seen.insert(id).inserted else { return }
+            ordered.append(instance.snapshot(availability))
+            for child in instance.children { visit(child, level + 1) }
+        }
+        if let rootID { visit(rootID, 0) }
+        for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
+        return TreeSnapshot(revision: revision, root: rootID, instances: ordered)
+    }
+
+    /// Rebuilds a tree from a snapshot (state files, tests). The snapshot's ids and revision are kept.
+    public init(snapshot: TreeSnapshot, nextInstanceID: Int64? = nil, nextEntryID: Int64? = nil) throws(ResponseError) {
+        self.init()
+        revision = snapshot.revision
+        rootID = snapshot.root
+        var maxInstance: Int64 = 0
+        var maxEntry: Int64 = 0
+        for item in snapshot.instances {
+            var instance = Instance(
+                id: item.id, plugin: item.plugin, type: item.type, kind: item.kind, parent: item.parent,
+                params: item.params, version: snapshot.revision)
+            instance.state = item.state
+            instance.root = item.root.map(Entry.init(snapshot:))
+            instance.entries = (item.entries ?? []).map(Entry.init(snapshot:))
+            instance.tabs = (item.tabs ?? []).map(Entry.init(snapshot:))
+            instance.selectedTab = item.selectedTab.flatMap { tab in instance.tabs.firstIndex { $0.route == tab } } ?? 0
+            instance.child = item.child.map(Entry.init(snapshot:))
+            guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
+            instances[item.id] = instance
+            maxInstance = max(maxInstance, item.id.rawValue)
+            for entry in instance.allEntries { maxEntry = max(maxEntry, entry.id.rawValue) }
+        }
+        // Every reference must resolve and agree with the child's parent link.
+        for instance in instances.values {
+            for entry in instance.allEntries {
+                guard let child = entry.content.coordinator else { continue }
+                guard let target = instances[child] else {
+                    throw .invalidSnapshot("instance \(instance.id) entry \(entry.id) refers to missing instance \(child)")
+                }
+                guard target.parent == InstanceSnapshot.ParentLink(instance: instance.id, entry: entry.id) else {
+                    throw .invalidSnapshot("instance \(child) does not name \(instance.id)/\(entry.id) as its parent")
+                }
+            }
+        }
+        if let rootID, instances[rootID] == nil { throw .invalidSnapshot("the root \(rootID) is missing") }
+        self.nextInstanceID = max(nextInstanceID ?? 0, maxInstance + 1)
+        self.nextEntryID = max(nextEntryID ?? 0, maxEntry + 1)
+    }
+}
+
+extension Instance {
+    func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
+        let (status, reason) = availability(plugin)
+        return InstanceSnapshot(
+            id: id, plugin: plugin, type: type, kind: kind, parent: parent, params: params, state: state,
+            status: status, unavailableReason: reason,
+            root: kind == .stack ? root?.snapshot : nil,
+            entries: kind == .stack ? entries.map(\.snapshot) : nil,
+            tabs: kind == .tabs ? tabs.map(\.snapshot) : nil,
+            selectedTab: kind == .tabs ? selectedTabEntry?.route : nil,
+            child: kind == .wrapper ? child?.snapshot : nil)
+    }
+}
+
+extension Entry {
+    var snapshot: EntrySnapshot {
+        EntrySnapshot(
+            entry: id, route: route, transition: transition, params: params,
+            content: {
+                switch content {
+                case .screen(let screen): .screen(screen)
+                case .coordinator(let id): .coordinator(id)
+                }
+            }())
+    }
+
+    init(snapshot: EntrySnapshot) {
+        let content: Content =
+            switch snapshot.content {
+            case .screen(let screen): .screen(screen)
+            case .coordinator(let id): .coordinator(id)
+            }
+        self.init(id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content)
+    }
+}

@@ -1,0 +1,149 @@
+// The control interface: what a client (the CLI, a test, a UI shell) sends the host over its Unix socket.
+// Same framing and envelope as the plugin protocol. `navigate`, `tree/query` and `$/ping` are shared with plugins.
+
+/// `open` (client → host): apply a deep link. Validated first (a dry run through the composed route tables); then
+/// applied as one atomic chain, hop by hop through the owning plugins. An invalid link changes nothing and
+/// `-32014 deepLinkInvalid` says which segment failed (`data.segment`, `data.index`).
+public enum OpenRequest: ControlRequest {
+    public static let method = "open"
+
+    public struct Params: Codable, Sendable, Equatable {
+        public var url: String
+        public init(url: String) { self.url = url }
+    }
+
+    public typealias Result = NavigateRequest.Result
+}
+
+/// `validate` (client → host): the dry run of `open` alone; nothing changes.
+public enum ValidateRequest: ControlRequest {
+    public static let method = "validate"
+
+    public typealias Params = OpenRequest.Params
+
+    public struct Result: Codable, Sendable, Equatable {
+        public var valid: Bool
+        /// The chain `open` would apply, starting at the root.
+        public var steps: [NavigationStep]?
+        public var error: ResponseError?
+
+        public init(valid: Bool, steps: [NavigationStep]? = nil, error: ResponseError? = nil) {
+            self.valid = valid
+            self.steps = steps
+            self.error = error
+        }
+    }
+}
+
+/// `tree/get` (client → host): the current snapshot.
+public enum TreeGetRequest: ControlRequest {
+    public static let method = "tree/get"
+    public typealias Params = Empty
+    public typealias Result = TreeSnapshot
+}
+
+/// `tree/render` (client → host): the tree as indented text, JSON, Graphviz DOT or Mermaid.
+public enum TreeRenderRequest: ControlRequest {
+    public static let method = "tree/render"
+
+    public enum Format: String, Codable, Sendable, CaseIterable {
+        case text, json, dot, mermaid
+    }
+
+    public struct Params: Codable, Sendable, Equatable {
+        public var format: Format
+        public init(format: Format) { self.format = format }
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        public var revision: UInt64
+        public var text: String
+        public init(revision: UInt64, text: String) {
+            self.revision = revision
+            self.text = text
+        }
+    }
+}
+
+/// `tree/subscribe` (client → host): receive `tree/changed` after every change (and `plugin/changed`,
+/// `coordinator/destroyed`). The result is the current snapshot, so nothing is missed between the two.
+public enum TreeSubscribeRequest: ControlRequest {
+    public static let method = "tree/subscribe"
+
+    public struct Params: Codable, Sendable, Equatable {
+        /// Include the snapshot in each `tree/changed` (default true); false sends the revision only.
+        public var snapshots: Bool?
+        public init(snapshots: Bool? = nil) { self.snapshots = snapshots }
+    }
+
+    public typealias Result = TreeSnapshot
+}
+
+/// `tree/unsubscribe` (client → host).
+public enum TreeUnsubscribeRequest: ControlRequest {
+    public static let method = "tree/unsubscribe"
+    public typealias Params = Empty
+    public typealias Result = Empty
+}
+
+/// `user/dismissed` (client → host): the user dismissed an entry in the UI (swiped back, dragged a sheet away).
+/// The tree follows (the entry and everything above it go) and the owning plugin gets `coordinator/dismissed` with
+/// reason `user`.
+public enum UserDismissedRequest: ControlRequest {
+    public static let method = "user/dismissed"
+
+    public struct Params: Codable, Sendable, Equatable {
+        public var instance: InstanceID
+        public var entry: EntryID
+        public init(instance: InstanceID, entry: EntryID) {
+            self.instance = instance
+            self.entry = entry
+        }
+    }
+
+    public typealias Result = NavigateRequest.Result
+}
+
+/// `host/status` (client → host): each plugin's state.
+public enum HostStatusRequest: ControlRequest {
+    public static let method = "host/status"
+    public typealias Params = Empty
+
+    public struct Plugin: Codable, Sendable, Equatable {
+        public var name: String
+        public var state: String
+        public var pid: Int32?
+        public var version: String?
+        public var restarts: Int
+        public var error: ResponseError?
+
+        public init(name: String, state: String, pid: Int32?, version: String?, restarts: Int, error: ResponseError?) {
+            self.name = name
+            self.state = state
+            self.pid = pid
+            self.version = version
+            self.restarts = restarts
+            self.error = error
+        }
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        public var revision: UInt64
+        public var plugins: [Plugin]
+        /// Composition problems found at start-up (the app started without the plugins they name).
+        public var composition: [ResponseError]
+
+        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError]) {
+            self.revision = revision
+            self.plugins = plugins
+            self.composition = composition
+        }
+    }
+}
+
+/// `host/shutdown` (client → host): stop every plugin and exit.
+public enum HostShutdownRequest: ControlRequest {
+    public static let method = "host/shutdown"
+    public typealias Params = Empty
+    public typealias Result = Empty
+}
