@@ -98,6 +98,9 @@ let package = Package(
                 // the host, and the bundled demo plugins next to it where the manifest's `product` finds them.
                 "switchyard-guardian",
                 "HelloPlugin",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
             ]
         ),
 
@@ -106,6 +109,24 @@ let package = Package(
             name: "HelloPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/hello",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "DemoMain",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            path: "Plugins/swift/main",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "DemoAuthenticated",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            path: "Plugins/swift/authenticated",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "DemoTodos",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            path: "Plugins/swift/todos",
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .executableTarget(
@@ -144,6 +165,9 @@ let package = Package(
                 "HelloPlugin",
                 "misbehave",
                 "transcript-replayer",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
             ]
         ),
 

@@ -21,6 +21,8 @@
 //   --ignore-eof                 keep running after stdin EOF (the guardian must clean up)
 //   --delay-ms MS                answer every request after MS milliseconds
 //   --say TEXT                   write TEXT as one stderr line at start (repeatable)
+//   --navigate-on-ping JSON      when the host pings, send `navigate` with these params and report the answer on
+//                                stderr ("misbehave: navigate answered …"): a plugin reaching for others' instances
 import Dispatch
 import Glibc
 import SwitchyardProtocol
@@ -47,6 +49,7 @@ struct Options {
     var ignoreEOF = false
     var delayMs = 0
     var say: [String] = []
+    var navigateOnPing: String?
 }
 
 func parseOptions() -> Options {
@@ -81,6 +84,7 @@ func parseOptions() -> Options {
         case "--ignore-eof": options.ignoreEOF = true
         case "--delay-ms": options.delayMs = int(flag)
         case "--say": options.say.append(arguments.next() ?? "")
+        case "--navigate-on-ping": options.navigateOnPing = arguments.next()
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -183,10 +187,13 @@ func handle(_ line: String) {
     case .request(let id, let method, let params):
         if options.delayMs > 0 { usleep(UInt32(options.delayMs) * 1_000) }
         answer(id, method, params)
+        if method == PingRequest.method, let text = options.navigateOnPing, let navigate = try? JSONParser.parse(text) {
+            send(.request(id: .string("nav-\(n)"), method: NavigateRequest.method, params: navigate))
+        }
     case .notification(let method, _):
         if method == ExitNotification.method { exit(0) }
-    default:
-        break
+    case .response, .errorResponse:
+        writeStderr("misbehave: navigate answered \(JSONWriter.string(message.json))\n")
     }
 }
 

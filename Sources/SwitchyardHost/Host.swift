@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardUV
 
@@ -11,12 +12,27 @@ public struct HostOptions: Sendable {
     public var shutdownGraceMs: Int
     /// Stop gracefully on SIGINT and SIGTERM (the CLI sets this; in-process test hosts do not).
     public var handleSignals: Bool
+    /// Where to listen for control clients (nil: no control socket).
+    public var controlSocket: String?
 
-    public init(productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false) {
+    public init(
+        productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
+        controlSocket: String? = nil
+    ) {
         self.productsDirectory = productsDirectory
         self.shutdownGraceMs = shutdownGraceMs
         self.handleSignals = handleSignals
+        self.controlSocket = controlSocket
     }
+}
+
+/// The control socket's default path for an app: `$XDG_RUNTIME_DIR/switchyard/APP.sock`, else
+/// `/tmp/switchyard-UID/APP.sock` (the folder is created 0700).
+public func defaultControlSocketPath(app: String) -> String {
+    if let runtime = SystemProcess.environmentValue("XDG_RUNTIME_DIR"), !runtime.isEmpty, FileSystem.isDirectory(runtime) {
+        return "\(runtime)/switchyard/\(app).sock"
+    }
+    return "/tmp/switchyard-\(SystemProcess.userID)/\(app).sock"
 }
 
 /// The whole host state, confined to the loop thread: plugins, their supervisors, the guardian.
@@ -31,18 +47,35 @@ final class Host {
     private var supervisorsByName: [String: PluginSupervisor] = [:]
     private var unresolved: [PluginStatus] = []
     private var guardian: Guardian?
+    private var control: ControlServer?
     private var signals: [UVSignal] = []
     private var keepAlive: UVTimer?
     private var startupWaiters: [() -> Void] = []
     private var stopWaiters: [() -> Void] = []
     private var startupComplete = false
+    private var composing = false
     private(set) var shuttingDown = false
+    /// Why the app could not start (a fatal composition problem, or the root could not be created).
+    private(set) var startupError: ResponseError?
+    let navigator: Navigator
 
     init(loop: UVLoop, manifest: Manifest, options: HostOptions, logger: Logger) {
         self.loop = loop
         self.manifest = manifest
         self.options = options
         self.logger = logger
+        self.navigator = Navigator(logger: logger)
+        navigator.connection = { [weak self] name in
+            guard let supervisor = self?.supervisorsByName[name], supervisor.state == .ready,
+                let connection = supervisor.connection, connection.state == .ready
+            else { return nil }
+            return connection
+        }
+        navigator.availability = { [weak self] name in
+            guard let supervisor = self?.supervisorsByName[name] else { return (.unavailable, "plugin '\(name)' is not running") }
+            if supervisor.state == .ready { return (.ok, nil) }
+            return (.unavailable, supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)")
+        }
     }
 
     func supervisor(named name: String) -> PluginSupervisor? { supervisorsByName[name] }
@@ -59,6 +92,16 @@ final class Host {
         }
         if options.handleSignals { installSignalHandlers() }
         guardian = Guardian.start(loop: loop, productsDirectory: options.productsDirectory, logger: logger)
+        if let path = options.controlSocket {
+            let server = ControlServer(host: self, path: path, logger: logger)
+            do {
+                try server.start()
+                control = server
+            } catch {
+                startupError = error
+                logger.error("\(error.message)")
+            }
+        }
 
         let environment = SystemProcess.environment
         let directory = manifest.directory ?? FileSystem.currentDirectory
@@ -101,20 +144,75 @@ final class Host {
 
     /// A request a plugin sent to the host.
     private func pluginRequest(from supervisor: PluginSupervisor, id: RequestID, method: String, params: JSONValue?) {
-        supervisor.connection?.respond(to: id, error: .methodNotFound(method))
+        let connection = supervisor.connection
+        navigator.handle(request: method, params: params, from: supervisor.name) { result in
+            switch result {
+            case .success(let value): connection?.respond(to: id, result: value)
+            case .failure(let error): connection?.respond(to: id, error: error)
+            }
+        }
     }
 
     private func stateChanged(_ supervisor: PluginSupervisor) {
+        navigator.publish(.pluginChanged(supervisor.status))
         checkStartup()
         if shuttingDown { checkStopped() }
     }
 
     private func checkStartup() {
-        guard !startupComplete else { return }
+        guard !startupComplete, !composing else { return }
+        if let startupError {
+            finishStartup(error: startupError)
+            return
+        }
         guard supervisors.allSatisfy({ $0.state != .starting }) else { return }
+        composing = true
+        compose()
+    }
+
+    /// Once every plugin is ready or failed: compose their route tables and create the tree.
+    private func compose() {
+        let ready = supervisors.filter { $0.state == .ready }
+        let tables = ready.compactMap { supervisor in supervisor.routeTable.map { (plugin: supervisor.name, coordinators: $0.coordinators) } }
+        let report = navigator.compose(tables: tables, declared: manifest.plugins.map(\.name), root: manifest.root)
+        let errors = report.issues.filter { $0.severity == .error }
+        if manifest.strict == true, let first = errors.first {
+            finishStartup(error: ResponseError(.compositionError, "the manifest is strict and the route tables do not compose: \(first)", data: first.error.data))
+            return
+        }
+        for plugin in report.excluded {
+            let reasons = report.issues.filter { $0.plugin == plugin && $0.severity == .error }.map(\.description)
+            supervisorsByName[plugin]?.fail(ResponseError(
+                .compositionError, "plugin '\(plugin)' was left out: \(reasons.joined(separator: "; "))",
+                data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))]))
+        }
+        if let fatal = report.fatal {
+            finishStartup(error: fatal.error)
+            return
+        }
+        guard let root = manifest.root else {
+            finishStartup(error: nil)
+            return
+        }
+        navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type)) { [weak self] result in
+            if case .failure(let error) = result {
+                self?.finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
+            } else {
+                self?.finishStartup(error: nil)
+            }
+        }
+    }
+
+    private func finishStartup(error: ResponseError?) {
+        guard !startupComplete else { return }
         startupComplete = true
+        startupError = error
         let ready = supervisors.filter { $0.state == .ready }.count
-        logger.info("started: \(ready) of \(supervisors.count + unresolved.count) plugins ready")
+        if let error {
+            logger.error("the app cannot start: \(error.message)")
+        } else {
+            logger.info("started: \(ready) of \(supervisors.count + unresolved.count) plugins ready, tree revision \(navigator.tree.revision)")
+        }
         let waiters = startupWaiters
         startupWaiters.removeAll()
         for waiter in waiters { waiter() }
@@ -144,8 +242,7 @@ final class Host {
             return
         }
         shuttingDown = true
-        for waiter in startupWaiters { waiter() }
-        startupWaiters.removeAll()
+        if !startupComplete { finishStartup(error: ResponseError(.shuttingDown, "the host is shutting down")) }
         for supervisor in supervisors { supervisor.stop(graceMs: options.shutdownGraceMs) }
         checkStopped()
     }
@@ -155,6 +252,8 @@ final class Host {
         guard supervisors.allSatisfy({ $0.state == .stopped || $0.state == .failed }),
             supervisors.allSatisfy({ $0.connection == nil || $0.connection?.state == .terminated })
         else { return }
+        control?.stop()
+        control = nil
         guardian?.close()
         for watcher in signals { watcher.close() }
         signals.removeAll()

@@ -1,4 +1,5 @@
 public import Logging
+public import SwitchyardNavigation
 public import SwitchyardProtocol
 import Synchronization
 import SwitchyardUV
@@ -49,7 +50,11 @@ public final class HostHandle: Sendable {
                 continuation.resume(throwing: error)
             }
         }
-        await handle.onLoop { host, done in host.whenStarted { done(()) } }
+        let failure: ResponseError? = await handle.onLoop { host, done in host.whenStarted { done(host.startupError) } } ?? nil
+        if let failure {
+            await handle.shutdown()
+            throw failure
+        }
         return handle
     }
 
@@ -65,6 +70,91 @@ public final class HostHandle: Sendable {
             if !scheduled { once.resume(nil) }
         }
     }
+
+    // MARK: - Navigation
+
+    /// Applies a chain of steps from `instance` (default: the root) as one atomic revision.
+    public func navigate(from instance: InstanceID? = nil, _ steps: [NavigationStep]) async throws(ResponseError) -> NavigateRequest.Result {
+        try await call { host, done in
+            host.navigator.navigate(from: instance, steps: steps, requester: .control, done)
+        }
+    }
+
+    /// Applies a deep link (validated first; atomic).
+    public func open(_ url: String) async throws(ResponseError) -> NavigateRequest.Result {
+        try await call { host, done in
+            host.navigator.open(url, apply: true) { result in
+                done(result.flatMap { outcome in
+                    outcome.result.map { .success($0) } ?? .failure(ResponseError(.internalError, "applied without a result"))
+                })
+            }
+        }
+    }
+
+    /// The dry run of ``open(_:)``: is the link valid, and which chain would it apply?
+    public func validate(_ url: String) async -> ValidateRequest.Result {
+        await onLoop { host, done in
+            host.navigator.open(url, apply: false) { result in
+                switch result {
+                case .success(let outcome): done(ValidateRequest.Result(valid: true, steps: outcome.plan.steps))
+                case .failure(let error): done(ValidateRequest.Result(valid: false, error: error))
+                }
+            }
+        } ?? ValidateRequest.Result(valid: false, error: ResponseError(.shuttingDown, "the host has stopped"))
+    }
+
+    /// The user dismissed an entry in the UI: the tree follows and the owner is told (reason `user`).
+    public func userDismissed(instance: InstanceID, entry: EntryID) async throws(ResponseError) -> NavigateRequest.Result {
+        try await call { host, done in
+            host.navigator.navigate(from: instance, steps: [.pop(entry)], requester: .control, reason: .user, done)
+        }
+    }
+
+    /// The current tree.
+    public func snapshot() async -> TreeSnapshot {
+        await onLoop { host, done in done(host.navigator.snapshot) } ?? TreeSnapshot(revision: 0, root: nil, instances: [])
+    }
+
+    /// The current tree rendered as text, JSON, DOT or Mermaid.
+    public func render(_ format: TreeRenderRequest.Format) async -> String {
+        TreeRenderer.render(await snapshot(), format: format)
+    }
+
+    /// A read-only question about the tree.
+    public func query(_ query: TreeQueryRequest.Params) async throws(ResponseError) -> JSONValue {
+        try await call { host, done in
+            done(Result { () throws(ResponseError) in try host.navigator.tree.answer(query) })
+        }
+    }
+
+    /// Problems the composition check found at start-up.
+    public func compositionIssues() async -> [CompositionIssue] {
+        await onLoop { host, done in done(host.navigator.composition?.issues ?? []) } ?? []
+    }
+
+    /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements.
+    public func events() -> AsyncStream<HostEvent> {
+        let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)
+        let host = self.host
+        let scheduled = remote.execute {
+            let token = host.value.navigator.observe { event in continuation.yield(event) }
+            let remote = host.value.loop.remote
+            continuation.onTermination = { _ in
+                remote.execute { host.value.navigator.stopObserving(token) }
+            }
+        }
+        if !scheduled { continuation.finish() }
+        return stream
+    }
+
+    /// Runs `body` on the loop and turns its result into a typed throw.
+    private func call<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (Result<T, ResponseError>) -> Void) -> Void) async throws(ResponseError) -> T {
+        let result: Result<T, ResponseError>? = await onLoop { host, done in body(host, done) }
+        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try result.get()
+    }
+
+    // MARK: - Plugins
 
     /// Each plugin's state, pid, restarts and last error.
     public func status() async -> [PluginStatus] {

@@ -309,3 +309,82 @@ public enum StandardError {
         bytes.removeAll()
     }
 }
+
+/// A blocking Unix-domain stream socket client (for the CLI's control commands and for probing stale sockets).
+public final class UnixSocket {
+    private var fd: Int32
+
+    /// Connects to a listening socket at `path`.
+    public init(connectingTo path: String) throws(UVError) {
+        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        if fd < 0 { throw UVError(errno: errno, operation: "socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        let capacity = MemoryLayout.size(ofValue: address.sun_path)
+        guard bytes.count < capacity else {
+            Glibc.close(fd)
+            throw UVError(code: UV_ENAMETOOLONG.rawValue, operation: "connect \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            raw[bytes.count] = 0
+        }
+        let status = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if status != 0 {
+            let error = UVError(errno: errno, operation: "connect \(path)")
+            Glibc.close(fd)
+            throw error
+        }
+    }
+
+    deinit { close() }
+
+    /// Whether something accepts connections at `path` (a stale socket file does not).
+    public static func isListening(_ path: String) -> Bool {
+        (try? UnixSocket(connectingTo: path)) != nil
+    }
+
+    /// Writes all of `bytes`.
+    public func write(_ bytes: [UInt8]) throws(UVError) {
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress! + offset, $0.count - offset, Int32(MSG_NOSIGNAL)) }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw UVError(errno: errno, operation: "send")
+            }
+            offset += written
+        }
+    }
+
+    /// Reads what is available (blocking until something is); empty at end of stream.
+    public func read(timeoutMilliseconds: Int32 = -1) throws(UVError) -> [UInt8] {
+        if timeoutMilliseconds >= 0 {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, timeoutMilliseconds)
+            if ready == 0 { throw UVError(code: UV_ETIMEDOUT.rawValue, operation: "read") }
+        }
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { Glibc.recv(fd, $0.baseAddress, $0.count, 0) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw UVError(errno: errno, operation: "recv")
+            }
+            return Array(buffer[0..<count])
+        }
+    }
+
+    /// Half-closes the write side (the peer reads EOF).
+    public func shutdownWrite() { _ = Glibc.shutdown(fd, Int32(SHUT_WR)) }
+
+    public func close() {
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+}

@@ -75,6 +75,20 @@ struct DeepLinkTests {
         #expect(app.tree[app.id("todos", "todos")]?.entries.map(\.params) == [["id": "42"]])
     }
 
+    @Test("an active root is passed through without its params; setting a root by link validates them")
+    func rootParams() throws {
+        var app = try App()
+        app.loggedIn = true
+        try app.run([.setRoot("authenticated", ["user": "alice"])])
+        #expect(try app.resolve("switchyard://todos/new").steps.first == .hasRoot("authenticated"))
+        do {
+            _ = try app.resolve("switchyard://guest")
+            Issue.record("a root with a missing required param resolved")
+        } catch {
+            #expect(error.code == .deepLinkInvalid && error.message.contains("missing required param 'name'"))
+        }
+    }
+
     @Test("a deep link whose hop is rejected by a guard changes nothing (not logged in)")
     func guardedLink() throws {
         var app = try App()

@@ -9,7 +9,8 @@ struct App {
         ("main", [
             CoordinatorDeclaration(type: "main", kind: .stack, initialRoute: "unauthenticated", routes: [
                 RouteDeclaration(name: "unauthenticated", transition: .root, deepLink: "login", target: CoordinatorReference(plugin: "unauthenticated", type: "unauthenticated")),
-                RouteDeclaration(name: "authenticated", transition: .root, deepLink: "", target: CoordinatorReference(plugin: "authenticated", type: "home")),
+                RouteDeclaration(name: "authenticated", transition: .root, deepLink: "", params: [ParamDeclaration(name: "user", type: .string, required: false)], target: CoordinatorReference(plugin: "authenticated", type: "home")),
+                RouteDeclaration(name: "guest", transition: .root, deepLink: "guest", params: [ParamDeclaration(name: "name", type: .string)]),
                 RouteDeclaration(name: "about", transition: .modal, deepLink: "about"),
             ]),
         ]),

@@ -93,3 +93,64 @@ package func withHost<T: Sendable>(
     }
     return try result.get()
 }
+
+extension TestPlugins {
+    /// The demo app (Plugins/demo/switchyard.json) with real interpreter paths: Swift main, authenticated and
+    /// todos; Python unauthenticated and profile; Node projects.
+    package static func demo(mainArguments: [String] = [], extra: [PluginManifest] = []) -> [PluginManifest] {
+        [
+            PluginManifest(name: "main", product: "DemoMain", args: mainArguments),
+            PluginManifest(name: "unauthenticated", command: [python, "\(packageRoot)/Plugins/python/unauthenticated.py"]),
+            PluginManifest(name: "authenticated", product: "DemoAuthenticated"),
+            PluginManifest(name: "todos", product: "DemoTodos"),
+            PluginManifest(name: "projects", command: [node, "\(packageRoot)/Plugins/node/projects.js"]),
+            PluginManifest(name: "profile", command: [python, "\(packageRoot)/Plugins/python/profile.py"]),
+        ] + extra
+    }
+
+    package static let demoRoot = CoordinatorReference(plugin: "main", type: "main")
+
+    package static let node: String = FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/node"
+}
+
+extension TreeSnapshot {
+    /// The first instance of a plugin's type, in depth-first order.
+    package func find(_ plugin: String, _ type: String) -> InstanceSnapshot? {
+        instances.first { $0.plugin == plugin && $0.type == type }
+    }
+}
+
+/// Collects a host's events so a test can wait for one (on the event itself, with a deadline).
+package final class EventLog: Sendable {
+    private final class Storage: Sendable {
+        let events = Mutex<[HostEvent]>([])
+    }
+
+    private let storage = Storage()
+    private let task: Task<Void, Never>
+
+    package init(_ host: HostHandle) {
+        let stream = host.events()
+        let storage = self.storage
+        task = Task { for await event in stream { storage.events.withLock { $0.append(event) } } }
+    }
+
+    deinit { task.cancel() }
+
+    package var all: [HostEvent] { storage.events.withLock { $0 } }
+
+    package var treeRevisions: [UInt64] {
+        all.compactMap { if case .treeChanged(let snapshot) = $0 { snapshot.revision } else { nil } }
+    }
+
+    package var destroyed: [(plugin: String, instance: InstanceID)] {
+        all.compactMap { if case .destroyed(let plugin, let instance, _) = $0 { (plugin, instance) } else { nil } }
+    }
+
+    /// Waits until `condition` holds for the events collected so far.
+    package func wait(for what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping ([HostEvent]) -> Bool) async throws {
+        try await withDeadline(seconds: seconds, what) {
+            while !condition(self.all) { await Task.yield(); try await Task.sleep(for: .milliseconds(2)) }
+        }
+    }
+}

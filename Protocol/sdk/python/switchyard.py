@@ -40,16 +40,111 @@ def reject(reason):
     return RPCError(REJECTED_BY_GUARD, reason)
 
 
+def _route(name, transition, deep_link=None, target=None, plugin=None, params=None):
+    route = {"name": name, "transition": transition}
+    if deep_link is not None:
+        route["deepLink"] = deep_link
+    if params is not None:
+        route["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in params]
+    if target is not None:
+        route["target"] = {"type": target} if plugin is None else {"plugin": plugin, "type": target}
+    return route
+
+
+def root(name, **options):
+    """A root route of a stack coordinator."""
+    return _route(name, "root", **options)
+
+
+def push(name, **options):
+    return _route(name, "push", **options)
+
+
+def modal(name, **options):
+    return _route(name, "modal", **options)
+
+
+def full_screen(name, **options):
+    return _route(name, "fullScreen", **options)
+
+
+def tab(name, **options):
+    return _route(name, "tab", **options)
+
+
+def child(name, **options):
+    return _route(name, "child", **options)
+
+
+class Coordinator:
+    """Base class of a coordinator type. Declare `type_name`, `kind` ("stack", "tabs", "wrapper"), `routes` and,
+    for a stack, `initial` (the root shown at creation). For each route define a method with the route's name,
+    taking (self, params, link) and returning screen(...) or coordinator(...), or raising reject(...)."""
+
+    type_name = None
+    kind = "stack"
+    routes = []
+    initial = None
+    custom_deep_links = False
+
+    def __init__(self, plugin, instance, params):
+        self.plugin = plugin
+        self.instance = instance
+        self.params = params
+        self.state = None
+
+    # Hooks; override as needed.
+    def initial_root(self):
+        """(route, params) of the root to show at creation."""
+        return self.initial, None
+
+    def did_destroy(self):
+        pass
+
+    def dismissed(self, route, entry, reason):
+        pass
+
+    def tab_selected(self, tab_name, is_repeat):
+        pass
+
+    @classmethod
+    def handle_deep_link(cls, segments, query):
+        """For custom_deep_links types: return (route, params, consumed) or raise reject-like RPCError."""
+        raise RPCError(DEEP_LINK_INVALID, "not handled")
+
+    # Navigation from this coordinator's logic (sent after the current answer; `done` gets (result, error)).
+    def navigate(self, steps, done=None):
+        self.plugin.defer_call("navigate", {"instance": self.instance, "steps": steps}, done)
+
+    @classmethod
+    def declaration(cls):
+        declaration = {"type": cls.type_name, "kind": cls.kind, "routes": cls.routes}
+        if cls.initial is not None:
+            declaration["initialRoute"] = cls.initial
+        if cls.custom_deep_links:
+            declaration["customDeepLinks"] = True
+        return declaration
+
+    def content_for(self, route, params, link=None):
+        factory = getattr(self, route, None)
+        if factory is None:
+            raise RPCError(ROUTE_NOT_FOUND, "%s has no route '%s'" % (self.type_name, route), {"route": route})
+        return factory(params or {}, link)
+
+
 class Plugin:
-    def __init__(self, name, version, coordinators):
+    def __init__(self, name, version, coordinators=None):
         self.name = name
         self.version = version
-        self.coordinators = coordinators
+        self.coordinators = list(coordinators or [])
+        self.types = {}
+        self.instances = {}
         self.handlers = {}
         self.notification_handlers = {}
         self.plugin_name = None
         self._next_id = 1
         self._pending = {}
+        self._deferred = []
         self._shutdown = False
         self._out = None
 
@@ -67,18 +162,101 @@ class Plugin:
             return function
         return register
 
+    def coordinator(self, cls):
+        """Class decorator: registers a Coordinator subclass and serves the coordinator/* methods for it."""
+        self.types[cls.type_name] = cls
+        self.coordinators.append(cls.declaration())
+        if "coordinator/create" not in self.handlers:
+            self.handlers["coordinator/create"] = self._create
+            self.handlers["coordinator/route"] = self._route
+            self.handlers["coordinator/destroy"] = self._destroy
+            self.handlers["coordinator/deepLink"] = self._deep_link
+            self.notification_handlers["coordinator/dismissed"] = self._dismissed
+            self.notification_handlers["coordinator/tabSelected"] = self._tab_selected
+        return cls
+
+    # -- coordinator methods -------------------------------------------------------------------------------------
+    def _create(self, params):
+        cls = self.types.get(params.get("type"))
+        if cls is None:
+            raise RPCError(INVALID_PARAMS, "no coordinator type '%s'" % params.get("type"), {"field": "type"})
+        instance_id = params["instance"]
+        existing = self.instances.get(instance_id) if params.get("reason") == "restart" else None
+        coordinator = existing or cls(self, instance_id, params.get("params"))
+        coordinator.state = params.get("state")
+        self.instances[instance_id] = coordinator
+        if params.get("reason") == "restore":
+            return {}
+        result = {}
+        if cls.kind == "stack":
+            route, route_params = coordinator.initial_root()
+            result["root"] = {"route": route, "content": coordinator.content_for(route, route_params)}
+            if route_params is not None:
+                result["root"]["params"] = route_params
+        elif cls.kind == "tabs":
+            result["tabs"] = [{"route": r["name"], "content": coordinator.content_for(r["name"], None)}
+                              for r in cls.routes if r["transition"] == "tab"]
+        else:
+            child_route = next(r for r in cls.routes if r["transition"] == "child")
+            result["child"] = coordinator.content_for(child_route["name"], None)
+        if coordinator.state is not None:
+            result["state"] = coordinator.state
+        return result
+
+    def _route(self, params):
+        coordinator = self.instances.get(params["instance"])
+        if coordinator is None:
+            raise RPCError(-32015, "no instance %s" % params["instance"], {"instance": params["instance"]})
+        content = coordinator.content_for(params["route"], params.get("params"), params.get("link"))
+        result = {"content": content}
+        if coordinator.state is not None:
+            result["state"] = coordinator.state
+        return result
+
+    def _destroy(self, params):
+        coordinator = self.instances.pop(params["instance"], None)
+        if coordinator is not None:
+            coordinator.did_destroy()
+        return {}
+
+    def _deep_link(self, params):
+        cls = self.types.get(params.get("type"))
+        if cls is None or not cls.custom_deep_links:
+            raise RPCError(DEEP_LINK_INVALID, "%s does not handle deep links itself" % params.get("type"))
+        route, route_params, consumed = cls.handle_deep_link(params.get("segments", []), params.get("query", {}))
+        result = {"route": route, "consumed": consumed}
+        if route_params is not None:
+            result["params"] = route_params
+        return result
+
+    def _dismissed(self, params):
+        coordinator = self.instances.get(params.get("instance"))
+        if coordinator is not None:
+            coordinator.dismissed(params.get("route"), params.get("entry"), params.get("reason"))
+
+    def _tab_selected(self, params):
+        coordinator = self.instances.get(params.get("instance"))
+        if coordinator is not None:
+            coordinator.tab_selected(params.get("tab"), params.get("isRepeat"))
+
     # -- talking to the host -------------------------------------------------------------------------------------
     def send(self, message):
         message["jsonrpc"] = "2.0"
         self._out.write(json.dumps(message, separators=(",", ":"), ensure_ascii=False) + "\n")
         self._out.flush()
 
-    def call(self, method, params=None):
-        """Sends a request to the host and returns the id; the answer arrives through on_response."""
-        request_id = self._next_id
+    def call(self, method, params=None, done=None):
+        """Sends a request to the host now; `done(result, error)` runs when the answer arrives."""
+        request_id = "py-%d" % self._next_id
         self._next_id += 1
+        if done is not None:
+            self._pending[request_id] = done
         self.send({"id": request_id, "method": method, "params": params or {}})
         return request_id
+
+    def defer_call(self, method, params=None, done=None):
+        """Like call(), but sent after the answer being written now (so the host sees the answer first)."""
+        self._deferred.append((method, params, done))
 
     def log(self, level, message):
         self.send({"method": "log", "params": {"level": level, "message": message}})
@@ -149,12 +327,18 @@ class Plugin:
                 continue
             if isinstance(message, dict):
                 self._dispatch(message)
+            while self._deferred:
+                method, params, done = self._deferred.pop(0)
+                self.call(method, params, done)
         # stdin reached EOF: the host closed it or died. The contract is to exit.
         sys.exit(0)
 
 
 def screen(name, **props):
-    return {"screen": {"name": name, "props": props}}
+    content = {"name": name}
+    if props:
+        content["props"] = props
+    return {"screen": content}
 
 
 def coordinator(type_name, plugin=None, params=None):

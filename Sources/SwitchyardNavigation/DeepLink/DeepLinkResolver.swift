@@ -193,8 +193,10 @@ public final class DeepLinkResolver {
     private func take(
         _ route: RouteDeclaration, declaration: CoordinatorDeclaration, key: RouteRegistry.TypeKey, consumed: Int, params: JSONValue?
     ) throws(ResponseError) {
-        if let reason = routeParamsProblem(params, route.params) {
-            throw invalid("route '\(route.name)': \(reason)")
+        func validate() throws(ResponseError) {
+            if let reason = routeParamsProblem(params, route.params) {
+                throw invalid("route '\(route.name)': \(reason)")
+            }
         }
         let context = DeepLinkContext(url: link.url, segments: link.segments, index: cursor, query: link.query)
         let target = RouteRegistry.target(of: route, declaredBy: key.plugin)
@@ -214,14 +216,17 @@ public final class DeepLinkResolver {
             position = next(from: existing?.tabs.first { $0.route == route.name }?.content)
         case .root:
             if let root = existing?.root, root.route == route.name, params == nil || sameParams(root.params, params) {
+                // Already the root: pass through it, whatever params it was set with.
                 steps.append(.hasRoot(route.name))
                 position = next(from: root.content)
             } else {
+                try validate()
                 links[steps.count] = context
                 steps.append(.setRoot(route.name, params))
                 position = next(from: nil)
             }
         case .push, .modal, .fullScreen:
+            try validate()
             links[steps.count] = context
             steps.append(.route(route.name, params))
             position = next(from: nil)

@@ -1,0 +1,50 @@
+#!/usr/bin/env node
+'use strict';
+// The projects tab (Node.js): a list, a project pushed as its own coordinator, its members pushed inside it.
+const path = require('path');
+const { Plugin, Coordinator, screen, coordinator, reject, routes } = require(path.join(__dirname, '..', '..', 'Protocol', 'sdk', 'node', 'switchyard.js'));
+
+const plugin = new Plugin('projects', '1.0.0');
+const projects = { p1: 'Apollo', p2: 'Gemini', p7: 'Voyager' };
+const archived = new Set(['p2']);
+
+class Projects extends Coordinator {
+  static typeName = 'projects';
+  static initial = 'list';
+  static routes = [
+    routes.root('list'),
+    routes.push('project', { deepLink: ':id', params: ['id'], target: 'project' }),
+  ];
+  list() { return screen('ProjectList', { count: Object.keys(projects).length }); }
+  project(params) {
+    if (!(params.id in projects)) throw reject(`there is no project '${params.id}'`);
+    return coordinator('project', { params: { id: params.id } });
+  }
+}
+
+class Project extends Coordinator {
+  static typeName = 'project';
+  static initial = 'overview';
+  static routes = [
+    routes.root('overview'),
+    routes.push('members', { deepLink: 'members' }),
+    routes.modal('settings', { deepLink: 'settings' }),
+    routes.push('owner', { deepLink: 'owner', target: 'profile', plugin: 'profile' }),
+  ];
+  overview() {
+    const id = (this.params || {}).id;
+    return screen('Project', { id, name: projects[id] || id });
+  }
+  members() {
+    const id = (this.params || {}).id;
+    // A guard: an archived project's members are not shown.
+    if (archived.has(id)) throw reject(`project '${id}' is archived`);
+    return screen('Members', { project: id });
+  }
+  owner() { return coordinator('profile', { plugin: 'profile' }); }
+  settings() { return screen('ProjectSettings'); }
+}
+
+plugin.register(Projects);
+plugin.register(Project);
+plugin.run();

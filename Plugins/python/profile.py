@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""The profile tab: an overview, settings pushed, and a sign-out confirmation presented modally."""
+import os
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Protocol", "sdk", "python"))
+import switchyard  # noqa: E402
+from switchyard import screen  # noqa: E402
+
+plugin = switchyard.Plugin("profile", "1.0.0")
+
+
+@plugin.coordinator
+class Profile(switchyard.Coordinator):
+    type_name = "profile"
+    initial = "overview"
+    routes = [
+        switchyard.root("overview"),
+        switchyard.push("settings", deep_link="settings"),
+        switchyard.modal("signOut", deep_link="sign-out"),
+    ]
+
+    def overview(self, params, link):
+        return screen("Profile")
+
+    def settings(self, params, link):
+        return screen("Settings")
+
+    def signOut(self, params, link):
+        return screen("ConfirmSignOut")
+
+    def dismissed(self, route, entry, reason):
+        sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))
+
+
+if __name__ == "__main__":
+    plugin.run()

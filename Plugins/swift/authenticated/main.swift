@@ -1,0 +1,3 @@
+import SwitchyardPlugin
+
+Plugin("authenticated", version: "1.0.0", coordinators: [HomeCoordinator.self]).run()

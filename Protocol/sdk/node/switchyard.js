@@ -1,0 +1,241 @@
+'use strict';
+// Switchyard plugin SDK for Node.js (standard library only).
+//
+// Speaks the Switchyard protocol v1 (JSON-RPC 2.0, one JSON object per line) on stdin/stdout; the spec is
+// Protocol/README.md. stdout belongs to the protocol: run() points console.log and process.stdout.write at stderr,
+// so stray output from plugin code lands in the host log instead of corrupting the stream.
+
+const readline = require('readline');
+
+const PROTOCOL_VERSIONS = [1];
+const codes = {
+  parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603,
+  unsupportedProtocolVersion: -32002, instanceNotFound: -32015, routeNotFound: -32010, rejectedByGuard: -32013,
+  deepLinkInvalid: -32014,
+};
+
+class RPCError extends Error {
+  constructor(code, message, data) {
+    super(message);
+    this.code = code;
+    this.data = data;
+  }
+}
+
+/** A guard's refusal: the route is not taken and the tree stays as it was. */
+const reject = (reason) => new RPCError(codes.rejectedByGuard, reason);
+const screen = (name, props) => ({ screen: props ? { name, props } : { name } });
+const coordinator = (type, { plugin, params } = {}) => ({
+  coordinator: Object.assign({ type }, plugin ? { plugin } : {}, params !== undefined ? { params } : {}),
+});
+
+function route(name, transition, { deepLink, target, plugin, params } = {}) {
+  const result = { name, transition };
+  if (deepLink !== undefined) result.deepLink = deepLink;
+  if (params !== undefined) result.params = params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
+  if (target !== undefined) result.target = plugin ? { plugin, type: target } : { type: target };
+  return result;
+}
+const routes = {
+  root: (name, options) => route(name, 'root', options),
+  push: (name, options) => route(name, 'push', options),
+  modal: (name, options) => route(name, 'modal', options),
+  fullScreen: (name, options) => route(name, 'fullScreen', options),
+  tab: (name, options) => route(name, 'tab', options),
+  child: (name, options) => route(name, 'child', options),
+};
+
+/**
+ * Base class of a coordinator type. Set static `typeName`, `kind` ('stack', 'tabs', 'wrapper'), `routes` and, for a
+ * stack, `initial`. For each route define a method named like the route, taking (params, link) and returning
+ * screen(...) or coordinator(...), or throwing reject(...).
+ */
+class Coordinator {
+  constructor(plugin, instance, params) {
+    this.plugin = plugin;
+    this.instance = instance;
+    this.params = params;
+    this.state = undefined;
+  }
+  initialRoot() { return [this.constructor.initial, undefined]; }
+  didDestroy() {}
+  dismissed(_route, _entry, _reason) {}
+  tabSelected(_tab, _isRepeat) {}
+  /** Navigation from this coordinator's logic, sent after the current answer. */
+  navigate(steps, done) { this.plugin.deferCall('navigate', { instance: this.instance, steps }, done); }
+
+  static declaration() {
+    const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
+    if (this.initial !== undefined) declaration.initialRoute = this.initial;
+    return declaration;
+  }
+
+  contentFor(name, params, link) {
+    const factory = this[name];
+    if (typeof factory !== 'function') {
+      throw new RPCError(codes.routeNotFound, `${this.constructor.typeName} has no route '${name}'`, { route: name });
+    }
+    return factory.call(this, params || {}, link);
+  }
+}
+
+class Plugin {
+  constructor(name, version) {
+    this.name = name;
+    this.version = version;
+    this.coordinators = [];
+    this.types = new Map();
+    this.instances = new Map();
+    this.handlers = new Map();
+    this.notificationHandlers = new Map();
+    this.pending = new Map();
+    this.deferred = [];
+    this.nextId = 1;
+    this.shutdownRequested = false;
+    this.write = null;
+  }
+
+  request(method, handler) { this.handlers.set(method, handler); }
+  notification(method, handler) { this.notificationHandlers.set(method, handler); }
+
+  register(cls) {
+    this.types.set(cls.typeName, cls);
+    this.coordinators.push(cls.declaration());
+    if (!this.handlers.has('coordinator/create')) {
+      this.handlers.set('coordinator/create', (p) => this.create(p));
+      this.handlers.set('coordinator/route', (p) => this.route(p));
+      this.handlers.set('coordinator/destroy', (p) => this.destroy(p));
+      this.notificationHandlers.set('coordinator/dismissed', (p) => {
+        const c = this.instances.get(p.instance);
+        if (c) c.dismissed(p.route, p.entry, p.reason);
+      });
+      this.notificationHandlers.set('coordinator/tabSelected', (p) => {
+        const c = this.instances.get(p.instance);
+        if (c) c.tabSelected(p.tab, p.isRepeat);
+      });
+    }
+    return cls;
+  }
+
+  create(params) {
+    const cls = this.types.get(params.type);
+    if (!cls) throw new RPCError(codes.invalidParams, `no coordinator type '${params.type}'`, { field: 'type' });
+    const existing = params.reason === 'restart' ? this.instances.get(params.instance) : undefined;
+    const c = existing || new cls(this, params.instance, params.params);
+    c.state = params.state;
+    this.instances.set(params.instance, c);
+    if (params.reason === 'restore') return {};
+    const result = {};
+    const kind = cls.kind || 'stack';
+    if (kind === 'stack') {
+      const [rootRoute, rootParams] = c.initialRoot();
+      result.root = { route: rootRoute, content: c.contentFor(rootRoute, rootParams) };
+      if (rootParams !== undefined) result.root.params = rootParams;
+    } else if (kind === 'tabs') {
+      result.tabs = cls.routes.filter((r) => r.transition === 'tab').map((r) => ({ route: r.name, content: c.contentFor(r.name) }));
+    } else {
+      const childRoute = cls.routes.find((r) => r.transition === 'child');
+      result.child = c.contentFor(childRoute.name);
+    }
+    if (c.state !== undefined) result.state = c.state;
+    return result;
+  }
+
+  route(params) {
+    const c = this.instances.get(params.instance);
+    if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
+    const result = { content: c.contentFor(params.route, params.params, params.link) };
+    if (c.state !== undefined) result.state = c.state;
+    return result;
+  }
+
+  destroy(params) {
+    const c = this.instances.get(params.instance);
+    this.instances.delete(params.instance);
+    if (c) c.didDestroy();
+    return {};
+  }
+
+  send(message) {
+    message.jsonrpc = '2.0';
+    this.write(JSON.stringify(message) + '\n');
+  }
+
+  call(method, params, done) {
+    const id = `js-${this.nextId++}`;
+    if (done) this.pending.set(id, done);
+    this.send({ id, method, params: params || {} });
+    return id;
+  }
+
+  deferCall(method, params, done) { this.deferred.push([method, params, done]); }
+
+  initialize(params) {
+    const offered = params.protocolVersions || [];
+    const common = PROTOCOL_VERSIONS.filter((v) => offered.includes(v));
+    if (common.length === 0) {
+      throw new RPCError(codes.unsupportedProtocolVersion,
+        `this plugin speaks ${JSON.stringify(PROTOCOL_VERSIONS)}, the host offers ${JSON.stringify(offered)}`,
+        { supported: PROTOCOL_VERSIONS });
+    }
+    this.pluginName = params.pluginName;
+    return { protocolVersion: Math.max(...common), plugin: { name: this.name, version: this.version }, coordinators: this.coordinators };
+  }
+
+  dispatch(message) {
+    const { method } = message;
+    if (method === undefined) {
+      const done = this.pending.get(message.id);
+      this.pending.delete(message.id);
+      if (done) done(message.result, message.error);
+      return;
+    }
+    const params = message.params || {};
+    if (!('id' in message)) {
+      if (method === 'exit') process.exit(this.shutdownRequested ? 0 : 1);
+      const handler = this.notificationHandlers.get(method);
+      if (handler) handler(params);
+      return;
+    }
+    try {
+      let result;
+      if (method === '$/ping') result = {};
+      else if (method === 'initialize') result = this.initialize(params);
+      else if (method === 'shutdown') { this.shutdownRequested = true; result = {}; }
+      else if (this.handlers.has(method)) result = this.handlers.get(method)(params);
+      else throw new RPCError(codes.methodNotFound, `unknown method '${method}'`, { method });
+      this.send({ id: message.id, result: result === undefined ? {} : result });
+    } catch (error) {
+      const body = error instanceof RPCError
+        ? Object.assign({ code: error.code, message: error.message }, error.data !== undefined ? { data: error.data } : {})
+        : { code: codes.internalError, message: `${error.name}: ${error.message}` };
+      this.send({ id: message.id, error: body });
+    }
+  }
+
+  run() {
+    // Keep the real stdout for the protocol; console.log and direct writes go to stderr.
+    const protocolWrite = process.stdout.write.bind(process.stdout);
+    this.write = (text) => protocolWrite(text);
+    process.stdout.write = process.stderr.write.bind(process.stderr);
+    console.log = console.error;
+    const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
+    lines.on('line', (line) => {
+      if (!line.trim()) return;
+      let message;
+      try { message = JSON.parse(line); } catch (error) {
+        process.stderr.write(`switchyard: ignoring a line that is not JSON: ${error.message}\n`);
+        return;
+      }
+      if (message && typeof message === 'object' && !Array.isArray(message)) this.dispatch(message);
+      while (this.deferred.length) {
+        const [method, params, done] = this.deferred.shift();
+        this.call(method, params, done);
+      }
+    });
+    // stdin reached EOF: the host closed it or died. The contract is to exit.
+    lines.on('close', () => process.exit(0));
+  }
+}
+
+module.exports = { Plugin, Coordinator, RPCError, reject, screen, coordinator, routes, codes, PROTOCOL_VERSIONS };

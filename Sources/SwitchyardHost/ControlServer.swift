@@ -1,0 +1,274 @@
+import Glibc
+import Logging
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+
+/// The control interface: JSON-RPC lines over a Unix socket, for the CLI, tests and UI shells.
+///
+/// Security: the socket is created with mode 0600 (permissions set between `bind` and `listen`, so no client can
+/// connect before they apply), and every connection's peer uid is checked with `SO_PEERCRED`; a client running as
+/// another user gets `-32007 unauthorized` and is disconnected. Robustness: a client that sends garbage gets typed
+/// errors and stays connected; one that disconnects mid-line is simply gone; one that does not read its
+/// notifications is disconnected once its queue passes 8 MiB instead of growing host memory.
+///
+/// - Important: Loop thread only.
+final class ControlServer {
+    private let host: Host
+    private let path: String
+    private let logger: Logger
+    private var server: UVPipe?
+    private var sessions: [Int: ControlSession] = [:]
+    private var nextSession = 0
+    private var observer: Int?
+    static let maxQueuedBytes = 8 << 20
+
+    init(host: Host, path: String, logger: Logger) {
+        self.host = host
+        self.path = path
+        self.logger = logger
+    }
+
+    /// Binds and listens. Throws a typed error naming the path when the socket cannot be created, including when
+    /// another host is already listening there.
+    func start() throws(ResponseError) {
+        let directory = FileSystem.parentDirectory(of: path)
+        if !FileSystem.isDirectory(directory) {
+            do { try FileSystem.makeDirectory(directory, mode: 0o700) } catch {
+                throw ResponseError(.internalError, "cannot create the control socket's folder \(directory): \(error)")
+            }
+        }
+        if FileSystem.exists(path) {
+            if UnixSocket.isListening(path) {
+                throw ResponseError(.internalError, "another host is already listening on \(path)", data: ["path": .string(path)])
+            }
+            FileSystem.remove(path)  // stale: left by a host that was killed
+        }
+        do {
+            let server = try UVPipe(loop: host.loop)
+            try server.bind(path: path)
+            try FileSystem.setPermissions(path, 0o600)
+            try server.listen { [weak self] error in
+                guard error == nil else { return }
+                self?.accept()
+            }
+            self.server = server
+        } catch {
+            throw ResponseError(.internalError, "cannot listen on \(path): \(error)", data: ["path": .string(path)])
+        }
+        observer = host.navigator.observe { [weak self] event in self?.broadcast(event) }
+        logger.info("control socket: \(path)")
+    }
+
+    func stop() {
+        if let observer { host.navigator.stopObserving(observer) }
+        observer = nil
+        for session in sessions.values { session.close() }
+        sessions.removeAll()
+        server?.close()
+        server = nil
+        FileSystem.remove(path)
+    }
+
+    private func accept() {
+        guard let server, let connection = try? server.accept() else { return }
+        nextSession += 1
+        let id = nextSession
+        let session = ControlSession(id: id, pipe: connection, server: self, logger: logger)
+        do {
+            let peer = try connection.peerCredentials()
+            guard peer.uid == SystemProcess.userID else {
+                logger.warning("control: refused a client running as uid \(peer.uid) (pid \(peer.pid)); the host runs as uid \(SystemProcess.userID)")
+                session.send(.errorResponse(id: nil, error: ResponseError(
+                    .unauthorized, "this host accepts clients of uid \(SystemProcess.userID) only", data: ["uid": .int(Int64(peer.uid))])))
+                session.closeAfterFlush()
+                return
+            }
+        } catch {
+            connection.close()
+            return
+        }
+        sessions[id] = session
+        session.start()
+    }
+
+    func ended(_ session: ControlSession) {
+        sessions[session.id] = nil
+    }
+
+    // MARK: - Events
+
+    private func broadcast(_ event: HostEvent) {
+        let subscribers = sessions.values.filter(\.subscribed)
+        guard !subscribers.isEmpty else { return }
+        // Encode each notification once, whatever the number of subscribers.
+        switch event {
+        case .treeChanged(let snapshot):
+            var full: [UInt8]?
+            var brief: [UInt8]?
+            for session in subscribers {
+                if session.wantsSnapshots {
+                    if full == nil { full = Self.line(TreeChangedNotification.self, .init(revision: snapshot.revision, snapshot: snapshot)) }
+                    if let full { session.write(full) }
+                } else {
+                    if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: snapshot.revision, snapshot: nil)) }
+                    if let brief { session.write(brief) }
+                }
+            }
+        case .pluginChanged(let status):
+            guard let line = Self.line(PluginChangedNotification.self, status.wire) else { return }
+            for session in subscribers { session.write(line) }
+        case .destroyed(let plugin, let instance, let type):
+            guard let line = Self.line(CoordinatorDestroyedNotification.self, .init(plugin: plugin, instance: instance, type: type)) else { return }
+            for session in subscribers { session.write(line) }
+        }
+    }
+
+    static func line<N: ControlNotification>(_ type: N.Type, _ params: N.Params) -> [UInt8]? {
+        guard let value = try? Coding.encode(params) else { return nil }
+        return Message.notification(method: N.method, params: value).encodedLine()
+    }
+
+    // MARK: - Requests
+
+    func handle(_ method: String, _ params: JSONValue?, from session: ControlSession, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void) {
+        let navigator = host.navigator
+        func encode<T: Encodable>(_ value: T) -> Result<JSONValue, ResponseError> {
+            Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) }
+        }
+        func decode<T: Decodable>(_ type: T.Type) -> T? { navigator.decode(type, params, method, reply) }
+        switch method {
+        case PingRequest.method:
+            reply(.success(.object(JSONObject())))
+        case NavigateRequest.method:
+            guard let request = decode(NavigateRequest.Params.self) else { return }
+            navigator.navigate(from: request.instance, steps: request.steps, requester: .control) { reply($0.flatMap(encode)) }
+        case OpenRequest.method:
+            guard let request = decode(OpenRequest.Params.self) else { return }
+            navigator.open(request.url, apply: true) { result in
+                reply(result.flatMap { outcome in outcome.result.map(encode) ?? .failure(ResponseError(.internalError, "no result")) })
+            }
+        case ValidateRequest.method:
+            guard let request = decode(ValidateRequest.Params.self) else { return }
+            navigator.open(request.url, apply: false) { result in
+                switch result {
+                case .success(let outcome): reply(encode(ValidateRequest.Result(valid: true, steps: outcome.plan.steps)))
+                case .failure(let error): reply(encode(ValidateRequest.Result(valid: false, error: error)))
+                }
+            }
+        case TreeGetRequest.method:
+            reply(encode(navigator.snapshot))
+        case TreeRenderRequest.method:
+            guard let request = decode(TreeRenderRequest.Params.self) else { return }
+            let snapshot = navigator.snapshot
+            reply(encode(TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))))
+        case TreeQueryRequest.method:
+            guard let request = decode(TreeQueryRequest.Params.self) else { return }
+            reply(Result { () throws(ResponseError) in JSONValue.object(["result": try navigator.tree.answer(request)]) })
+        case TreeSubscribeRequest.method:
+            guard let request = decode(TreeSubscribeRequest.Params.self) else { return }
+            session.subscribed = true
+            session.wantsSnapshots = request.snapshots ?? true
+            reply(encode(navigator.snapshot))
+        case TreeUnsubscribeRequest.method:
+            session.subscribed = false
+            reply(.success(.object(JSONObject())))
+        case UserDismissedRequest.method:
+            guard let request = decode(UserDismissedRequest.Params.self) else { return }
+            navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user) { reply($0.flatMap(encode)) }
+        case HostStatusRequest.method:
+            let plugins = host.pluginStatuses.map(\.wire)
+            let issues = navigator.composition?.issues.map(\.error) ?? []
+            reply(encode(HostStatusRequest.Result(revision: navigator.tree.revision, plugins: plugins, composition: issues)))
+        case HostShutdownRequest.method:
+            reply(.success(.object(JSONObject())))
+            host.shutdown {}
+        default:
+            reply(.failure(.methodNotFound(method)))
+        }
+    }
+}
+
+/// One connected control client.
+final class ControlSession {
+    let id: Int
+    private let pipe: UVPipe
+    private unowned let server: ControlServer
+    private let logger: Logger
+    private var reader = MessageReader(maxLineLength: 1 << 20)
+    var subscribed = false
+    var wantsSnapshots = true
+    private var closed = false
+
+    init(id: Int, pipe: UVPipe, server: ControlServer, logger: Logger) {
+        self.id = id
+        self.pipe = pipe
+        self.server = server
+        self.logger = logger
+    }
+
+    func start() {
+        do {
+            try pipe.startReading { [weak self] event in self?.read(event) }
+        } catch {
+            close()
+        }
+    }
+
+    private func read(_ event: UVPipe.ReadEvent) {
+        switch event {
+        case .data(let bytes):
+            reader.append(bytes)
+            while !closed, let next = reader.next() { handle(next) }
+        case .eof, .error:
+            // A client that disconnects mid-line leaves an unterminated fragment: nothing to answer.
+            close()
+        }
+    }
+
+    private func handle(_ event: MessageReader.Event) {
+        switch event {
+        case .violation(let violation):
+            send(.errorResponse(id: violation.requestID, error: violation.error))
+        case .message(.request(let id, let method, let params), _):
+            server.handle(method, params, from: self) { [weak self] result in
+                switch result {
+                case .success(let value): self?.send(.response(id: id, result: value))
+                case .failure(let error): self?.send(.errorResponse(id: id, error: error))
+                }
+            }
+        case .message(.notification, _), .message(.response, _), .message(.errorResponse, _):
+            break  // clients have nothing to notify the host of; stray responses are ignored
+        }
+    }
+
+    func send(_ message: Message) { write(message.encodedLine()) }
+
+    func write(_ line: [UInt8]) {
+        guard !closed else { return }
+        if pipe.queuedBytes + line.count > ControlServer.maxQueuedBytes {
+            logger.warning("control: disconnecting a client that does not read (\(pipe.queuedBytes) bytes queued)")
+            close()
+            return
+        }
+        do { try pipe.write(line) } catch { close() }
+    }
+
+    func closeAfterFlush() {
+        closed = true
+        try? pipe.shutdown { [pipe] _ in pipe.close() }
+    }
+
+    func close() {
+        guard !closed else { return }
+        closed = true
+        pipe.close()
+        server.ended(self)
+    }
+}
+
+extension PluginStatus {
+    var wire: HostStatusRequest.Plugin {
+        HostStatusRequest.Plugin(name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error)
+    }
+}

@@ -1,0 +1,281 @@
+import Logging
+import SwitchyardNavigation
+public import SwitchyardProtocol
+import SwitchyardUV
+
+/// What a host tells its observers (the CLI, tests, control clients).
+public enum HostEvent: Sendable {
+    /// The tree has a new revision.
+    case treeChanged(TreeSnapshot)
+    /// A plugin changed state.
+    case pluginChanged(PluginStatus)
+    /// A plugin acknowledged `coordinator/destroy` for one of its instances.
+    case destroyed(plugin: String, instance: InstanceID, type: String)
+}
+
+/// Applies navigation to the authoritative tree: runs chains and deep links through the plugins that own the nodes,
+/// commits them as one revision each, sends the resulting notifications, and publishes every change.
+///
+/// - Important: Loop thread only.
+final class Navigator {
+    private(set) var tree = NavigationTree()
+    private(set) var registry = RouteRegistry()
+    private(set) var composition: CompositionReport?
+    private let allocator = IDAllocator()
+    private let logger: Logger
+    /// Finds the connection of a ready plugin.
+    var connection: (String) -> PluginConnection? = { _ in nil }
+    /// A plugin's availability for snapshots.
+    var availability: NavigationTree.Availability = { _ in (.ok, nil) }
+    private var observers: [Int: (HostEvent) -> Void] = [:]
+    private var nextObserver = 0
+    private static let maxConflictRetries = 3
+
+    init(logger: Logger) {
+        self.logger = logger
+    }
+
+    // MARK: - Observers
+
+    @discardableResult
+    func observe(_ body: @escaping (HostEvent) -> Void) -> Int {
+        nextObserver += 1
+        observers[nextObserver] = body
+        return nextObserver
+    }
+
+    func stopObserving(_ token: Int) { observers[token] = nil }
+
+    func publish(_ event: HostEvent) {
+        for observer in observers.values { observer(event) }
+    }
+
+    var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
+
+    private func treeChanged() {
+        guard !observers.isEmpty else { return }
+        publish(.treeChanged(snapshot))
+    }
+
+    // MARK: - Start-up
+
+    /// Composes the ready plugins' route tables. Returns the report; the caller excludes what it names.
+    func compose(tables: [(plugin: String, coordinators: [CoordinatorDeclaration])], declared: [String], root: CoordinatorReference?)
+        -> CompositionReport
+    {
+        let rootKey = root.map { RouteRegistry.TypeKey(plugin: $0.plugin ?? "", type: $0.type) }
+        let report = Composition.check(tables: tables, declaredPlugins: declared, root: rootKey)
+        composition = report
+        registry = report.registry
+        for issue in report.issues {
+            switch issue.severity {
+            case .error: logger.error("composition: \(issue)")
+            case .warning: logger.warning("composition: \(issue)")
+            }
+        }
+        return report
+    }
+
+    /// Creates the tree's root instance (and everything its initial content opens).
+    func createRoot(_ root: CoordinatorReference, _ completion: @escaping (Result<Void, ResponseError>) -> Void) {
+        let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
+        let base = tree
+        let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
+        drive(runner) { [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .failure(let failure):
+                self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
+                completion(.failure(failure.error))
+            case .success(let result):
+                do throws(ResponseError) {
+                    try self.tree.commit(result, startedFrom: base)
+                    self.tree.reserveIDs(from: self.allocator)
+                    self.logger.info("tree created: \(self.tree.count) instances, revision \(self.tree.revision)")
+                    self.treeChanged()
+                    completion(.success(()))
+                } catch {
+                    completion(.failure(error))
+                }
+            }
+        }
+    }
+
+    // MARK: - Navigation
+
+    /// Runs a chain of steps from `start` (default: the root) as one atomic revision.
+    func navigate(
+        from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
+        reason: CoordinatorDismissedNotification.Reason = .navigation, attempt: Int = 0,
+        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
+    ) {
+        guard let origin = start ?? tree.rootID else {
+            completion(.failure(ResponseError(.instanceNotFound, "the tree is empty")))
+            return
+        }
+        guard !steps.isEmpty else {
+            completion(.failure(ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"])))
+            return
+        }
+        if case .plugin(let plugin) = requester, let instance = tree[origin], instance.plugin != plugin,
+            !tree.instances(of: plugin).contains(where: { tree.ancestors(of: $0.id).contains(origin) })
+        {
+            completion(.failure(.notOwner(plugin, instance, "navigate from")))
+            return
+        }
+        let base = tree
+        let runner = ChainRunner(
+            tree: base, registry: registry, allocator: allocator, requester: requester, start: origin, steps: steps,
+            links: links, dismissReason: reason)
+        drive(runner) { [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .failure(let failure):
+                self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
+                completion(.failure(failure.error))
+            case .success(let result):
+                do throws(ResponseError) {
+                    let changed = try self.tree.commit(result, startedFrom: base)
+                    self.tree.reserveIDs(from: self.allocator)
+                    self.send(result.effects)
+                    if changed { self.treeChanged() }
+                    completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: result.landedOn)))
+                } catch {
+                    // Another chain changed what this one read: undo its creations and run it again on the new tree.
+                    self.destroy(result.created.compactMap { id in result.tree[id].map { (id, $0.plugin, $0.type) } })
+                    guard error.code == .conflict, attempt < Self.maxConflictRetries else {
+                        completion(.failure(error))
+                        return
+                    }
+                    self.logger.debug("chain conflicted (\(error.message)); retrying")
+                    self.navigate(from: start, steps: steps, requester: requester, links: links, reason: reason, attempt: attempt + 1, completion)
+                }
+            }
+        }
+    }
+
+    /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
+    func open(_ url: String, apply: Bool, _ completion: @escaping (Result<(plan: DeepLinkPlan, result: NavigateRequest.Result?), ResponseError>) -> Void) {
+        let link: DeepLinkURL
+        do { link = try DeepLinkURL(parsing: url) } catch {
+            completion(.failure(error))
+            return
+        }
+        let resolver = DeepLinkResolver(link: link, tree: tree, registry: registry)
+        func step() {
+            switch resolver.advance() {
+            case .invalid(let error):
+                completion(.failure(error))
+            case .resolved(let plan):
+                guard apply else {
+                    completion(.success((plan, nil)))
+                    return
+                }
+                navigate(from: plan.start, steps: plan.steps, requester: .control, links: plan.links) { result in
+                    completion(result.map { (plan, $0) })
+                }
+            case .needs(let question):
+                guard let connection = connection(question.plugin) else {
+                    resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
+                    step()
+                    return
+                }
+                connection.send(CoordinatorDeepLinkRequest.self, question.request) { answer in
+                    resolver.resume(with: answer)
+                    step()
+                }
+            }
+        }
+        step()
+    }
+
+    /// Runs a chain runner to its end, asking the owning plugins every question it has.
+    private func drive(_ runner: ChainRunner, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
+        switch runner.advance() {
+        case .done(let result):
+            completion(.success(result))
+        case .failed(let failure):
+            completion(.failure(failure))
+        case .needs(let need):
+            guard let connection = connection(need.plugin) else {
+                let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
+                switch need {
+                case .route: runner.resume(with: .route(.failure(error)))
+                case .create: runner.resume(with: .create(.failure(error)))
+                }
+                drive(runner, completion)
+                return
+            }
+            switch need {
+            case .route(let question):
+                connection.send(CoordinatorRouteRequest.self, question.request) { [weak self] answer in
+                    runner.resume(with: .route(answer))
+                    self?.drive(runner, completion)
+                }
+            case .create(let question):
+                connection.send(CoordinatorCreateRequest.self, question.request) { [weak self] answer in
+                    runner.resume(with: .create(answer))
+                    self?.drive(runner, completion)
+                }
+            }
+        }
+    }
+
+    // MARK: - Effects
+
+    private func send(_ effects: [ChainEffect]) {
+        for effect in effects {
+            switch effect {
+            case .destroy(let instance, let plugin, let type):
+                destroy([(instance, plugin, type)])
+            case .dismissed(let instance, let plugin, let entry, let route, let reason):
+                connection(plugin)?.notify(
+                    CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
+            case .tabSelected(let instance, let plugin, let tab, let isRepeat):
+                connection(plugin)?.notify(
+                    CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
+            }
+        }
+    }
+
+    /// Sends `coordinator/destroy` for each instance (in the order given: deepest first) and publishes each
+    /// acknowledgement.
+    private func destroy(_ instances: [(InstanceID, String, String)]) {
+        for (instance, plugin, type) in instances {
+            guard let connection = connection(plugin) else { continue }
+            connection.send(CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
+                switch result {
+                case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))
+                case .failure(let error): self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")
+                }
+            }
+        }
+    }
+
+    // MARK: - Plugin requests
+
+    /// Handles `navigate` and `tree/query` from a plugin.
+    func handle(request method: String, params: JSONValue?, from plugin: String, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void) {
+        switch method {
+        case NavigateRequest.method:
+            guard let request = decode(NavigateRequest.Params.self, params, method, reply) else { return }
+            navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin)) { result in
+                reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
+            }
+        case TreeQueryRequest.method:
+            guard let request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            reply(Result { () throws(ResponseError) in JSONValue.object(["result": try tree.answer(request)]) })
+        default:
+            reply(.failure(.methodNotFound(method)))
+        }
+    }
+
+    func decode<T: Decodable>(_ type: T.Type, _ params: JSONValue?, _ method: String, _ reply: (Result<JSONValue, ResponseError>) -> Void) -> T? {
+        do {
+            return try Coding.decode(type, from: params)
+        } catch {
+            reply(.failure(.invalidParams(method: method, error)))
+            return nil
+        }
+    }
+}

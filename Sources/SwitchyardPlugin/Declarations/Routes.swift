@@ -1,0 +1,242 @@
+public import SwitchyardProtocol
+
+/// How a `@Route` presents its content.
+public enum Presentation: Sendable {
+    case push, modal, fullScreen
+
+    var transition: Transition {
+        switch self {
+        case .push: .push
+        case .modal: .modal
+        case .fullScreen: .fullScreen
+        }
+    }
+}
+
+/// What every route wrapper offers the runtime, without its generic parameters.
+@MainActor
+protocol AnyRoute: AnyObject {
+    var name: String { get set }
+    var transition: Transition { get }
+    func declaration(plugin: String) -> RouteDeclaration
+    /// Decodes the params, runs the factory on `coordinator`, and turns the output into wire content.
+    func content(for coordinator: AnyObject, params: JSONValue?, context: OutputContext) throws -> RouteContent
+    var takesNoInput: Bool { get }
+}
+
+/// The generic part of every route wrapper: its factory, how its input travels, and what it opens.
+@MainActor
+public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>: AnyRoute {
+    /// The route's name: the property's name, set when the coordinator is registered.
+    public internal(set) var name = ""
+    public let transition: Transition
+    public let deepLink: String?
+    let factory: (C, Input) throws -> Output
+    let param: String?
+    let explicitParams: [ParamDeclaration]?
+    let explicitTarget: PluginTarget?
+
+    init(
+        transition: Transition, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
+        factory: @escaping (C, Input) throws -> Output
+    ) {
+        self.transition = transition
+        self.deepLink = deepLink
+        self.param = param
+        self.explicitParams = params
+        self.explicitTarget = target
+        self.factory = factory
+    }
+
+    var takesNoInput: Bool { Input.self == NoInput.self }
+
+    /// The param name a single-value input travels as: `param:`, else the deep-link pattern's first capture, else
+    /// `value`.
+    var parameterName: String {
+        if let param { return param }
+        for segment in (deepLink ?? "").split(separator: "/") {
+            if segment.hasPrefix(":") { return String(segment.dropFirst()) }
+            if segment.hasPrefix("{") && segment.hasSuffix("}") { return String(segment.dropFirst().dropLast()) }
+        }
+        return "value"
+    }
+
+    func declaration(plugin: String) -> RouteDeclaration {
+        let params: [ParamDeclaration]? =
+            if let explicitParams { explicitParams }
+            else if Input.self == NoInput.self { [] }
+            else if let scalar = Input.self as? any RouteParameter.Type { [ParamDeclaration(name: parameterName, type: scalar.paramType)] }
+            else { nil }
+        return RouteDeclaration(name: name, transition: transition, deepLink: deepLink, params: params, target: target)
+    }
+
+    var target: CoordinatorReference? {
+        if let explicitTarget { return explicitTarget.reference }
+        if let local = Output.self as? any Coordinatable.Type { return CoordinatorReference(type: local.typeName) }
+        return nil
+    }
+
+    func decodeInput(_ params: JSONValue?) throws -> Input {
+        if Input.self == NoInput.self, let none = NoInput() as? Input { return none }
+        do {
+            if Input.self is any RouteParameter.Type {
+                guard let value = params?[parameterName] else {
+                    throw ResponseError(.invalidParams, "route '\(name)' needs param '\(parameterName)'", data: ["field": .string(parameterName)])
+                }
+                return try Coding.decode(Input.self, from: value)
+            }
+            return try Coding.decode(Input.self, from: params)
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            throw ResponseError.invalidParams(method: "route '\(name)'", error)
+        }
+    }
+
+    func encodeInput(_ input: Input) throws -> JSONValue? {
+        if Input.self == NoInput.self { return nil }
+        let value = try Coding.encode(input)
+        if Input.self is any RouteParameter.Type { return .object([parameterName: value]) }
+        return value
+    }
+
+    func content(for coordinator: AnyObject, params: JSONValue?, context: OutputContext) throws -> RouteContent {
+        guard let typed = coordinator as? C else {
+            throw ResponseError(.internalError, "route '\(name)' belongs to \(C.self), not \(type(of: coordinator))")
+        }
+        let input = try decodeInput(params)
+        do {
+            return try factory(typed, input).routeContent(context)
+        } catch let rejection as Rejection {
+            throw ResponseError(.rejectedByGuard, rejection.reason, data: ["route": .string(name)])
+        }
+    }
+}
+
+// MARK: - @Route and @Root (stack coordinators)
+
+/// A route of a stack coordinator: `@Route(.push) var todo = makeTodo`.
+///
+/// The factory may take one input (a single value, sent as one named param, or a `Codable` struct) and returns a
+/// ``Screen``, one of this plugin's coordinators, or a ``PluginCoordinator`` (then give `target:`). Throwing a
+/// ``Rejection`` rejects the route like a guard.
+@MainActor
+@propertyWrapper
+public final class StackRoute<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+    public var wrappedValue: StackRoute<C, Input, Output> { self }
+
+    init(_ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
+        super.init(transition: presentation.transition, deepLink: deepLink, param: param, params: params, target: target, factory: factory)
+    }
+}
+
+extension StackRoute {
+    public convenience init(
+        wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
+        param: String? = nil, params: [ParamDeclaration]? = nil
+    ) {
+        self.init(presentation, deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, deepLink: String? = nil)
+    where Input == NoInput {
+        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+
+    public convenience init(
+        wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, target: PluginTarget,
+        deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil
+    ) where Output == PluginCoordinator {
+        self.init(presentation, deepLink: deepLink, param: param, params: params, target: target) { try wrappedValue($0)($1) }
+    }
+
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, target: PluginTarget, deepLink: String? = nil
+    ) where Input == NoInput, Output == PluginCoordinator {
+        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+}
+
+/// A root of a stack coordinator: `@Root var start = makeStart`. A stack may declare several and switch between them
+/// with `setRoot` (Stinsen's MainCoordinator with unauthenticated and authenticated roots).
+@MainActor
+@propertyWrapper
+public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+    public var wrappedValue: StackRoot<C, Input, Output> { self }
+
+    init(deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
+        super.init(transition: .root, deepLink: deepLink, param: param, params: params, target: target, factory: factory)
+    }
+}
+
+extension StackRoot {
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output) where Input == NoInput {
+        self.init(deepLink: nil, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String?) where Input == NoInput {
+        self.init(deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> (Input) throws -> Output, deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil) {
+        self.init(deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    where Input == NoInput, Output == PluginCoordinator {
+        self.init(deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+
+    public convenience init(
+        wrappedValue: @escaping (C) -> (Input) throws -> Output, target: PluginTarget, deepLink: String? = nil, param: String? = nil,
+        params: [ParamDeclaration]? = nil
+    ) where Output == PluginCoordinator {
+        self.init(deepLink: deepLink, param: param, params: params, target: target) { try wrappedValue($0)($1) }
+    }
+}
+
+// MARK: - @Tab (tabs coordinators) and @Child (wrappers)
+
+/// A tab of a tabs coordinator, in declaration order: `@Tab var todos = makeTodos`.
+@MainActor
+@propertyWrapper
+public final class TabRoute<C: TabsCoordinator, Output: RouteOutput>: RouteDefinition<C, NoInput, Output> {
+    public var wrappedValue: TabRoute<C, Output> { self }
+
+    init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
+        super.init(transition: .tab, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try factory(coordinator) }
+    }
+}
+
+extension TabRoute {
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil) {
+        self.init(deepLink: deepLink, target: nil) { try wrappedValue($0)() }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    where Output == PluginCoordinator {
+        self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
+    }
+}
+
+/// The one child of a wrapper coordinator (Stinsen's `NavigationViewCoordinator`): `@Child var content = makeContent`.
+@MainActor
+@propertyWrapper
+public final class ChildRoute<C: WrapperCoordinator, Output: RouteOutput>: RouteDefinition<C, NoInput, Output> {
+    public var wrappedValue: ChildRoute<C, Output> { self }
+
+    init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
+        super.init(transition: .child, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try factory(coordinator) }
+    }
+}
+
+extension ChildRoute {
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil) {
+        self.init(deepLink: deepLink, target: nil) { try wrappedValue($0)() }
+    }
+
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    where Output == PluginCoordinator {
+        self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
+    }
+}

@@ -1,0 +1,315 @@
+public import SwitchyardProtocol
+
+/// The plugin's coordinator types and instances, and the protocol handlers that drive them.
+///
+/// It works without stdio, so plugin logic is testable in-process: feed it `coordinator/*` params (or whole lines
+/// through ``PluginRuntime/handleLine(_:)``) and look at the answers.
+@MainActor
+public final class PluginCore {
+    /// The core of the running plugin (the one ``Plugin/run()`` started, or the last one created).
+    public internal(set) static var current: PluginCore?
+
+    struct TypeInfo {
+        let name: String
+        let kind: CoordinatorKind
+        let make: @MainActor () -> any Coordinatable
+        let prototype: any Coordinatable
+        let routes: [(name: String, route: any AnyRoute)]
+        let declaration: CoordinatorDeclaration
+    }
+
+    public let name: String
+    public let version: String
+    private var types: [String: TypeInfo] = [:]
+    private var typeOrder: [String] = []
+    private var prototypesByClass: [ObjectIdentifier: any Coordinatable] = [:]
+    private var instances: [InstanceID: any Coordinatable] = [:]
+    private var ids: [ObjectIdentifier: InstanceID] = [:]
+    private var adoptions: [String: [any Coordinatable]] = [:]
+    weak var runtime: PluginRuntime?
+    /// The deep link a route factory is running for, if any.
+    public private(set) var currentLink: DeepLinkContext?
+
+    public init(name: String, version: String, coordinators: [any Coordinatable.Type]) {
+        self.name = name
+        self.version = version
+        for type in coordinators { register(type) }
+        PluginCore.current = self
+    }
+
+    // MARK: - Declarations
+
+    private func register(_ type: any Coordinatable.Type) {
+        let prototype = type.init()
+        let routes = Self.namedRoutes(prototype)
+        let kind: CoordinatorKind =
+            if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else { .stack }
+        var initial: String?
+        switch prototype {
+        case let stack as any StackCoordinator:
+            initial = Self.initialRoot(stack, routes)?.name
+        case let tabs as any TabsCoordinator:
+            initial = tabs.initialTab() ?? routes.first { $0.route.transition == .tab }?.name
+        default:
+            break
+        }
+        let declaration = CoordinatorDeclaration(
+            type: type.typeName, kind: kind, initialRoute: initial,
+            routes: routes.map { $0.route.declaration(plugin: name) },
+            customDeepLinks: prototype is any DeepLinkHandling ? true : nil)
+        types[type.typeName] = TypeInfo(name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration)
+        typeOrder.append(type.typeName)
+        prototypesByClass[ObjectIdentifier(type)] = prototype
+    }
+
+    /// The route table for `initialize`.
+    public var declarations: [CoordinatorDeclaration] { typeOrder.compactMap { types[$0]?.declaration } }
+
+    /// The route wrappers of an object, named after their properties (`_todo` → `todo`), in declaration order.
+    static func namedRoutes(_ object: AnyObject) -> [(name: String, route: any AnyRoute)] {
+        var result: [(String, any AnyRoute)] = []
+        var mirror: Mirror? = Mirror(reflecting: object)
+        var levels: [Mirror] = []
+        while let current = mirror {
+            levels.insert(current, at: 0)
+            mirror = current.superclassMirror
+        }
+        for level in levels {
+            for child in level.children {
+                guard let route = child.value as? any AnyRoute, var label = child.label else { continue }
+                if label.hasPrefix("_") { label.removeFirst() }
+                route.name = label
+                result.append((label, route))
+            }
+        }
+        return result
+    }
+
+    func prototype(of type: AnyObject.Type) -> AnyObject? { prototypesByClass[ObjectIdentifier(type)] }
+
+    /// A prototype for a type outside any running plugin (tests building chains).
+    static func standalonePrototype(_ type: AnyObject.Type) -> AnyObject? {
+        guard let coordinator = type as? any Coordinatable.Type else { return nil }
+        let object = coordinator.init()
+        _ = namedRoutes(object)
+        return object
+    }
+
+    private static func initialRoot(_ stack: any StackCoordinator, _ routes: [(name: String, route: any AnyRoute)]) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
+        if let chosen = chosenRoot(stack) { return chosen }
+        guard let first = routes.first(where: { $0.route.transition == .root && $0.route.takesNoInput }) else { return nil }
+        return (first.name, first.route, nil)
+    }
+
+    private static func chosenRoot<S: StackCoordinator>(_ stack: S) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
+        stack.initialRoot().map { ($0.name, $0.route, $0.params) }
+    }
+
+    func target(of route: String, parent: InstanceID?) -> CoordinatorReference? {
+        guard let parent, let object = instances[parent], let info = types[type(of: object).typeName] else { return nil }
+        return info.declaration.route(named: route)?.target
+    }
+
+    // MARK: - Instances
+
+    public func instanceID(of object: AnyObject) -> InstanceID? { ids[ObjectIdentifier(object)] }
+    public func object(_ id: InstanceID) -> (any Coordinatable)? { instances[id] }
+    public var instanceCount: Int { instances.count }
+
+    /// Keeps a local child coordinator until the host creates its instance (same parent and route, in order).
+    func stash(_ object: any Coordinatable, parent: InstanceID?, route: String) -> JSONValue? {
+        adoptions["\(parent?.rawValue ?? 0)/\(route)", default: []].append(object)
+        return Self.encodeState(object)
+    }
+
+    private func adopt(_ params: CoordinatorCreateRequest.Params) -> (any Coordinatable)? {
+        guard let parent = params.parent, parent.plugin == name else { return nil }
+        let key = "\(parent.instance.rawValue)/\(parent.route)"
+        guard var waiting = adoptions[key], !waiting.isEmpty else { return nil }
+        let object = waiting.removeFirst()
+        adoptions[key] = waiting.isEmpty ? nil : waiting
+        return type(of: object).typeName == params.type ? object : nil
+    }
+
+    private func register(_ object: any Coordinatable, as id: InstanceID) {
+        _ = Self.namedRoutes(object)
+        instances[id] = object
+        ids[ObjectIdentifier(object)] = id
+    }
+
+    // MARK: - State
+
+    static func encodeState(_ object: any Coordinatable) -> JSONValue? {
+        guard let stateful = object as? any StatefulCoordinator else { return nil }
+        return encode(stateful)
+    }
+
+    private static func encode<S: StatefulCoordinator>(_ object: S) -> JSONValue? { try? Coding.encode(object.state) }
+
+    private static func restoreState(_ object: any Coordinatable, _ value: JSONValue?) throws {
+        guard let value, let stateful = object as? any StatefulCoordinator else { return }
+        try decode(stateful, value)
+    }
+
+    private static func decode<S: StatefulCoordinator>(_ object: S, _ value: JSONValue) throws {
+        object.state = try Coding.decode(S.State.self, from: value)
+    }
+
+    // MARK: - Protocol handlers
+
+    /// `coordinator/create`.
+    public func create(_ params: CoordinatorCreateRequest.Params) throws -> CoordinatorCreateRequest.Result {
+        guard let info = types[params.type] else {
+            throw ResponseError(.invalidParams, "plugin '\(name)' has no coordinator type '\(params.type)'", data: ["field": "type"])
+        }
+        let object: any Coordinatable
+        switch params.reason {
+        case .restart:
+            object = instances[params.instance] ?? info.make()
+        case .new:
+            object = adopt(params) ?? info.make()
+        case .restore:
+            object = info.make()
+        }
+        register(object, as: params.instance)
+        do {
+            try Self.restoreState(object, params.state ?? (params.reason == .new ? params.params : nil))
+        } catch {
+            throw ResponseError(.invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)", data: ["field": "state"])
+        }
+        object.didCreate(CreationContext(instance: params.instance, reason: params.reason, params: params.params, parent: params.parent))
+        if params.reason == .restore { return CoordinatorCreateRequest.Result() }
+
+        let context = { (route: String) in OutputContext(core: self, parent: params.instance, route: route) }
+        var result = CoordinatorCreateRequest.Result(state: Self.encodeState(object))
+        switch object {
+        case let stack as any StackCoordinator:
+            guard let root = Self.initialRoot(stack, info.routes) else {
+                throw ResponseError(.internalError, "\(params.type) has no root without input; implement initialRoot()")
+            }
+            let content = try root.route.content(for: object, params: root.params, context: context(root.name))
+            result.root = .init(route: root.name, params: root.params, content: content)
+        case let tabs as any TabsCoordinator:
+            var contents: [CoordinatorCreateRequest.Tab] = []
+            for (name, route) in info.routes where route.transition == .tab {
+                contents.append(.init(route: name, content: try route.content(for: object, params: nil, context: context(name))))
+            }
+            result.tabs = contents
+            result.selectedTab = tabs.initialTab()
+        default:
+            guard let child = info.routes.first(where: { $0.route.transition == .child }) else {
+                throw ResponseError(.internalError, "\(params.type) declares no @Child")
+            }
+            result.child = try child.route.content(for: object, params: nil, context: context(child.name))
+        }
+        result.state = Self.encodeState(object)
+        return result
+    }
+
+    /// `coordinator/route`.
+    public func route(_ params: CoordinatorRouteRequest.Params) throws -> CoordinatorRouteRequest.Result {
+        guard let object = instances[params.instance] else {
+            throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
+        }
+        guard let route = types[params.type]?.routes.first(where: { $0.name == params.route })?.route else {
+            throw ResponseError(.routeNotFound, "\(params.type) has no route '\(params.route)'", data: ["route": .string(params.route)])
+        }
+        currentLink = params.link
+        defer { currentLink = nil }
+        let content = try route.content(for: object, params: params.params, context: OutputContext(core: self, parent: params.instance, route: params.route))
+        return CoordinatorRouteRequest.Result(content: content, state: Self.encodeState(object))
+    }
+
+    /// `coordinator/destroy`.
+    public func destroy(_ params: CoordinatorDestroyRequest.Params) {
+        guard let object = instances.removeValue(forKey: params.instance) else { return }
+        ids[ObjectIdentifier(object)] = nil
+        object.didDestroy()
+    }
+
+    /// `coordinator/deepLink`: a type with ``DeepLinkHandling`` picks the route.
+    public func deepLink(_ params: CoordinatorDeepLinkRequest.Params) throws -> CoordinatorDeepLinkRequest.Result {
+        guard let handler = types[params.type]?.prototype as? any DeepLinkHandling else {
+            throw ResponseError(.deepLinkInvalid, "\(params.type) does not handle deep links itself")
+        }
+        var cursor = DeepLinkCursor(segments: params.segments, query: params.query)
+        do {
+            let decision = try Self.handle(handler, &cursor)
+            return CoordinatorDeepLinkRequest.Result(route: decision.route, params: decision.params, consumed: cursor.consumed)
+        } catch let rejection as DeepLinkRejection {
+            throw ResponseError(.deepLinkInvalid, rejection.reason)
+        }
+    }
+
+    private static func handle<H: DeepLinkHandling>(_ handler: H, _ cursor: inout DeepLinkCursor) throws -> DeepLinkDecision {
+        try H.handleDeepLink(&cursor)
+    }
+
+    func dismissed(_ params: CoordinatorDismissedNotification.Params) {
+        instances[params.instance]?.dismissed(route: params.route, entry: params.entry, reason: params.reason)
+    }
+
+    func tabSelected(_ params: CoordinatorTabSelectedNotification.Params) {
+        (instances[params.instance] as? any TabsCoordinator)?.tabSelected(params.tab, isRepeat: params.isRepeat)
+    }
+
+    // MARK: - Talking to the host
+
+    func navigate(from start: InstanceID, steps: [NavigationStep]) async throws -> NavigateRequest.Result {
+        guard let runtime else { throw ResponseError(.internalError, "not connected to a host") }
+        return try await runtime.request(NavigateRequest.self, .init(instance: start, steps: steps))
+    }
+
+    func query(_ params: TreeQueryRequest.Params) async throws -> JSONValue {
+        guard let runtime else { throw ResponseError(.internalError, "not connected to a host") }
+        return try await runtime.request(TreeQueryRequest.self, params).result
+    }
+
+    /// Serves the coordinator methods on `runtime`.
+    public func attach(to runtime: PluginRuntime) {
+        self.runtime = runtime
+        runtime.setCoordinators(declarations)
+        runtime.onRequest(CoordinatorCreateRequest.self) { [unowned self] in try self.create($0) }
+        runtime.onRequest(CoordinatorRouteRequest.self) { [unowned self] in try self.route($0) }
+        runtime.onRequest(CoordinatorDestroyRequest.self) { [unowned self] in
+            self.destroy($0)
+            return Empty()
+        }
+        runtime.onRequest(CoordinatorDeepLinkRequest.self) { [unowned self] in try self.deepLink($0) }
+        runtime.onNotification(CoordinatorDismissedNotification.self) { [unowned self] in self.dismissed($0) }
+        runtime.onNotification(CoordinatorTabSelectedNotification.self) { [unowned self] in self.tabSelected($0) }
+    }
+}
+
+/// A plugin: its name and coordinator types. `Plugin(...).run()` serves the host on stdio.
+///
+/// ```swift
+/// Plugin("todos", version: "1.0.0", coordinators: [TodosCoordinator.self]).run()
+/// ```
+public struct Plugin: Sendable {
+    public let name: String
+    public let version: String
+    private let makeTypes: @MainActor @Sendable () -> [any Coordinatable.Type]
+
+    public init(_ name: String, version: String = "1.0.0", coordinators: @autoclosure @escaping @MainActor @Sendable () -> [any Coordinatable.Type]) {
+        self.name = name
+        self.version = version
+        self.makeTypes = coordinators
+    }
+
+    /// Takes over stdio and serves the host until stdin closes. Never returns.
+    public func run() -> Never {
+        PluginRuntime.run { [name, version, makeTypes] in
+            let core = PluginCore(name: name, version: version, coordinators: makeTypes())
+            let runtime = PluginRuntime(configuration: .init(info: PluginInfo(name: name, version: version), coordinators: []))
+            core.attach(to: runtime)
+            return runtime
+        }
+    }
+
+    /// The plugin's core without stdio, for in-process tests of its logic.
+    @MainActor
+    public func makeCore() -> PluginCore {
+        PluginCore(name: name, version: version, coordinators: makeTypes())
+    }
+}
