@@ -155,6 +155,7 @@ let package = Package(
             name: "SwitchyardHostTests",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardNavigation",
                 "SwitchyardProtocol",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",

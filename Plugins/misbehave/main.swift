@@ -21,6 +21,7 @@
 //   --ignore-eof                 keep running after stdin EOF (the guardian must clean up)
 //   --delay-ms MS                answer every request after MS milliseconds
 //   --say TEXT                   write TEXT as one stderr line at start (repeatable)
+//   --route-table JSON           declare this coordinator list instead of the "lab" type (composition tests)
 //   --navigate-on-ping JSON      when the host pings, send `navigate` with these params and report the answer on
 //                                stderr ("misbehave: navigate answered …"): a plugin reaching for others' instances
 import Dispatch
@@ -50,6 +51,7 @@ struct Options {
     var delayMs = 0
     var say: [String] = []
     var navigateOnPing: String?
+    var routeTable: String?
 }
 
 func parseOptions() -> Options {
@@ -85,6 +87,7 @@ func parseOptions() -> Options {
         case "--delay-ms": options.delayMs = int(flag)
         case "--say": options.say.append(arguments.next() ?? "")
         case "--navigate-on-ping": options.navigateOnPing = arguments.next()
+        case "--route-table": options.routeTable = arguments.next()
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -139,7 +142,7 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         send(.response(id: id, result: [
             "protocolVersion": .int(Int64(chosen)),
             "plugin": ["name": .string(options.name), "version": "0.0.1"],
-            "coordinators": [routeTable],
+            "coordinators": options.routeTable.flatMap { try? JSONParser.parse($0) } ?? [routeTable],
         ]))
         if options.floodStderr { startStderrFlood() }
     case "coordinator/create":

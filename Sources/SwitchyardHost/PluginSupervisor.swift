@@ -108,7 +108,9 @@ final class PluginSupervisor {
             break
         case .terminated(let termination):
             if connection.pid > 0 { guardian?.release(processGroup: connection.pid) }
-            if stopping {
+            if state == .failed {
+                onStateChange(self)  // still failed; the process is gone now
+            } else if stopping {
                 setState(.stopped)
             } else if state == .starting {
                 setState(.failed)

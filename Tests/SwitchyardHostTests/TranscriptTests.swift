@@ -1,3 +1,4 @@
+import Foundation
 import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardTestSupport
@@ -13,6 +14,10 @@ struct TranscriptTests {
         let replay: String
         let drive: [String]
         let expectFailure: Int?
+        /// Host replays: the replayer's coordinator type that is the tree's root, if any.
+        let root: String?
+        /// Plugin replays: the plugins it applies to.
+        let plugins: [String]
     }
 
     static func load(_ name: String) throws -> (text: String, header: Header, transcript: Transcript) {
@@ -22,7 +27,9 @@ struct TranscriptTests {
         let header = Header(
             replay: first["replay"]?.stringValue ?? "",
             drive: first["drive"]?.arrayValue?.compactMap { $0.stringValue } ?? [],
-            expectFailure: first["expectFailure"]?.intValue.map(Int.init))
+            expectFailure: first["expectFailure"]?.intValue.map(Int.init),
+            root: first["root"]?.stringValue,
+            plugins: first["plugins"]?.arrayValue?.compactMap { $0.stringValue } ?? [])
         return (text, header, try Transcript(parsing: bytes))
     }
 
@@ -46,7 +53,8 @@ struct TranscriptTests {
         let (text, header, _) = try Self.load(name)
         let logs = LogCapture()
         let plugin = PluginManifest(name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000)
-        try await withHost([plugin], logs: logs) { host in
+        let root = header.root.map { CoordinatorReference(plugin: "replay", type: $0) }
+        try await withHost([plugin], root: root, logs: logs) { host in
             if let code = header.expectFailure {
                 let status = await host.status().first
                 #expect(status?.state == .failed)
@@ -58,6 +66,11 @@ struct TranscriptTests {
                     _ = try await host.ping("replay")
                 } else if action.hasPrefix("wait:") {
                     try await logs.waitFor("transcript-replayer: sync \(action.dropFirst(5))")
+                } else if action.hasPrefix("open:") {
+                    _ = try? await host.open(String(action.dropFirst(5)))
+                } else if action.hasPrefix("navigate:") {
+                    let request = try Coding.decode(NavigateRequest.Params.self, from: try JSONParser.parse(String(action.dropFirst(9))))
+                    _ = try? await host.navigate(from: request.instance, request.steps)
                 }
             }
         }
@@ -67,13 +80,26 @@ struct TranscriptTests {
         }
     }
 
-    @Test("replayed against every SDK plugin (the test plays the host)", arguments: transcripts(for: "plugin"), ["swift", "python"])
-    func againstPlugins(_ name: String, _ language: String) async throws {
+    /// Plugins a plugin-direction transcript can name: executable and arguments.
+    static let pluginCommands: [String: (String, [String])] = [
+        "hello-swift": (product("HelloPlugin"), []),
+        "hello-python": (TestPlugins.python, ["\(packageRoot)/Plugins/python/hello.py"]),
+        "todos": (product("DemoTodos"), []),
+        "profile": (TestPlugins.python, ["\(packageRoot)/Plugins/python/profile.py"]),
+        "projects": (TestPlugins.node, ["\(packageRoot)/Plugins/node/projects.js"]),
+    ]
+
+    static func pluginReplays() -> [String] {
+        transcripts(for: "plugin").flatMap { name in ((try? load(name).header.plugins) ?? []).map { "\(name) ▸ \($0)" } }
+    }
+
+    @Test("replayed against the SDK plugins it names, in Swift, Python and Node (the test plays the host)", arguments: pluginReplays())
+    func againstPlugins(_ replay: String) async throws {
+        let parts = replay.components(separatedBy: " ▸ ")
+        let (name, language) = (parts[0], parts[1])
         let (_, _, transcript) = try Self.load(name)
-        let process =
-            language == "swift"
-            ? try CLIProcess([], executable: product("HelloPlugin"))
-            : try CLIProcess(["\(packageRoot)/Plugins/python/hello.py"], executable: TestPlugins.python)
+        let (executable, arguments) = try #require(Self.pluginCommands[language], "unknown plugin '\(language)' in \(name)")
+        let process = try CLIProcess(arguments, executable: executable)
         var received = 0
         for step in transcript.steps where step.sync == nil {
             switch step.side {
