@@ -30,6 +30,11 @@ final class Navigator {
     private var observers: [Int: (HostEvent) -> Void] = [:]
     private var nextObserver = 0
     private static let maxConflictRetries = 3
+    /// Chains in flight, each with the plugins it has consulted so far.
+    private var inFlight: [Int: Set<String>] = [:]
+    private var nextChain = 0
+    /// Plugin requests held back until the chains their plugin already answered for have finished.
+    private var heldBack: [(waitingFor: Set<Int>, run: () -> Void)] = []
 
     init(logger: Logger) {
         self.logger = logger
@@ -81,8 +86,10 @@ final class Navigator {
         let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
         let base = tree
         let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
-        drive(runner) { [weak self] outcome in
+        let chain = beginChain()
+        drive(runner, chain: chain) { [weak self] outcome in
             guard let self else { return }
+            defer { self.finish(chain) }
             switch outcome {
             case .failure(let failure):
                 self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
@@ -127,8 +134,10 @@ final class Navigator {
         let runner = ChainRunner(
             tree: base, registry: registry, allocator: allocator, requester: requester, start: origin, steps: steps,
             links: links, dismissReason: reason)
-        drive(runner) { [weak self] outcome in
+        let chain = beginChain()
+        drive(runner, chain: chain) { [weak self] outcome in
             guard let self else { return }
+            defer { self.finish(chain) }
             switch outcome {
             case .failure(let failure):
                 self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
@@ -190,7 +199,7 @@ final class Navigator {
     }
 
     /// Runs a chain runner to its end, asking the owning plugins every question it has.
-    private func drive(_ runner: ChainRunner, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
+    private func drive(_ runner: ChainRunner, chain: Int, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
         switch runner.advance() {
         case .done(let result):
             completion(.success(result))
@@ -203,21 +212,59 @@ final class Navigator {
                 case .route: runner.resume(with: .route(.failure(error)))
                 case .create: runner.resume(with: .create(.failure(error)))
                 }
-                drive(runner, completion)
+                drive(runner, chain: chain, completion)
                 return
             }
+            inFlight[chain]?.insert(need.plugin)
             switch need {
             case .route(let question):
                 connection.send(CoordinatorRouteRequest.self, question.request) { [weak self] answer in
                     runner.resume(with: .route(answer))
-                    self?.drive(runner, completion)
+                    self?.drive(runner, chain: chain, completion)
                 }
             case .create(let question):
                 connection.send(CoordinatorCreateRequest.self, question.request) { [weak self] answer in
                     runner.resume(with: .create(answer))
-                    self?.drive(runner, completion)
+                    self?.drive(runner, chain: chain, completion)
                 }
             }
+        }
+    }
+
+    private func beginChain() -> Int {
+        defer { nextChain += 1 }
+        inFlight[nextChain] = []
+        return nextChain
+    }
+
+    /// A chain ended (committed, failed or about to be retried as a new chain): release what waited for it.
+    private func finish(_ chain: Int) {
+        inFlight[chain] = nil
+        var ready: [() -> Void] = []
+        heldBack = heldBack.compactMap { entry in
+            let waitingFor = entry.waitingFor.subtracting([chain])
+            if waitingFor.isEmpty {
+                ready.append(entry.run)
+                return nil
+            }
+            return (waitingFor, entry.run)
+        }
+        for run in ready { run() }
+    }
+
+    /// Runs a plugin's request once every chain that has already consulted the plugin has finished.
+    ///
+    /// A plugin that answered a chain (its factory ran, its state moved) and then navigates or queries must see
+    /// that chain's outcome, not the tree from before it: the Stinsen pattern "set state in the factory, navigate
+    /// later from a timer" would otherwise act on a root the chain has not committed yet. Chains that never
+    /// consulted the plugin do not delay it, so a slow plugin elsewhere holds nobody up. A plugin must not make a
+    /// route answer wait for its own `navigate` (that would wait for the request timeout).
+    private func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
+        let waitingFor = Set(inFlight.filter { $0.value.contains(plugin) }.keys)
+        if waitingFor.isEmpty {
+            run()
+        } else {
+            heldBack.append((waitingFor, run))
         }
     }
 
@@ -259,12 +306,17 @@ final class Navigator {
         switch method {
         case NavigateRequest.method:
             guard let request = decode(NavigateRequest.Params.self, params, method, reply) else { return }
-            navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin)) { result in
-                reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
+            afterChainsConsulting(plugin) { [weak self] in
+                self?.navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin)) { result in
+                    reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
+                }
             }
         case TreeQueryRequest.method:
             guard let request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
-            reply(Result { () throws(ResponseError) in JSONValue.object(["result": try tree.answer(request)]) })
+            afterChainsConsulting(plugin) { [weak self] in
+                guard let self else { return }
+                reply(Result { () throws(ResponseError) in JSONValue.object(["result": try self.tree.answer(request)]) })
+            }
         default:
             reply(.failure(.methodNotFound(method)))
         }

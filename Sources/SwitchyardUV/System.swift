@@ -100,6 +100,84 @@ public enum SystemProcess {
         return result.sorted()
     }
 
+    /// A short-lived helper's outcome: its exit status (128 + signal when killed) and its stdout and stderr.
+    public struct Completed: Sendable {
+        public let status: Int32
+        public let output: [UInt8]
+        public var text: String { String(decoding: output, as: UTF8.self) }
+    }
+
+    /// Runs a helper program (looked up in `PATH`) to completion with stdin from /dev/null, collecting stdout and
+    /// stderr together. Used by tests and tools for programs that daemonize (tmux): unlike Foundation's `Process`,
+    /// it waits for the child's exit (a pidfd event), not for every inherited descriptor to close.
+    public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(UVError) -> Completed {
+        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "run: no program") }
+        var pipeFDs: [Int32] = [0, 0]
+        // Both ends become close-on-exec in the sweep before the spawn; the child gets the write end as 1 and 2.
+        guard SpawnLock.withLock({ pipe(&pipeFDs) }) == 0 else { throw UVError(errno: errno, operation: "pipe") }
+        let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 1)
+        posix_spawn_file_actions_adddup2(&actions, writeEnd, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = SpawnLock.withLock {
+            markAllDescriptorsCloseOnExec()
+            return posix_spawnp(&pid, program, &actions, nil, argv, environ)
+        }
+        Glibc.close(writeEnd)
+        defer { Glibc.close(readEnd) }
+        if spawned != 0 { throw UVError(errno: spawned, operation: "posix_spawn \(program)") }
+
+        let pidFD = switchyard_pidfd_open(pid)
+        defer { if pidFD >= 0 { Glibc.close(pidFD) } }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+        var pipeOpen = true
+        var exited = false
+        var waitStatus: Int32 = 0
+        let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        func drain() {
+            while pipeOpen {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+                if count > 0 {
+                    output += buffer[0..<count]
+                } else if count < 0 && errno == EINTR {
+                    continue
+                } else if count < 0 && errno == EAGAIN {
+                    return
+                } else {
+                    pipeOpen = false
+                }
+            }
+        }
+        func monotonicMilliseconds() -> Int64 { Int64(uv_hrtime() / 1_000_000) }
+        // Non-blocking reads after the exit: a daemonized grandchild may keep the write end open forever.
+        _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
+        while !exited {
+            let remaining = deadline - monotonicMilliseconds()
+            if remaining <= 0 {
+                Glibc.kill(pid, SIGKILL)
+                _ = waitpid(pid, &waitStatus, 0)
+                throw UVError(code: UV_ETIMEDOUT.rawValue, operation: "run \(program)")
+            }
+            var descriptors = [pollfd(fd: pidFD, events: Int16(POLLIN), revents: 0)]
+            if pipeOpen { descriptors.append(pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)) }
+            let timeout = pidFD >= 0 ? Int32(min(remaining, Int64(Int32.max))) : Int32(min(remaining, 10))
+            _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
+            drain()
+            let reaped = waitpid(pid, &waitStatus, WNOHANG)
+            if reaped == pid { exited = true }
+        }
+        drain()
+        let signal = waitStatus & 0x7f
+        return Completed(status: signal == 0 ? (waitStatus >> 8) & 0xff : 128 + signal, output: output)
+    }
+
     /// This process's resident set size in bytes (`/proc/self/statm`).
     public static func residentBytes(of pid: Int32? = nil) -> Int {
         let path = pid.map { "/proc/\($0)/statm" } ?? "/proc/self/statm"
@@ -295,18 +373,24 @@ public enum FileSystem {
 
 /// Unbuffered writes to stderr, safe from any thread (C's `stderr` global is not concurrency-safe in Swift 6).
 public enum StandardError {
-    public static func write(_ text: String) {
-        var bytes = Array(text.utf8)
-        var offset = 0
-        while offset < bytes.count {
-            let written = bytes.withUnsafeMutableBytes { Glibc.write(2, $0.baseAddress! + offset, $0.count - offset) }
-            if written < 0 {
-                if errno == EINTR { continue }
-                return
-            }
-            offset += written
+    public static func write(_ text: String) { writeAll(2, text) }
+}
+
+/// Unbuffered writes to stdout (a prompt without a newline must appear at once).
+public enum StandardOutput {
+    public static func write(_ text: String) { writeAll(1, text) }
+}
+
+private func writeAll(_ fd: Int32, _ text: String) {
+    let bytes = Array(text.utf8)
+    var offset = 0
+    while offset < bytes.count {
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+        if written < 0 {
+            if errno == EINTR { continue }
+            return
         }
-        bytes.removeAll()
+        offset += written
     }
 }
 
@@ -386,5 +470,59 @@ public final class UnixSocket {
     public func close() {
         if fd >= 0 { Glibc.close(fd) }
         fd = -1
+    }
+}
+
+/// A terminal in raw mode, for the interactive prompt's line editing (arrow keys, history).
+public final class Terminal {
+    private let fd: Int32
+    private var original = termios()
+    private var raw = false
+    /// The settings to restore if the process ends while a terminal is raw.
+    private static let saved = Mutex<termios?>(nil)
+
+    /// Restores a terminal left in raw mode (call before exiting from anywhere).
+    public static func restoreAll() {
+        guard var settings = saved.withLock({ $0 }) else { return }
+        _ = tcsetattr(0, TCSANOW, &settings)
+    }
+
+    public static func isTerminal(_ fd: Int32) -> Bool { isatty(fd) == 1 }
+
+    /// Puts `fd` in raw mode (no echo, byte at a time); nil if it is not a terminal.
+    public init?(fd: Int32 = 0) {
+        self.fd = fd
+        guard isatty(fd) == 1, tcgetattr(fd, &original) == 0 else { return nil }
+        Self.saved.withLock { $0 = original }
+        var settings = original
+        // No ISIG: Ctrl-C reaches the editor as a byte (it ends the prompt), so the terminal is always restored.
+        settings.c_lflag &= ~tcflag_t(ECHO | ICANON | IEXTEN | ISIG)
+        settings.c_iflag &= ~tcflag_t(IXON | ICRNL)
+        withUnsafeMutableBytes(of: &settings.c_cc) { bytes in
+            bytes[Int(VMIN)] = 1
+            bytes[Int(VTIME)] = 0
+        }
+        guard tcsetattr(fd, TCSANOW, &settings) == 0 else { return nil }
+        raw = true
+    }
+
+    deinit { restore() }
+
+    /// Back to the settings the terminal had.
+    public func restore() {
+        guard raw else { return }
+        raw = false
+        _ = tcsetattr(fd, TCSANOW, &original)
+    }
+
+    /// One byte of input, or nil at end of input.
+    public func readByte() -> UInt8? {
+        var byte: UInt8 = 0
+        while true {
+            let count = Glibc.read(fd, &byte, 1)
+            if count == 1 { return byte }
+            if count < 0 && errno == EINTR { continue }
+            return nil
+        }
     }
 }

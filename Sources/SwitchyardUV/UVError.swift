@@ -34,6 +34,9 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isBrokenPipe: Bool { code == UV_EPIPE.rawValue || code == UV_ECONNRESET.rawValue }
     public var isNotFound: Bool { code == UV_ENOENT.rawValue }
     public var isAddressInUse: Bool { code == UV_EADDRINUSE.rawValue }
+    public var isConnectionRefused: Bool { code == UV_ECONNREFUSED.rawValue }
+    public var isPermissionDenied: Bool { code == UV_EACCES.rawValue || code == UV_EPERM.rawValue }
+    public var isTimeout: Bool { code == UV_ETIMEDOUT.rawValue }
 
     /// The error a closed handle raises, instead of touching freed memory.
     static func closed(_ operation: String) -> UVError {

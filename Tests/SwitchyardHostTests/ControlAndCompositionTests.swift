@@ -7,56 +7,6 @@ import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
 
-/// A line-oriented control client over the real Unix socket (what the CLI does).
-final class ControlClient {
-    private let socket: UnixSocket
-    private var reader = MessageReader(maxLineLength: 16 << 20)
-    private var nextID: Int64 = 1
-    /// Notifications received while waiting for responses.
-    private(set) var notifications: [(method: String, params: JSONValue?)] = []
-
-    init(path: String) throws { socket = try UnixSocket(connectingTo: path) }
-
-    func sendRaw(_ text: String) throws { try socket.write(Array(text.utf8)) }
-
-    /// The next message from the host, within the test timeout.
-    func next() throws -> Message {
-        while true {
-            if let event = reader.next() {
-                switch event {
-                case .message(let message, _): return message
-                case .violation(let violation): throw violation.error
-                }
-            }
-            let bytes = try socket.read(timeoutMilliseconds: Int32(defaultTimeout * 1000))
-            if bytes.isEmpty { throw TestFailure("the host closed the connection") }
-            reader.append(bytes)
-        }
-    }
-
-    /// Sends a request and returns its result (keeping notifications that arrive first).
-    func call(_ method: String, _ params: JSONValue? = nil) throws -> Result<JSONValue, ResponseError> {
-        let id = nextID
-        nextID += 1
-        try socket.write(Message.request(id: .number(id), method: method, params: params).encodedLine())
-        while true {
-            switch try next() {
-            case .response(.number(id), let result): return .success(result)
-            case .errorResponse(.number(id)?, let error): return .failure(error)
-            case .notification(let method, let params): notifications.append((method, params))
-            default: continue
-            }
-        }
-    }
-
-    func nextNotification(_ method: String) throws -> JSONValue? {
-        if let index = notifications.firstIndex(where: { $0.method == method }) { return notifications.remove(at: index).params }
-        while true {
-            if case .notification(let name, let params) = try next(), name == method { return params }
-        }
-    }
-}
-
 @Suite("Control interface and composition at start-up", .timeLimit(.minutes(1)))
 struct ControlAndCompositionTests {
     static func socketPath() -> String { "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock" }
@@ -74,7 +24,7 @@ struct ControlAndCompositionTests {
             quitter.close()
 
             let client = try ControlClient(path: path)
-            let subscribed = try client.call("tree/subscribe", [:]).get()
+            let subscribed = try client.call("tree/subscribe", [:])
             #expect(subscribed["revision"] == .int(1))
             // Garbage gets a typed error and the connection stays usable.
             try client.sendRaw("this is not json\n")
@@ -83,27 +33,27 @@ struct ControlAndCompositionTests {
                 return
             }
             #expect(parseError.code == .parseError)
-            if case .failure(let error) = try client.call("no/such/method") {
+            if case .failure(let error) = try client.response("no/such/method") {
                 #expect(error.code == .methodNotFound)
             } else {
                 Issue.record("an unknown method succeeded")
             }
             // Navigate over the socket; the subscription delivers the new tree.
-            let login = try client.call("navigate", ["steps": [["op": "setRoot", "route": "authenticated", "params": ["user": "alice"]]]]).get()
+            let login = try client.call("navigate", ["steps": [["op": "setRoot", "route": "authenticated", "params": ["user": "alice"]]]])
             #expect(login["revision"] == .int(2))
             let changed = try client.nextNotification("tree/changed")
             #expect(changed?["revision"] == .int(2))
             #expect(changed?["snapshot"]?["instances"]?.arrayValue?.first?["root"]?["route"] == "authenticated")
             // Deep links, validation, rendering and queries.
-            let opened = try client.call("open", ["url": "switchyard://todos/todo/42"]).get()
+            let opened = try client.call("open", ["url": "switchyard://todos/todo/42"])
             #expect(opened["revision"] == .int(3))
-            let invalid = try client.call("validate", ["url": "switchyard://nowhere"]).get()
+            let invalid = try client.call("validate", ["url": "switchyard://nowhere"])
             #expect(invalid["valid"] == false && invalid["error"]?["code"] == .int(-32014))
-            let text = try client.call("tree/render", ["format": "text"]).get()["text"]?.stringValue ?? ""
+            let text = try client.call("tree/render", ["format": "text"])["text"]?.stringValue ?? ""
             #expect(text.contains("push todo{\"id\":\"42\"}"))
-            let top = try client.call("tree/query", ["query": "topCoordinator"]).get()
+            let top = try client.call("tree/query", ["query": "topCoordinator"])
             #expect(top["result"] == .int((await host.snapshot().find("todos", "todos")?.id.rawValue) ?? -1))
-            let status = try client.call("host/status").get()
+            let status = try client.call("host/status")
             #expect(status["plugins"]?.arrayValue?.count == 6)
             _ = try await host.ping("main")
         }

@@ -208,9 +208,12 @@ struct NavigationIntegrationTests {
         }
     }
 
+    /// A 1 ms session: Main navigates while the login chain that ran its factory is still creating the tabs in
+    /// three other plugins. The host holds Main's request until that chain has committed, so it acts on the signed-in
+    /// root instead of finding the old one and doing nothing.
     @Test("plugin logic navigates: the Swift Main coordinator's router ends an expired session")
     func swiftRouterNavigates() async throws {
-        try await withHost(TestPlugins.demo(mainArguments: ["--session-ttl-ms", "50"]), root: TestPlugins.demoRoot) { host in
+        try await withHost(TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
             try await Self.logIn(host)
             try await events.wait(for: "the session to expire and main to show unauthenticated again") { events in

@@ -20,7 +20,7 @@ struct OrphanTests {
 
     /// Starts the CLI host and returns it with the pids of its plugin processes (not the guardian).
     static func startHost() async throws -> (CLIProcess, [Int32]) {
-        let cli = try CLIProcess(["run", "--manifest", try manifest(), "--log-level", "info"])
+        let cli = try CLIProcess(["run", "--manifest", try manifest(), "--log-level", "info", "--no-socket"])
         try await cli.waitForStderr("switchyard: ready (4/4 plugins")
         let children = SystemProcess.childPIDs(of: cli.pid)
         #expect(children.count == 5, "4 plugins and the guardian, got \(children)")

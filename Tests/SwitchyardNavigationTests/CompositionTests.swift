@@ -32,6 +32,9 @@ struct CompositionTests {
             RouteDeclaration(name: "list", transition: .root),
             RouteDeclaration(name: "a", transition: .push, deepLink: "p/:id"), RouteDeclaration(name: "b", transition: .push, deepLink: "p/:name")])], "b", "collides with route 'a'"),
         ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
+            RouteDeclaration(name: "list", transition: .root, deepLink: ""), RouteDeclaration(name: "other", transition: .root, deepLink: ""),
+            RouteDeclaration(name: "p", transition: .push, deepLink: "")])], "p", "collides with route 'list'"),
+        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
             RouteDeclaration(name: "list", transition: .root), RouteDeclaration(name: "x", transition: .push, deepLink: "**/x")])], "x", "must be the last"),
         ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
             RouteDeclaration(name: "list", transition: .root),

@@ -89,6 +89,24 @@ struct DeepLinkTests {
         }
     }
 
+    @Test("two roots that both pass through \"\": the link follows the active one (signed out: forgot; signed in: todos)")
+    func activeRootWins() throws {
+        var tables = App.tables
+        tables[0].coordinators[0].routes[0].deepLink = ""
+        var app = try App()
+        app.registry = RouteRegistry(tables: tables)
+        #expect(try app.resolve("switchyard://forgot").steps == [.hasRoot("unauthenticated"), .route("forgotPassword")])
+        do {
+            _ = try app.resolve("switchyard://todos/todo/1")
+            Issue.record("a signed-in link resolved while signed out")
+        } catch {
+            #expect(error.code == .deepLinkInvalid && error.message.contains("no route of unauthenticated.unauthenticated matches"))
+        }
+        app.loggedIn = true
+        try app.run([.setRoot("authenticated", ["user": "alice"])])
+        #expect(try app.resolve("switchyard://todos/todo/1").steps.first == .hasRoot("authenticated"))
+    }
+
     @Test("a deep link whose hop is rejected by a guard changes nothing (not logged in)")
     func guardedLink() throws {
         var app = try App()

@@ -49,11 +49,11 @@ package final class CLIProcess: Sendable {
                 partial.append(chunk)
                 while let newline = partial.firstIndex(of: 0x0A) {
                     let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
-                    lines.withLock { $0.append(line) }
+                    lines.append(line)
                     partial.removeSubrange(partial.startIndex...newline)
                 }
             }
-            if !partial.isEmpty { lines.withLock { $0.append(String(decoding: partial, as: UTF8.self)) } }
+            if !partial.isEmpty { lines.append(String(decoding: partial, as: UTF8.self)) }
             lines.finish()
         }
         thread.start()
@@ -67,8 +67,16 @@ package final class CLIProcess: Sendable {
     final class LineBuffer: Sendable {
         private let lines = Mutex<[String]>([])
         private let finished = Mutex(false)
+        let changes = ChangeNotifier()
         func withLock<T>(_ body: (inout [String]) -> T) -> T { lines.withLock { body(&$0) } }
-        func finish() { finished.withLock { $0 = true } }
+        func append(_ line: String) {
+            lines.withLock { $0.append(line) }
+            changes.notify()
+        }
+        func finish() {
+            finished.withLock { $0 = true }
+            changes.notify()
+        }
         var isFinished: Bool { finished.withLock { $0 } }
     }
 
@@ -81,7 +89,7 @@ package final class CLIProcess: Sendable {
         try? stdinPipe.fileHandleForWriting.close()
     }
 
-    /// Waits for a stderr line containing `text` (polling the collected lines; the reader threads are the events).
+    /// Waits for a stderr line containing `text` (woken by the reader thread on every line).
     @discardableResult
     package func waitForStderr(_ text: String, seconds: Double = defaultTimeout) async throws -> String {
         try await waitFor(text, in: stderrLines, stream: "stderr", seconds: seconds)
@@ -92,25 +100,30 @@ package final class CLIProcess: Sendable {
         try await waitFor(text, in: stdoutLines, stream: "stdout", seconds: seconds)
     }
 
-    /// Waits until stdout holds more than `count` lines and returns line number `count` (0-based).
+    /// Waits until stdout holds more than `index` lines and returns line number `index` (0-based).
     package func stdoutLine(_ index: Int, seconds: Double = defaultTimeout) async throws -> String {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if let line = stdoutLines.withLock({ $0.count > index ? $0[index] : nil }) { return line }
-            try await Task.sleep(for: .milliseconds(2))
+        let lines = stdoutLines
+        do {
+            try await lines.changes.wait("stdout line \(index + 1)", seconds: seconds) {
+                lines.isFinished || lines.withLock { $0.count > index }
+            }
+        } catch {}
+        guard let line = lines.withLock({ $0.count > index ? $0[index] : nil }) else {
+            throw TestFailure("no stdout line \(index + 1) within \(seconds) s; stderr:\n" + stderr.joined(separator: "\n"))
         }
-        throw TestFailure("no stdout line \(index + 1) within \(seconds) s; stderr:\n" + stderr.joined(separator: "\n"))
+        return line
     }
 
     private func waitFor(_ text: String, in lines: LineBuffer, stream: String, seconds: Double) async throws -> String {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while ContinuousClock.now < deadline {
-            if let line = lines.withLock({ $0.first { $0.contains(text) } }) { return line }
-            if !process.isRunning, let line = lines.withLock({ $0.first { $0.contains(text) } }) { return line }
-            if !process.isRunning { break }
-            try await Task.sleep(for: .milliseconds(10))
+        do {
+            try await lines.changes.wait("\(stream) line containing '\(text)'", seconds: seconds) {
+                lines.isFinished || lines.withLock { $0.contains { $0.contains(text) } }
+            }
+        } catch {}
+        guard let line = lines.withLock({ $0.first { $0.contains(text) } }) else {
+            throw TestFailure("no \(stream) line containing '\(text)' within \(seconds) s; \(stream) was:\n" + lines.withLock { $0.joined(separator: "\n") })
         }
-        throw TestFailure("no \(stream) line containing '\(text)' within \(seconds) s; \(stream) was:\n" + lines.withLock { $0.joined(separator: "\n") })
+        return line
     }
 
     /// Waits for the process to exit and returns its status.
@@ -119,7 +132,9 @@ package final class CLIProcess: Sendable {
         let exited = await Task.detached { SystemProcess.waitForExit(pid, milliseconds: Int32(seconds * 1000)) }.value
         guard exited else { throw TestFailure("switchyard did not exit within \(seconds) s") }
         process.waitUntilExit()
-        while !stdoutLines.isFinished || !stderrLines.isFinished { try? await Task.sleep(for: .milliseconds(5)) }
+        for lines in [stdoutLines, stderrLines] {
+            try await lines.changes.wait("end of output", seconds: seconds) { lines.isFinished }
+        }
         return process.terminationStatus
     }
 

@@ -7,38 +7,19 @@ import Testing
 
 /// Captured log lines of a test host.
 package final class LogCapture: Sendable {
-    private struct Waiter {
-        let text: String
-        let continuation: CheckedContinuation<Void, Never>
-    }
-
     private let lines = Mutex<[String]>([])
-    private let waiters = Mutex<[Waiter]>([])
+    private let changes = ChangeNotifier()
 
     package init() {}
 
     package func append(_ line: String) {
         lines.withLock { $0.append(line) }
-        let matched = waiters.withLock { waiters -> [Waiter] in
-            let hits = waiters.filter { line.contains($0.text) }
-            waiters.removeAll { line.contains($0.text) }
-            return hits
-        }
-        for waiter in matched { waiter.continuation.resume() }
+        changes.notify()
     }
 
     /// Waits (on the log event itself, not by polling) until a line containing `text` has been logged.
     package func waitFor(_ text: String, seconds: Double = defaultTimeout) async throws {
-        try await withDeadline(seconds: seconds, "log line containing '\(text)'") {
-            await withCheckedContinuation { continuation in
-                let already = self.lines.withLock { lines in
-                    if lines.contains(where: { $0.contains(text) }) { return true }
-                    self.waiters.withLock { $0.append(Waiter(text: text, continuation: continuation)) }
-                    return false
-                }
-                if already { continuation.resume() }
-            }
-        }
+        try await changes.wait("log line containing '\(text)'", seconds: seconds) { self.contains(text) }
     }
     package var all: [String] { lines.withLock { $0 } }
     package func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
@@ -124,6 +105,7 @@ extension TreeSnapshot {
 package final class EventLog: Sendable {
     private final class Storage: Sendable {
         let events = Mutex<[HostEvent]>([])
+        let changes = ChangeNotifier()
     }
 
     private let storage = Storage()
@@ -132,7 +114,12 @@ package final class EventLog: Sendable {
     package init(_ host: HostHandle) {
         let stream = host.events()
         let storage = self.storage
-        task = Task { for await event in stream { storage.events.withLock { $0.append(event) } } }
+        task = Task {
+            for await event in stream {
+                storage.events.withLock { $0.append(event) }
+                storage.changes.notify()
+            }
+        }
     }
 
     deinit { task.cancel() }
@@ -149,8 +136,6 @@ package final class EventLog: Sendable {
 
     /// Waits until `condition` holds for the events collected so far.
     package func wait(for what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping ([HostEvent]) -> Bool) async throws {
-        try await withDeadline(seconds: seconds, what) {
-            while !condition(self.all) { await Task.yield(); try await Task.sleep(for: .milliseconds(2)) }
-        }
+        try await storage.changes.wait(what, seconds: seconds) { condition(self.all) }
     }
 }

@@ -1,4 +1,5 @@
 package import SwitchyardUV
+import Synchronization
 
 /// A failure raised by the test helpers themselves.
 package struct TestFailure: Error, CustomStringConvertible {
@@ -71,4 +72,61 @@ package func runOnLoop<Value: Sendable>(
 package struct UncheckedBox<T>: @unchecked Sendable {
     package let value: T
     package init(_ value: T) { self.value = value }
+}
+
+/// Wakes waiters whenever something they watch changed (a log line, an event, an output line): tests wait on the
+/// change itself instead of polling, and a wait that outlives its deadline is cancelled instead of leaking.
+package final class ChangeNotifier: Sendable {
+    private struct State {
+        var generation: UInt64 = 0
+        var nextWaiter: UInt64 = 0
+        var waiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+    }
+
+    private let state = Mutex(State())
+
+    package init() {}
+
+    package func notify() {
+        let waiters = state.withLock { state in
+            state.generation += 1
+            defer { state.waiters = [:] }
+            return Array(state.waiters.values)
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    private var generation: UInt64 { state.withLock { $0.generation } }
+
+    /// Returns once a notification came after generation `seen`, or the task was cancelled.
+    private func changed(since seen: UInt64) async {
+        let id = state.withLock { state in
+            state.nextWaiter += 1
+            return state.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                let ready = state.withLock { state in
+                    if state.generation != seen || Task.isCancelled { return true }
+                    state.waiters[id] = continuation
+                    return false
+                }
+                if ready { continuation.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
+        }
+    }
+
+    /// Waits until `condition` holds, re-checking after every notification; fails after `seconds`.
+    package func wait(_ what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping () -> Bool) async throws {
+        try await withDeadline(seconds: seconds, what) {
+            while true {
+                let seen = self.generation
+                if condition() { return }
+                await self.changed(since: seen)
+                try Task.checkCancellation()
+            }
+        }
+    }
 }

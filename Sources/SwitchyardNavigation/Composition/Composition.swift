@@ -147,6 +147,7 @@ public enum Composition {
             if !types.insert(coordinator.type).inserted { issue(nil, "the type is declared twice") }
             var names = Set<String>()
             var shapes: [String: String] = [:]
+            var rootShapes = Set<String>()
             for route in coordinator.routes {
                 if !names.insert(route.name).inserted { issue(route.name, "the route name is used twice") }
                 if route.transition.ownerKind != coordinator.kind {
@@ -155,11 +156,15 @@ public enum Composition {
                 if let text = route.deepLink {
                     do {
                         let pattern = try PathPattern(parsing: text)
-                        if let other = shapes[pattern.shape] {
+                        // Root routes may share a pattern with each other: only one is active, and the resolver
+                        // follows the active one (e.g. signed-in and signed-out roots that both pass through "").
+                        let isRoot = route.transition == .root
+                        if let other = shapes[pattern.shape], !(isRoot && rootShapes.contains(pattern.shape)) {
                             issue(route.name, "deep-link pattern \(pattern) collides with route '\(other)' (both match the same paths)")
-                        } else {
+                        } else if shapes[pattern.shape] == nil {
                             shapes[pattern.shape] = route.name
                         }
+                        if isRoot { rootShapes.insert(pattern.shape) }
                     } catch {
                         issue(route.name, error.description)
                     }

@@ -149,16 +149,21 @@ public final class DeepLinkResolver {
         return list.isEmpty ? "none" : list.joined(separator: ", ")
     }
 
+    /// The most specific matching pattern; between equally specific root routes, the active root wins, so two
+    /// pass-through roots (`""`) follow whichever flow the user is in (Stinsen's `hasRoot` check before a link).
     private func bestMatch(_ declaration: CoordinatorDeclaration) -> (RouteDeclaration, Int, [String: String])? {
-        var best: (RouteDeclaration, Int, [String: String], (Int, Int, Int))?
+        let activeRoot: String? = if case .instance(let id) = position { tree[id]?.root?.route } else { nil }
+        var best: (route: RouteDeclaration, consumed: Int, captures: [String: String], rank: (Int, Int, Int, Int))?
         for route in declaration.routes {
             guard let text = route.deepLink, let pattern = try? PathPattern(parsing: text),
                 let (consumed, captures) = pattern.match(link.segments[cursor...])
             else { continue }
-            let rank = pattern.rank(consumed: consumed)
-            if best == nil || rank > best!.3 { best = (route, consumed, captures, rank) }
+            let specificity = pattern.rank(consumed: consumed)
+            let rank = (specificity.0, specificity.1, specificity.2, route.name == activeRoot ? 1 : 0)
+            if let current = best, current.rank >= rank { continue }
+            best = (route, consumed, captures, rank)
         }
-        return best.map { ($0.0, $0.1, $0.2) }
+        return best.map { ($0.route, $0.consumed, $0.captures) }
     }
 
     /// Captured strings converted to the declared types; query items fill declared params the path did not.

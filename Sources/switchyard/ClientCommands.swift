@@ -1,0 +1,183 @@
+import ArgumentParser
+import SwitchyardHost
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+
+/// Where the running host listens: `--socket PATH`, or the default path of `--app NAME`.
+struct ClientOptions: ParsableArguments {
+    @Option(name: .long, help: "The host's control socket (default: the --app's socket).")
+    var socket: String?
+
+    @Option(name: .long, help: "The app whose host to reach (its manifest's \"app\").")
+    var app: String = "demo"
+
+    func connect(timeoutMilliseconds: Int32 = 30_000) throws -> ControlClient {
+        do {
+            return try ControlClient(path: socket ?? defaultControlSocketPath(app: app), timeoutMilliseconds: timeoutMilliseconds)
+        } catch { throw RunFailure(message: error.description) }
+    }
+}
+
+/// Runs one control call and turns a failure into the CLI's typed error message and status 1.
+func control<T>(_ body: () throws(ControlClient.Failure) -> T) throws -> T {
+    do { return try body() } catch { throw RunFailure(message: error.description) }
+}
+
+struct OpenCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "open",
+        abstract: "Open a deep link in a running host (atomic: an invalid link changes nothing).",
+        discussion: "Prints the revision and the coordinator the link landed on; --tree prints the tree after it.")
+
+    @Argument(help: "The deep link, e.g. switchyard://todos/todo/42.")
+    var url: String
+
+    @Flag(name: .long, help: "Only check the link (a dry run); print the chain it would apply.")
+    var validate = false
+
+    @Flag(name: .long, help: "Print the tree after the change.")
+    var tree = false
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        let connection = try client.connect()
+        if validate {
+            let result = try control { () throws(ControlClient.Failure) in try connection.call(ValidateRequest.self, .init(url: url)) }
+            guard result.valid else { throw RunFailure(message: result.error.map(ControlClient.Failure.response)?.description ?? "invalid") }
+            StandardOutput.write("valid: " + (result.steps ?? []).map(Interpreter.describe).joined(separator: " > ") + "\n")
+            return
+        }
+        let result = try control { () throws(ControlClient.Failure) in try connection.call(OpenRequest.self, .init(url: url)) }
+        let snapshot = try control { () throws(ControlClient.Failure) in try connection.call(TreeGetRequest.self, Empty()) }
+        let landed = snapshot.instance(result.instance).map { "\($0.plugin).\($0.type)\(result.instance)" } ?? "\(result.instance)"
+        StandardOutput.write("revision \(result.revision), landed on \(landed)\n")
+        if tree { StandardOutput.write(TreeRenderer.text(snapshot)) }
+    }
+}
+
+struct TreeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "tree", abstract: "Print a running host's navigation tree.")
+
+    @Option(
+        name: .long, help: "text, json, dot (Graphviz) or mermaid.",
+        transform: { text in
+            guard let format = TreeRenderRequest.Format(rawValue: text) else {
+                throw ValidationError("unknown format '\(text)' (text, json, dot, mermaid)")
+            }
+            return format
+        })
+    var format: TreeRenderRequest.Format = .text
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        let connection = try client.connect()
+        let rendered = try control { () throws(ControlClient.Failure) in try connection.call(TreeRenderRequest.self, .init(format: format)) }
+        StandardOutput.write(rendered.text.hasSuffix("\n") ? rendered.text : rendered.text + "\n")
+    }
+}
+
+struct WatchCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Stream a running host's tree changes (and plugin state changes) until it stops.",
+        discussion: "Text shows the tree at each revision; --json prints each notification as one JSON-RPC line.")
+
+    @Flag(name: .long, help: "One JSON line per event: the subscription's snapshot, then each notification as received.")
+    var json = false
+
+    @Option(name: .long, help: "Stop after N tree changes.")
+    var count: Int?
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        let connection = try client.connect()
+        let current = try control { () throws(ControlClient.Failure) in try connection.call(TreeSubscribeRequest.self, .init(snapshots: true)) }
+        emitTree(current)
+        connection.timeoutMilliseconds = -1
+        var changes = 0
+        while count.map({ changes < $0 }) ?? true {
+            let notification: (method: String, params: JSONValue?)
+            do { notification = try connection.nextNotification() } catch {
+                if case .connection = error { return }  // The host stopped: the stream is over.
+                throw RunFailure(message: error.description)
+            }
+            if json {
+                StandardOutput.write(String(decoding: Message.notification(method: notification.method, params: notification.params).encodedLine(), as: UTF8.self))
+            } else {
+                describe(notification)
+            }
+            if notification.method == TreeChangedNotification.method { changes += 1 }
+        }
+    }
+
+    private func emitTree(_ snapshot: TreeSnapshot) {
+        if json {
+            StandardOutput.write(TreeRenderer.json(snapshot) + "\n")
+        } else {
+            StandardOutput.write(TreeRenderer.text(snapshot))
+        }
+    }
+
+    private func describe(_ notification: (method: String, params: JSONValue?)) {
+        let decoder = JSONValueDecoder()
+        switch notification.method {
+        case TreeChangedNotification.method:
+            if let params = notification.params, let changed = try? decoder.decode(TreeChangedNotification.Params.self, from: params) {
+                if let snapshot = changed.snapshot { emitTree(snapshot) } else { StandardOutput.write("revision \(changed.revision)\n") }
+            }
+        case PluginChangedNotification.method:
+            if let params = notification.params, let plugin = try? decoder.decode(PluginChangedNotification.Params.self, from: params) {
+                StandardOutput.write("plugin \(plugin.name): \(plugin.state)" + (plugin.error.map { " — \($0.message)" } ?? "") + "\n")
+            }
+        case CoordinatorDestroyedNotification.method:
+            if let params = notification.params, let destroyed = try? decoder.decode(CoordinatorDestroyedNotification.Params.self, from: params) {
+                StandardOutput.write("destroyed \(destroyed.plugin).\(destroyed.type)\(destroyed.instance)\n")
+            }
+        default:
+            StandardOutput.write("\(notification.method)\n")
+        }
+    }
+}
+
+struct StatusCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "status", abstract: "Show a running host's plugins.")
+
+    @Flag(name: .long, help: "Print the host/status result as JSON.")
+    var json = false
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        let connection = try client.connect()
+        let status = try control { () throws(ControlClient.Failure) in try connection.call(HostStatusRequest.self, Empty()) }
+        if json {
+            StandardOutput.write(String(decoding: (try? JSONValueEncoder().encodeBytes(status)) ?? [], as: UTF8.self) + "\n")
+            return
+        }
+        StandardOutput.write("revision \(status.revision)\n")
+        for plugin in status.plugins {
+            var line = "\(plugin.name)  \(plugin.state)"
+            if let pid = plugin.pid { line += "  pid \(pid)" }
+            if let version = plugin.version { line += "  v\(version)" }
+            if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
+            if let error = plugin.error { line += "  — \(error.message)" }
+            StandardOutput.write(line + "\n")
+        }
+        for issue in status.composition { StandardOutput.write("composition: \(issue.message)\n") }
+    }
+}
+
+struct ShutdownCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "shutdown", abstract: "Stop a running host and its plugins.")
+
+    @OptionGroup var client: ClientOptions
+
+    func run() throws {
+        let connection = try client.connect()
+        _ = try control { () throws(ControlClient.Failure) in try connection.call(HostShutdownRequest.self, Empty()) }
+    }
+}

@@ -1,0 +1,357 @@
+import SwitchyardHost
+import SwitchyardNavigation
+import SwitchyardProtocol
+
+/// The command language of the interactive prompt and of `--script` files: one command per line.
+///
+/// ```
+/// switchyard://todos/todo/42                       open a deep link (or: open URL)
+/// nav @root setRoot authenticated {"user":"alice"} a chain: steps separated by ">"
+/// nav authenticated.home focusFirst todos > child > popToRoot > route todo {"id":"42"}
+/// expect top todos.todos                           assertions, for scenario scripts
+/// ```
+struct Interpreter {
+    let host: HostHandle
+    private(set) var history: [String] = []
+
+    enum Outcome {
+        /// Nothing to report (a comment or a blank line).
+        case quiet
+        /// Done; `changed` when the tree has a new revision.
+        case ok(String, changed: Bool)
+        case failed(String)
+        case quit
+    }
+
+    struct CommandError: Error {
+        let message: String
+        init(_ message: String) { self.message = message }
+    }
+
+    static let help = """
+        Commands (one per line; # starts a comment):
+          URL | open URL                  apply a deep link, e.g. switchyard://todos/todo/42
+          validate URL                    check a deep link without applying it
+          nav TARGET STEP [> STEP ...]    apply a chain atomically; STEP is OP [NAME|NUMBER] [JSON-PARAMS]
+                                          ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
+                                               popToRoot popToInitialRoute dismiss close dismissCoordinator
+                                               finishFlow restart child parent top
+          dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away)
+          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
+          tree [text|json|dot|mermaid]    show the tree          status    show the plugins
+          expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
+          expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
+          wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
+          history | help | quit
+        TARGET: @root, @top, #ID, or PLUGIN.TYPE (the first such instance, depth-first).
+        """
+
+    mutating func run(_ rawLine: String) async -> Outcome {
+        let line = rawLine.trimmingWhitespace
+        if line.isEmpty || line.hasPrefix("#") { return .quiet }
+        history.append(line)
+        do {
+            return try await execute(line)
+        } catch let error as CommandError {
+            return .failed(error.message)
+        } catch let error as ResponseError {
+            return .failed("\(error.code.name) (\(error.code.rawValue)): \(error.message)")
+        } catch {
+            return .failed("\(error)")
+        }
+    }
+
+    private mutating func execute(_ line: String) async throws -> Outcome {
+        if line.contains("://") && !line.contains(" ") { return try await open(line) }
+        let (command, rest) = line.splitFirstWord()
+        switch command {
+        case "help", "?": return .ok(Self.help, changed: false)
+        case "quit", "exit": return .quit
+        case "history":
+            return .ok(history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"), changed: false)
+        case "open": return try await open(rest)
+        case "validate":
+            let result = await host.validate(rest)
+            if result.valid {
+                return .ok("valid: " + (result.steps ?? []).map(Self.describe).joined(separator: " > "), changed: false)
+            }
+            return .ok("invalid: \(result.error?.message ?? "?")", changed: false)
+        case "nav", "navigate":
+            let (target, steps) = rest.splitFirstWord()
+            let start = try await resolve(target)
+            let parsed = try Self.parseSteps(steps)
+            let before = await host.snapshot().revision
+            let result = try await host.navigate(from: start, parsed)
+            return .ok("revision \(result.revision), landed on \(await label(result.instance))", changed: result.revision != before)
+        case "dismissed":
+            let (target, entryText) = rest.splitFirstWord()
+            let instance = try await resolve(target)
+            let entry: EntryID
+            if entryText == "top" {
+                guard let last = await host.snapshot().instance(instance)?.entries?.last?.entry else {
+                    throw CommandError("\(target) has no entry to dismiss")
+                }
+                entry = last
+            } else {
+                guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("dismissed needs an entry id or 'top'") }
+                entry = EntryID(number)
+            }
+            let result = try await host.userDismissed(instance: instance, entry: entry)
+            return .ok("revision \(result.revision)", changed: true)
+        case "query":
+            let words = rest.split(separator: " ").map(String.init)
+            guard let first = words.first, let query = TreeQueryRequest.Query(rawValue: first) else {
+                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator")
+            }
+            let instance = words.count > 1 ? try await resolve(words[1]) : nil
+            let answer = try await host.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
+            return .ok("\(answer)", changed: false)
+        case "tree":
+            let format = TreeRenderRequest.Format(rawValue: rest.isEmpty ? "text" : rest) ?? .text
+            return .ok(await host.render(format), changed: false)
+        case "status":
+            return .ok(await Self.describe(host.status()), changed: false)
+        case "expect":
+            try await expect(rest)
+            return .ok("ok: expect \(rest)", changed: false)
+        case "wait":
+            try await wait(rest)
+            return .ok("ok: wait \(rest)", changed: false)
+        default:
+            throw CommandError("unknown command '\(command)' (try: help)")
+        }
+    }
+
+    private func open(_ url: String) async throws -> Outcome {
+        let before = await host.snapshot().revision
+        let result = try await host.open(url)
+        return .ok("revision \(result.revision), landed on \(await label(result.instance))", changed: result.revision != before)
+    }
+
+    // MARK: - Targets
+
+    /// `@root`, `@top`, `#ID` or `PLUGIN.TYPE`.
+    func resolve(_ target: String) async throws -> InstanceID {
+        let tree = await host.snapshot()
+        switch target {
+        case "", "@root":
+            guard let root = tree.root else { throw CommandError("the tree is empty") }
+            return root
+        case "@top":
+            guard case .int(let id) = try await host.query(.init(query: .topCoordinator)) else { throw CommandError("no top") }
+            return InstanceID(id)
+        default:
+            if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return InstanceID(number) }
+            let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let instance = tree.instances.first(where: { $0.plugin == parts[0] && $0.type == parts[1] }) else {
+                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID or PLUGIN.TYPE)")
+            }
+            return instance.id
+        }
+    }
+
+    private func label(_ id: InstanceID) async -> String {
+        guard let instance = await host.snapshot().instance(id) else { return "\(id)" }
+        return "\(instance.plugin).\(instance.type)\(id)"
+    }
+
+    // MARK: - Steps
+
+    static func parseSteps(_ text: String) throws -> [NavigationStep] {
+        let parts = splitSteps(text)
+        guard !parts.isEmpty else { throw CommandError("nav needs at least one step") }
+        return try parts.map(parseStep)
+    }
+
+    /// Splits on `>` outside JSON braces and strings.
+    static func splitSteps(_ text: String) -> [String] {
+        var parts: [String] = []
+        var current = ""
+        var depth = 0
+        var inString = false
+        var escaped = false
+        for character in text {
+            if inString {
+                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+            } else if character == "\"" {
+                inString = true
+            } else if character == "{" || character == "[" {
+                depth += 1
+            } else if character == "}" || character == "]" {
+                depth -= 1
+            } else if character == ">" && depth == 0 {
+                parts.append(current)
+                current = ""
+                continue
+            }
+            current.append(character)
+        }
+        parts.append(current)
+        return parts.map(\.trimmingWhitespace).filter { !$0.isEmpty }
+    }
+
+    static func parseStep(_ text: String) throws -> NavigationStep {
+        let (name, rest) = text.splitFirstWord()
+        guard let op = NavigationStep.Operation(rawValue: name) else {
+            throw CommandError("unknown step '\(name)' (ops: \(NavigationStep.Operation.allCases.map(\.rawValue).joined(separator: " ")))")
+        }
+        var argument = ""
+        var remainder = rest
+        if !rest.hasPrefix("{") {
+            (argument, remainder) = rest.splitFirstWord()
+        }
+        var params: JSONValue?
+        var keepStack: Bool?
+        if remainder.hasPrefix("{") {
+            do { params = try JSONParser.parse(remainder) } catch {
+                throw CommandError("params of '\(name)' are not valid JSON: \(error)")
+            }
+        } else if remainder == "keep" {
+            keepStack = true
+        } else if !remainder.isEmpty {
+            throw CommandError("unexpected '\(remainder)' after '\(name) \(argument)'")
+        }
+        func number() throws -> Int {
+            guard let value = Int(argument) else { throw CommandError("'\(name)' needs a number") }
+            return value
+        }
+        switch op {
+        case .route, .setRoot, .hasRoot, .focusFirst:
+            guard !argument.isEmpty else { throw CommandError("'\(name)' needs a route name") }
+            return NavigationStep(op: op, route: argument, params: params, keepStack: keepStack)
+        case .selectTab:
+            guard !argument.isEmpty else { throw CommandError("selectTab needs a tab name") }
+            return .selectTab(argument)
+        case .pop:
+            guard let entry = Int64(argument.trimmingPrefix("e")) else { throw CommandError("pop needs an entry id") }
+            return .pop(EntryID(entry))
+        case .popTo: return .popTo(try number())
+        case .popCount: return .popCount(try number())
+        default:
+            return NavigationStep(op: op)
+        }
+    }
+
+    static func describe(_ step: NavigationStep) -> String {
+        var text = step.op.rawValue
+        if let route = step.route ?? step.tab { text += " \(route)" }
+        if let index = step.index { text += " \(index)" }
+        if let count = step.count { text += " \(count)" }
+        if let entry = step.entry { text += " \(entry.rawValue)" }
+        if let params = step.params { text += " \(params)" }
+        return text
+    }
+
+    static func describe(_ statuses: [PluginStatus]) -> String {
+        statuses.map { status in
+            var line = "\(status.name)  \(status.state)"
+            if let pid = status.pid { line += "  pid \(pid)" }
+            if let version = status.version { line += "  v\(version)" }
+            if status.restarts > 0 { line += "  restarts \(status.restarts)" }
+            if let error = status.error { line += "  — \(error.message)" }
+            return line
+        }.joined(separator: "\n")
+    }
+
+    // MARK: - Assertions
+
+    private mutating func expect(_ text: String) async throws {
+        let (what, rest) = text.splitFirstWord()
+        guard what == "error" else { return try await check(text) }
+        let (code, command) = rest.splitFirstWord()
+        let before = await host.snapshot().revision
+        switch await run(command) {
+        case .failed(let message):
+            guard message.hasPrefix(code + " ") else { throw CommandError("expected \(code), got: \(message)") }
+            let after = await host.snapshot().revision
+            guard after == before else { throw CommandError("the failed command changed the tree (revision \(before) → \(after))") }
+        default:
+            throw CommandError("expected '\(command)' to fail with \(code), but it succeeded")
+        }
+    }
+
+    /// `wait [MS] EXPECTATION`: re-checks after every tree change until it holds, for navigation a plugin starts on
+    /// its own (a finished registration signing the user in). Fails after MS milliseconds (default 5000).
+    private func wait(_ text: String) async throws {
+        let (first, afterFirst) = text.splitFirstWord()
+        let milliseconds = Int(first) ?? 5000
+        let expectation = Int(first) == nil ? text : afterFirst
+        guard !expectation.hasPrefix("error") else { throw CommandError("wait takes an expectation other than error") }
+        let events = host.events()
+        let interpreter = self
+        let held = try await withThrowingTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                if (try? await interpreter.check(expectation)) != nil { return true }
+                for await event in events {
+                    if case .treeChanged = event, (try? await interpreter.check(expectation)) != nil { return true }
+                }
+                return false
+            }
+            group.addTask {
+                try await Task.sleep(for: .milliseconds(milliseconds))
+                return false
+            }
+            let first = try await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+        if !held {
+            do { try await check(expectation) } catch let error as CommandError {
+                throw CommandError("after \(milliseconds) ms: \(error.message)")
+            }
+        }
+    }
+
+    private func check(_ text: String) async throws {
+        let (what, rest) = text.splitFirstWord()
+        let tree = await host.snapshot()
+        switch what {
+        case "root":
+            let actual = tree.root.flatMap { tree.instance($0) }?.root?.route
+            guard actual == rest else { throw CommandError("expected the root route '\(rest)', found '\(actual ?? "none")'") }
+        case "top":
+            let id = try await resolve("@top")
+            let instance = tree.instance(id)
+            let actual = instance.map { "\($0.plugin).\($0.type)" } ?? "?"
+            guard actual == rest else { throw CommandError("expected the top coordinator \(rest), found \(actual)\(id)") }
+        case "tab":
+            let words = rest.split(separator: " ").map(String.init)
+            let tabs = words.count == 2 ? tree.instance(try await resolve(words[0])) : tree.instances.first { $0.kind == .tabs }
+            guard let selected = tabs?.selectedTab, selected == words.last else {
+                throw CommandError("expected the selected tab '\(words.last ?? "")', found '\(tabs?.selectedTab ?? "none")'")
+            }
+        case "stack":
+            let (target, routes) = rest.splitFirstWord()
+            let instance = tree.instance(try await resolve(target))
+            let actual = (instance?.entries ?? []).map(\.route)
+            let expected = routes == "-" ? [] : routes.split(separator: ",").map(String.init)
+            guard actual == expected else {
+                throw CommandError("expected \(target) to hold [\(expected.joined(separator: ", "))], found [\(actual.joined(separator: ", "))]")
+            }
+        case "revision":
+            guard String(tree.revision) == rest else { throw CommandError("expected revision \(rest), found \(tree.revision)") }
+        case "instances":
+            guard String(tree.instances.count) == rest else { throw CommandError("expected \(rest) instances, found \(tree.instances.count)") }
+        default:
+            throw CommandError("unknown expectation '\(what)' (root, top, tab, stack, revision, instances, error)")
+        }
+    }
+}
+
+extension StringProtocol {
+    var trimmingWhitespace: String {
+        var text = Substring(self)
+        while let first = text.first, first.isWhitespace { text.removeFirst() }
+        while let last = text.last, last.isWhitespace { text.removeLast() }
+        return String(text)
+    }
+
+    /// The first word and the rest, both trimmed.
+    func splitFirstWord() -> (String, String) {
+        let text = trimmingWhitespace
+        guard let space = text.firstIndex(where: \.isWhitespace) else { return (text, "") }
+        return (String(text[..<space]), String(text[space...]).trimmingWhitespace)
+    }
+
+    func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : String(self) }
+}

@@ -1,0 +1,238 @@
+import Foundation
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// The `switchyard` executable end to end: the real CLI, the real host, the demo app's real plugin processes.
+@Suite("switchyard CLI", .timeLimit(.minutes(2)))
+struct CLITests {
+    static func temporaryDirectory(mode: UInt32 = 0o700) throws -> String {
+        let directory = "/tmp/switchyard-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, mode_t(mode))
+        return directory
+    }
+
+    static func lastJSONLine(_ lines: [String]) throws -> TreeSnapshot {
+        guard let line = lines.last(where: { $0.hasPrefix("{") }) else { throw TestFailure("no JSON line on stdout:\n\(lines.joined(separator: "\n"))") }
+        return try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
+    }
+
+    /// Runs a CLI command to completion and returns its status, stdout and stderr.
+    static func run(_ arguments: [String], executable: String = product("switchyard")) async throws -> (status: Int32, stdout: [String], stderr: [String]) {
+        let process = try CLIProcess(arguments, executable: executable)
+        process.closeStdin()
+        let status = try await process.waitForExit()
+        return (status, process.stdout, process.stderr)
+    }
+
+    @Test("run --script replays the Stinsen README scenarios on the demo app and --json prints the expected tree")
+    func stinsenScenario() async throws {
+        let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/stinsen-readme.txt", "--json", "--no-socket"])
+        #expect(result.status == 0, "stderr:\n\(result.stderr.joined(separator: "\n"))")
+        #expect(result.stdout.contains("ok: wait root authenticated"))
+        #expect(result.stdout.contains("ok: expect error notAllowed nav authenticated.home popToRoot"))
+
+        let tree = try Self.lastJSONLine(result.stdout)
+        #expect(tree.revision == 22)
+        #expect(tree.instances.allSatisfy { $0.status == .ok })
+        #expect(tree.instances.map { "\($0.plugin).\($0.type)" } == [
+            "main.main", "authenticated.home", "todos.navigation", "todos.todos", "projects.projects", "profile.profile",
+        ])
+        let main = try #require(tree.instances.first)
+        #expect(main.root?.route == "authenticated")
+        #expect(main.root?.params == ["user": "alice"])
+        #expect(main.state == ["user": "alice"])
+        #expect(main.entries == [])
+        let home = try #require(tree.instances.first { $0.type == "home" })
+        #expect(home.selectedTab == "todos")
+        #expect(home.tabs?.map(\.route) == ["todos", "projects", "profile"])
+        let todos = try #require(tree.instances.first { $0.type == "todos" })
+        #expect(todos.entries?.map(\.route) == ["todo", "todo"])
+        #expect(todos.entries?.map(\.params) == [["id": "99"], ["id": "42"]])
+        #expect(todos.entries?.last?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
+        let projects = try #require(tree.instances.first { $0.type == "projects" })
+        #expect(projects.entries == [])
+    }
+
+    @Test("a Swift plugin that prints from a route factory: the line is logged with the plugin's name, the route works")
+    func printFromRouteFactory() async throws {
+        let process = try CLIProcess(["run", "--script", "-", "--json", "--no-socket", "--log-level", "info"])
+        process.send("""
+            nav @root setRoot authenticated {"user":"alice"}
+            nav todos.todos route todo {"id":"7"}
+            expect stack todos.todos todo
+
+            """)
+        process.closeStdin()
+        #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
+        #expect(process.stderr.contains("INFO [todos] opening todo 7"))
+        let todos = try #require(try Self.lastJSONLine(process.stdout).instances.first { $0.type == "todos" })
+        #expect(todos.entries?.last?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
+        #expect(!process.stderr.contains { $0.contains("parseError") || $0.contains("protocol") })
+    }
+
+    @Test("a script stops at the first failure with a non-zero status, the file, the line and the typed error")
+    func scriptFailure() async throws {
+        let directory = try Self.temporaryDirectory()
+        let script = directory + "/failing.txt"
+        try "# signed out at start\nexpect root unauthenticated\nswitchyard://todos/nowhere\nexpect root authenticated\n"
+            .write(toFile: script, atomically: true, encoding: .utf8)
+        let result = try await Self.run(["run", "--script", script, "--no-socket"])
+        #expect(result.status != 0)
+        let error = result.stderr.joined(separator: "\n")
+        #expect(error.contains("failing.txt:3: deepLinkInvalid (-32014): deep link switchyard://todos/nowhere is invalid at segment 0 'todos'"))
+        #expect(!result.stdout.contains("» expect root authenticated"), "the run must stop at the first failure")
+
+        let missing = try await Self.run(["run", "--script", directory + "/absent.txt", "--no-socket"])
+        #expect(missing.status != 0)
+        #expect(missing.stderr.joined().contains("cannot read the script"))
+    }
+
+    @Test("open, tree, watch, status and shutdown talk to a running `switchyard run` over its socket")
+    func clientCommands() async throws {
+        let directory = try Self.temporaryDirectory()
+        let socket = directory + "/demo.sock"
+        let host = try CLIProcess(["run", "--socket", socket])
+        try await host.waitForStderr("switchyard: ready (6/6 plugins")
+        #expect(FileSystem.permissions(socket) == 0o600)
+
+        let watch = try CLIProcess(["watch", "--socket", socket, "--json", "--count", "2"])
+        let first = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(try await watch.stdoutLine(0)))
+        #expect(first.revision == 1)
+
+        let opened = try await Self.run(["open", "--socket", socket, "switchyard://forgot?email=a@b.c"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        #expect(opened.stdout == ["revision 2, landed on unauthenticated.unauthenticated#2"])
+
+        let invalid = try await Self.run(["open", "--socket", socket, "switchyard://todos/todo/42"])
+        #expect(invalid.status != 0)
+        #expect(invalid.stderr.joined().contains("deepLinkInvalid (-32014): deep link switchyard://todos/todo/42 is invalid at segment 0 'todos'"))
+
+        let validated = try await Self.run(["open", "--socket", socket, "--validate", "switchyard://about"])
+        #expect(validated.stdout == ["valid: route about"])
+
+        let about = try await Self.run(["open", "--socket", socket, "switchyard://about", "--tree"])
+        #expect(about.stdout.first == "revision 3, landed on main.main#1")
+        #expect(about.stdout.contains { $0.contains("modal about") })
+
+        // watch saw both changes, in order, each with its snapshot, and stopped after --count.
+        #expect(try await watch.waitForExit() == 0)
+        let changes = try watch.stdout.dropFirst().map { line in
+            try JSONValueDecoder().decode(TreeChangedNotification.Params.self, from: #require(JSONParser.parse(line)["params"]))
+        }
+        #expect(changes.map(\.revision) == [2, 3])
+        #expect(changes.last?.snapshot?.instances.first?.entries?.map(\.route) == ["about"])
+
+        for format in ["text", "json", "dot", "mermaid"] {
+            let tree = try await Self.run(["tree", "--socket", socket, "--format", format])
+            #expect(tree.status == 0)
+            #expect(!tree.stdout.isEmpty)
+        }
+        let json = try await Self.run(["tree", "--socket", socket, "--format", "json"])
+        #expect(try Self.lastJSONLine(json.stdout).revision == 3)
+
+        let status = try await Self.run(["status", "--socket", socket])
+        #expect(status.stdout.first == "revision 3")
+        #expect(status.stdout.filter { $0.contains("  ready  pid ") }.count == 6)
+
+        let badFormat = try await Self.run(["tree", "--socket", socket, "--format", "svg"])
+        #expect(badFormat.status != 0)
+
+        #expect(try await Self.run(["shutdown", "--socket", socket]).status == 0)
+        #expect(try await host.waitForExit() == 0)
+        #expect(!FileSystem.exists(socket))
+        let gone = try await Self.run(["tree", "--socket", socket])
+        #expect(gone.status != 0)
+        #expect(gone.stderr.joined().contains("is `switchyard run` running?"))
+    }
+
+    @Test(
+        "the socket is 0600 and the host refuses a client of another user (SO_PEERCRED), and keeps serving its own",
+        .enabled(if: getuid() == 0 && FileSystem.exists("/usr/bin/setpriv"), "needs root and setpriv to run a client as nobody"))
+    func peerCredentials() async throws {
+        // A folder anyone may traverse, so that only the socket's own mode and the uid check stand in the way.
+        let directory = try Self.temporaryDirectory(mode: 0o755)
+        let socket = directory + "/demo.sock"
+        // The client binary must be reachable by nobody, whatever the checkout's permissions.
+        let binary = directory + "/switchyard"
+        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
+        chmod(binary, 0o755)
+        let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", binary]
+
+        let host = try CLIProcess(["run", "--socket", socket])
+        try await host.waitForStderr("switchyard: ready")
+        #expect(FileSystem.permissions(socket) == 0o600)
+
+        let denied = try await Self.run(asNobody + ["tree", "--socket", socket], executable: "/usr/bin/setpriv")
+        #expect(denied.status != 0)
+        #expect(denied.stderr.joined().contains("EACCES"), "\(denied.stderr)")
+
+        // Opened up by mistake: the peer-credential check still refuses the other user, with a typed error.
+        chmod(socket, 0o666)
+        let refused = try await Self.run(asNobody + ["tree", "--socket", socket], executable: "/usr/bin/setpriv")
+        #expect(refused.status != 0)
+        #expect(refused.stderr.joined().contains("unauthorized (-32007)"), "\(refused.stderr)")
+
+        let mine = try await Self.run(["tree", "--socket", socket])
+        #expect(mine.status == 0)
+        #expect(mine.stdout.first?.hasPrefix("main.main#1 stack") == true)
+        host.signal(SIGTERM)
+        #expect(try await host.waitForExit() == 0)
+    }
+
+    @Test(
+        "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history",
+        .enabled(if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
+    func interactivePrompt() async throws {
+        let session = "switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        // tmux daemonizes its server: SystemProcess.run waits for the client's exit, not for inherited pipes to close.
+        func tmux(_ arguments: [String]) async throws -> [String] {
+            let result = try await Task.detached { try SystemProcess.run(["tmux"] + arguments, timeoutMilliseconds: 10_000) }.value
+            guard result.status == 0 else { throw TestFailure("tmux \(arguments.joined(separator: " ")) failed: \(result.text)") }
+            return result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+        }
+        /// The pane's text. A terminal has no "output arrived" event a test can wait on, so this polls the screen,
+        /// bounded by the test timeout.
+        func waitForScreen(_ what: String, count: Int = 1) async throws -> [String] {
+            let deadline = ContinuousClock.now + .seconds(defaultTimeout)
+            var screen: [String] = []
+            while ContinuousClock.now < deadline {
+                screen = try await tmux(["capture-pane", "-p", "-J", "-S", "-200", "-t", session])
+                if screen.filter({ $0.contains(what) }).count >= count { return screen }
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            throw TestFailure("the screen never showed '\(what)' ×\(count):\n\(screen.joined(separator: "\n"))")
+        }
+        let command = "cd '\(packageRoot)' && SWITCHYARD_PRODUCTS_DIR='\(productsDirectory)' '\(product("switchyard"))' run --no-socket; echo exit status $?; sleep 30"
+        _ = try await tmux(["new-session", "-d", "-s", session, "-x", "220", "-y", "60", command])
+        defer { _ = try? SystemProcess.run(["tmux", "kill-session", "-t", session]) }
+
+        _ = try await waitForScreen("switchyard> ")
+        _ = try await tmux(["send-keys", "-t", session, "-l", #"nav @root setRoot authenticated {"user":"alice"}"#])
+        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        var screen = try await waitForScreen("tab todos ● ⇒ todos.navigation")
+        #expect(screen.contains { $0.contains("revision 2, landed on authenticated.home#3") })
+
+        _ = try await tmux(["send-keys", "-t", session, "-l", "switchyard://todos/todo/42"])
+        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        screen = try await waitForScreen("push todo{\"id\":\"42\"}")
+
+        // Up twice brings back the nav command; re-running it changes nothing (already the root).
+        _ = try await tmux(["send-keys", "-t", session, "Up", "Up", "Enter"])
+        screen = try await waitForScreen("revision 3, landed on authenticated.home#3")
+        _ = try await tmux(["send-keys", "-t", session, "-l", "history"])
+        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        screen = try await waitForScreen("3  nav @root setRoot authenticated")
+
+        _ = try await tmux(["send-keys", "-t", session, "-l", "switchyard://nowhere"])
+        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        _ = try await waitForScreen("error: deepLinkInvalid (-32014)")
+
+        _ = try await tmux(["send-keys", "-t", session, "-l", "quit"])
+        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        // The host shuts down its plugins and exits; the shell then sleeps, so the pane is still there to read.
+        _ = try await waitForScreen("exit status 0")
+    }
+}
