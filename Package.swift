@@ -86,6 +86,13 @@ let package = Package(
             ]
         ),
 
+        // Plugin logic tested in-process: declarations, factories, guards, state, deep links, chains; no spawn.
+        .testTarget(
+            name: "SwitchyardPluginTests",
+            dependencies: ["SwitchyardPlugin"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+
         // MARK: - CLI
         .executableTarget(
             name: "switchyard",

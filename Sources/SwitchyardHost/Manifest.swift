@@ -14,6 +14,9 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// Refuse to start when the composed route tables are inconsistent (default: start without the broken plugins).
     public var strict: Bool?
     public var plugins: [PluginManifest]
+    /// Another manifest this one builds on: its plugins are kept, a plugin here with the same name replaces the
+    /// inherited one, new names are added; `app`, `root` and `strict` here win. Relative to this manifest.
+    public var extends: String?
     /// Where the manifest was loaded from (not part of the file).
     public var directory: String?
 
@@ -26,7 +29,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case app, root, strict, plugins
+        case app, root, strict, extends, plugins
     }
 }
 
@@ -52,6 +55,13 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     public var startTimeoutMs: Int?
     /// Restart policy (Erlang-style).
     public var restart: RestartPolicy?
+    /// The folder of the manifest that declared this plugin, which its relative paths start from (not part of the
+    /// file: set on load, so plugins inherited through `extends` keep their own manifest's folder).
+    public var directory: String?
+
+    enum CodingKeys: String, CodingKey {
+        case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart
+    }
 
     public init(
         name: String, product: String? = nil, command: [String]? = nil, args: [String]? = nil, cwd: String? = nil,
@@ -138,6 +148,11 @@ public struct ManifestError: Error, CustomStringConvertible, Sendable {
 extension Manifest {
     /// Reads and validates a manifest file.
     public static func load(path: String) throws(ManifestError) -> Manifest {
+        try load(path: path, depth: 0)
+    }
+
+    private static func load(path: String, depth: Int) throws(ManifestError) -> Manifest {
+        guard depth < 8 else { throw ManifestError(path: path, message: "'extends' nests more than 8 manifests deep (a cycle?)") }
         let bytes: [UInt8]
         do { bytes = try FileSystem.readFile(path) } catch { throw ManifestError(path: path, message: "\(error)") }
         let value: JSONValue
@@ -150,9 +165,30 @@ extension Manifest {
             throw ManifestError(path: path, message: field.map { "field '\($0)': \(reason)" } ?? reason)
         }
         let absolute = path.hasPrefix("/") ? path : "\(FileSystem.currentDirectory)/\(path)"
-        manifest.directory = FileSystem.parentDirectory(of: absolute)
+        let directory = FileSystem.parentDirectory(of: absolute)
+        manifest.directory = directory
+        for index in manifest.plugins.indices { manifest.plugins[index].directory = directory }
+        if let extends = manifest.extends {
+            let base = try load(path: extends.hasPrefix("/") ? extends : "\(directory)/\(extends)", depth: depth + 1)
+            manifest = manifest.merged(over: base)
+        }
         try manifest.validate(path: path)
         return manifest
+    }
+
+    /// This manifest's fields over `base`'s.
+    func merged(over base: Manifest) -> Manifest {
+        var plugins = base.plugins
+        for plugin in self.plugins {
+            if let index = plugins.firstIndex(where: { $0.name == plugin.name }) {
+                plugins[index] = plugin
+            } else {
+                plugins.append(plugin)
+            }
+        }
+        var merged = Manifest(app: app ?? base.app, root: root ?? base.root, strict: strict ?? base.strict, plugins: plugins, directory: directory)
+        merged.extends = extends
+        return merged
     }
 
     func validate(path: String) throws(ManifestError) {
@@ -209,7 +245,7 @@ extension PluginManifest {
     func resolve(manifestDirectory: String, productsDirectory: String, hostEnvironment: [String: String])
         throws(ManifestError) -> ResolvedPlugin
     {
-        let base = manifestDirectory
+        let base = directory ?? manifestDirectory
         func absolute(_ path: String) -> String {
             path.hasPrefix("/") ? path : "\(base)/\(path)"
         }

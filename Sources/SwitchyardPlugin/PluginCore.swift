@@ -245,11 +245,13 @@ public final class PluginCore {
         try H.handleDeepLink(&cursor)
     }
 
-    func dismissed(_ params: CoordinatorDismissedNotification.Params) {
+    /// `coordinator/dismissed`.
+    public func dismissed(_ params: CoordinatorDismissedNotification.Params) {
         instances[params.instance]?.dismissed(route: params.route, entry: params.entry, reason: params.reason)
     }
 
-    func tabSelected(_ params: CoordinatorTabSelectedNotification.Params) {
+    /// `coordinator/tabSelected`.
+    public func tabSelected(_ params: CoordinatorTabSelectedNotification.Params) {
         (instances[params.instance] as? any TabsCoordinator)?.tabSelected(params.tab, isRepeat: params.isRepeat)
     }
 

@@ -22,8 +22,10 @@ public struct Landed<Current> {
 /// once the chain enters another plugin's coordinator it continues as `Chain<Remote>`, with names.
 @MainActor
 public struct Chain<Current> {
-    let start: InstanceID?
-    let steps: [NavigationStep]
+    /// The instance the first step applies to (nil while the coordinator is not in the host's tree).
+    public let start: InstanceID?
+    /// The steps so far: what ``apply()`` sends, and what a unit test of plugin logic can assert on.
+    public let steps: [NavigationStep]
 
     init(start: InstanceID?, steps: [NavigationStep] = []) {
         self.start = start
@@ -67,7 +69,9 @@ private func makeStep<C: AnyObject, Input, Output, R: RouteDefinition<C, Input, 
     _ op: NavigationStep.Operation, _ keyPath: KeyPath<C, R>, _ input: Input?
 ) -> NavigationStep {
     guard let definition = definition(keyPath) else { return NavigationStep(op: op, route: "?") }
-    let params = input.flatMap { try? definition.encodeInput($0) } ?? nil
+    // Not `?? nil`: JSONValue is ExpressibleByNilLiteral, so that would turn "no params" into JSON null.
+    var params: JSONValue?
+    if let input, let encoded = try? definition.encodeInput(input) { params = encoded }
     return NavigationStep(op: op, route: definition.name, params: params)
 }
 

@@ -91,7 +91,8 @@ public struct RootSelection<C: StackCoordinator> {
     init<Input, Output>(route: StackRoot<C, Input, Output>, input: Input) {
         self.name = route.name
         self.route = route
-        self.params = (try? route.encodeInput(input)) ?? nil
+        // Not `?? nil`: JSONValue is ExpressibleByNilLiteral, so that would turn "no params" into JSON null.
+        if let encoded = try? route.encodeInput(input) { self.params = encoded } else { self.params = nil }
     }
 }
 

@@ -66,7 +66,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             if let explicitParams { explicitParams }
             else if Input.self == NoInput.self { [] }
             else if let scalar = Input.self as? any RouteParameter.Type { [ParamDeclaration(name: parameterName, type: scalar.paramType)] }
-            else { nil }
+            else { ParamProbe.declarations(of: Input.self) }
         return RouteDeclaration(name: name, transition: transition, deepLink: deepLink, params: params, target: target)
     }
 

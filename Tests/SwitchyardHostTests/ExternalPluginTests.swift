@@ -1,0 +1,44 @@
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// Feature modules are built independently: a plugin in its own package, depending only on the SDK product, joins
+/// the demo app through a manifest and replaces one of its plugins.
+@Suite("A plugin built in a separate package", .timeLimit(.minutes(10)))
+struct ExternalPluginTests {
+    @Test("Plugins/external/ProfilePlugin builds on its own and serves the profile tab of the demo app")
+    func separatePackage() async throws {
+        let package = packageRoot + "/Plugins/external/ProfilePlugin"
+        let build = try await Task.detached {
+            try SystemProcess.run(["swift", "build", "--package-path", package], timeoutMilliseconds: 540_000)
+        }.value
+        try #require(build.status == 0, "swift build of the external package failed:\n\(build.text)")
+        // Its Package.swift names one dependency, the SDK product; nothing else of this package is linked.
+        let manifest = String(decoding: try FileSystem.readFile(package + "/Package.swift"), as: UTF8.self)
+        #expect(manifest.contains(#".product(name: "SwitchyardPlugin", package: "Switchyard")"#))
+        #expect(!manifest.contains("SwitchyardHost") && !manifest.contains("SwitchyardUV"))
+
+        let process = try CLIProcess(["run", "--manifest", "Plugins/external/switchyard.json", "--script", "-", "--json", "--no-socket", "--log-level", "info"])
+        process.send("""
+            nav @root setRoot authenticated {"user":"alice"}
+            switchyard://profile/sign-out
+            expect top profile.profile
+            nav profile.profile dismiss
+            switchyard://profile/settings
+
+            """)
+        process.closeStdin()
+        #expect(try await process.waitForExit(seconds: 60) == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
+        #expect(process.stderr.contains("INFO [profile] signOut dismissed (navigation)"))
+        guard let line = process.stdout.last(where: { $0.hasPrefix("{") }) else {
+            Issue.record("no JSON snapshot:\n\(process.stdout.joined(separator: "\n"))")
+            return
+        }
+        let tree = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
+        let profile = try #require(tree.instances.first { $0.plugin == "profile" })
+        #expect(profile.root?.content == .screen(ScreenDescriptor(name: "Profile", props: ["team": "profile", "language": "swift"])))
+        #expect(profile.entries?.map(\.route) == ["settings"])
+        #expect(tree.instances.first { $0.type == "home" }?.selectedTab == "profile")
+    }
+}
