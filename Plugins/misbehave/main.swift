@@ -9,7 +9,7 @@
 //   --exit-in-handshake CODE     exit with CODE when initialize arrives, without answering
 //   --hang-in-handshake          never answer initialize (keep reading)
 //   --crash-after N              abort() when message N arrives (SIGABRT)
-//   --exit-after N               exit(3) when message N arrives
+//   --exit-after N               exit when message N arrives, with --exit-status (default 3)
 //   --hang-after N               from message N on, read but never answer
 //   --garbage-after N            from message N on, answer each message with a garbage line first
 //   --oversize-after N           at message N, write one line of --oversize-bytes (default 4 MiB)
@@ -24,6 +24,14 @@
 //   --route-table JSON           declare this coordinator list instead of the "lab" type (composition tests)
 //   --navigate-on-ping JSON      when the host pings, send `navigate` with these params and report the answer on
 //                                stderr ("misbehave: navigate answered …"): a plugin reaching for others' instances
+//   --faulty-runs N[,N]          faults only in these runs: 0 is the first process, 1 the first restart... (the
+//                                host says which in initialize's `restarts`); default: every run
+//   --trigger-route ROUTE        the *-after faults fire when `coordinator/route` for ROUTE arrives (whatever N
+//                                says), and --garbage-after from then on: a fault a test can time exactly
+//   --type NAME                  the "lab" type's name (to stand in for another plugin's coordinator type)
+//
+//   --flood-on-sigusr1           SIGUSR1 floods stdout with --flood-lines valid notifications (for `switchyard
+//                                chaos`); off by default, since the signal thread costs descriptors of its own
 import Dispatch
 import Glibc
 import SwitchyardProtocol
@@ -52,6 +60,11 @@ struct Options {
     var say: [String] = []
     var navigateOnPing: String?
     var routeTable: String?
+    var faultyRuns: Set<Int>?
+    var typeName = "lab"
+    var floodOnSignal = false
+    var triggerRoute: String?
+    var exitStatus: Int32 = 3
 }
 
 func parseOptions() -> Options {
@@ -88,6 +101,11 @@ func parseOptions() -> Options {
         case "--say": options.say.append(arguments.next() ?? "")
         case "--navigate-on-ping": options.navigateOnPing = arguments.next()
         case "--route-table": options.routeTable = arguments.next()
+        case "--faulty-runs": options.faultyRuns = Set((arguments.next() ?? "").split(separator: ",").compactMap { Int($0) })
+        case "--type": options.typeName = arguments.next() ?? options.typeName
+        case "--flood-on-sigusr1": options.floodOnSignal = true
+        case "--trigger-route": options.triggerRoute = arguments.next()
+        case "--exit-status": options.exitStatus = Int32(int(flag))
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -97,8 +115,21 @@ func parseOptions() -> Options {
 }
 
 func writeStderr(_ text: String) { _ = try? FileDescriptor.standardError.writeAll(text.utf8) }
+/// One writer at a time: the SIGUSR1 flood runs on another thread, and a line must never be split.
+let stdoutLock = NSLockLike()
 func writeStdout(_ bytes: [UInt8]) {
-    do { _ = try FileDescriptor.standardOutput.writeAll(bytes) } catch { exit(0) }
+    stdoutLock.withLock {
+        do { _ = try FileDescriptor.standardOutput.writeAll(bytes) } catch { exit(0) }
+    }
+}
+
+final class NSLockLike: @unchecked Sendable {
+    private let semaphore = DispatchSemaphore(value: 1)
+    func withLock(_ body: () -> Void) {
+        semaphore.wait()
+        body()
+        semaphore.signal()
+    }
 }
 func send(_ message: Message) { writeStdout(message.encodedLine()) }
 
@@ -107,17 +138,36 @@ if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
 for line in options.say { writeStderr(line + "\n") }
 
 let routeTable: JSONValue = [
-    "type": "lab", "kind": "stack", "initialRoute": "bench",
+    "type": .string(options.typeName), "kind": "stack", "initialRoute": "bench",
     "routes": [
         ["name": "bench", "transition": "root"],
         ["name": "sample", "transition": "push", "deepLink": "sample/:id",
          "params": [["name": "id", "type": "string"]]],
         ["name": "sheet", "transition": "modal"],
+        ["name": "fault", "transition": "modal"],
     ],
 ]
 
 var messageCount = 0
 var hanging = false
+var triggeredAt: Int?
+/// Which run this is (from initialize's `restarts`), and whether faults apply in it.
+var run = 0
+var faulty: Bool { options.faultyRuns?.contains(run) ?? true }
+
+func flood() {
+    let line = Message.notification(method: "log", params: ["level": "debug", "message": "flood"]).encodedLine()
+    var batch: [UInt8] = []
+    for _ in 0..<256 { batch += line }
+    for _ in 0..<max(1, options.floodLines / 256) { writeStdout(batch) }
+}
+
+let floodSignal: (any DispatchSourceSignal)? = options.floodOnSignal ? DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global()) : nil
+if let floodSignal {
+    signal(SIGUSR1, SIG_IGN)
+    floodSignal.setEventHandler { flood() }
+    floodSignal.resume()
+}
 
 func startStderrFlood() {
     DispatchQueue.global().async {
@@ -129,8 +179,9 @@ func startStderrFlood() {
 func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
     switch method {
     case InitializeRequest.method:
-        if let code = options.exitInHandshake { exit(code) }
-        if options.hangInHandshake { return }
+        run = params?["restarts"]?.intValue.map(Int.init) ?? 0
+        if faulty, let code = options.exitInHandshake { exit(code) }
+        if faulty && options.hangInHandshake { return }
         let offered = params?["protocolVersions"]?.arrayValue?.compactMap(\.intValue).map(Int.init) ?? []
         let common = options.speaks.filter(offered.contains)
         guard let chosen = options.answerVersion ?? common.max() else {
@@ -165,33 +216,46 @@ func handle(_ line: String) {
     guard case .message(let message, _) = event else { return }
     messageCount += 1
     let n = messageCount
-    if options.crashAfter == n { abort() }
-    if options.exitAfter == n { exit(3) }
-    if options.hangAfter == n { hanging = true }
-    if options.printAfter == n { writeStdout(Array("Hello from user code! debug value = 42\n".utf8)) }
-    if options.oversizeAfter == n {
+    if case .request(_, InitializeRequest.method, let params) = message {
+        run = params?["restarts"]?.intValue.map(Int.init) ?? 0
+    }
+    guard faulty else {
+        respondNormally(message)
+        return
+    }
+    // With --trigger-route, "message N" is the message that takes that route.
+    var isTrigger = false
+    if let trigger = options.triggerRoute, case .request(_, "coordinator/route", let params) = message, params?["route"]?.stringValue == trigger {
+        isTrigger = true
+        triggeredAt = triggeredAt ?? n
+    }
+    func at(_ after: Int?) -> Bool { options.triggerRoute == nil ? after == n : (after != nil && isTrigger) }
+    if at(options.crashAfter) { abort() }
+    if at(options.exitAfter) { exit(options.exitStatus) }
+    if at(options.hangAfter) { hanging = true }
+    if at(options.printAfter) { writeStdout(Array("Hello from user code! debug value = 42\n".utf8)) }
+    if at(options.oversizeAfter) {
         writeStdout([UInt8](repeating: UInt8(ascii: "x"), count: options.oversizeBytes) + [0x0A])
     }
-    if options.floodAfter == n {
-        let line = Message.notification(method: "log", params: ["level": "debug", "message": "flood"]).encodedLine()
-        var batch: [UInt8] = []
-        for _ in 0..<256 { batch += line }
-        for _ in 0..<(options.floodLines / 256) { writeStdout(batch) }
-    }
-    if let garbage = options.garbageAfter, n >= garbage {
+    if at(options.floodAfter) { flood() }
+    if let garbage = options.garbageAfter, n >= (options.triggerRoute == nil ? garbage : (triggeredAt ?? .max)) {
         writeStdout(Array("this is not json {{{ \u{1}\n".utf8))
     }
-    if options.stopReadingAfter == n {
+    if at(options.stopReadingAfter) {
         // Park forever without reading: the host's writes pile up in the socket buffer.
         while true { pause() }
     }
     guard !hanging else { return }
+    respondNormally(message)
+}
+
+func respondNormally(_ message: Message) {
     switch message {
     case .request(let id, let method, let params):
         if options.delayMs > 0 { usleep(UInt32(options.delayMs) * 1_000) }
         answer(id, method, params)
         if method == PingRequest.method, let text = options.navigateOnPing, let navigate = try? JSONParser.parse(text) {
-            send(.request(id: .string("nav-\(n)"), method: NavigateRequest.method, params: navigate))
+            send(.request(id: .string("nav-\(messageCount)"), method: NavigateRequest.method, params: navigate))
         }
     case .notification(let method, _):
         if method == ExitNotification.method { exit(0) }

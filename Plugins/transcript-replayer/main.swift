@@ -15,11 +15,23 @@ func fail(_ text: String) -> Never {
     exit(2)
 }
 
+/// The host's next message. Heartbeat pings (string ids `hb-N`) may come at any time on a slow machine: they are
+/// answered and skipped unless the transcript expects one there.
 func readMessage(expecting step: Transcript.Step) -> JSONValue {
-    guard let line = readLine(strippingNewline: true) else {
-        fail("at transcript line \(step.line): the host closed stdin, expected \(step.message)")
+    while true {
+        guard let line = readLine(strippingNewline: true) else {
+            fail("at transcript line \(step.line): the host closed stdin, expected \(step.message)")
+        }
+        let value: JSONValue
+        do { value = try JSONParser.parse(line) } catch { fail("at transcript line \(step.line): host wrote invalid JSON: \(error)") }
+        if let id = value["id"]?.stringValue, id.hasPrefix("hb-"), value["method"] == "$/ping",
+            step.message["id"]?.stringValue?.hasPrefix("hb-") != true
+        {
+            _ = try? FileDescriptor.standardOutput.writeAll(Message.response(id: .string(id), result: [:]).encodedLine())
+            continue
+        }
+        return value
     }
-    do { return try JSONParser.parse(line) } catch { fail("at transcript line \(step.line): host wrote invalid JSON: \(error)") }
 }
 
 guard CommandLine.arguments.count == 2 else { fail("usage: transcript-replayer TRANSCRIPT-TEXT") }

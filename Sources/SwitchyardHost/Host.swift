@@ -71,6 +71,8 @@ final class Host {
             else { return nil }
             return connection
         }
+        navigator.incarnation = { [weak self] name in self?.supervisorsByName[name]?.incarnation ?? 0 }
+        navigator.maxInstances = { [weak self] name in self?.supervisorsByName[name]?.plugin.limits.maxInstances ?? .max }
         navigator.availability = { [weak self] name in
             guard let supervisor = self?.supervisorsByName[name] else { return (.unavailable, "plugin '\(name)' is not running") }
             if supervisor.state == .ready { return (.ok, nil) }
@@ -114,6 +116,14 @@ final class Host {
                 supervisor.onStateChange = { [weak self] supervisor in self?.stateChanged(supervisor) }
                 supervisor.onRequest = { [weak self] supervisor, id, method, params in
                     self?.pluginRequest(from: supervisor, id: id, method: method, params: params)
+                }
+                supervisor.onRestarted = { [weak self] supervisor, connection, done in
+                    guard let self else { return done() }
+                    let owned = self.navigator.tree.instanceCount(of: supervisor.name)
+                    self.navigator.restore(plugin: supervisor.name, via: connection) { failures in
+                        self.logger.notice("plugin '\(supervisor.name)' restored: \(owned - failures.count) of \(owned) instances")
+                        done()
+                    }
                 }
                 supervisors.append(supervisor)
                 supervisorsByName[entry.name] = supervisor
@@ -165,7 +175,7 @@ final class Host {
             finishStartup(error: startupError)
             return
         }
-        guard supervisors.allSatisfy({ $0.state != .starting }) else { return }
+        guard supervisors.allSatisfy({ $0.state != .starting && $0.state != .restarting }) else { return }
         composing = true
         compose()
     }

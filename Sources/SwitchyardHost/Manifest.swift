@@ -89,6 +89,9 @@ public struct LimitOverrides: Codable, Sendable, Equatable {
     public var maxInstances: Int?
     public var maxStderrBytesPerSecond: Int?
     public var requestTimeoutMs: Int?
+    public var heartbeatIntervalMs: Int?
+    public var heartbeatTimeoutMs: Int?
+    public var maxProtocolErrors: Int?
     /// Bytes the host may queue towards a plugin that is not reading before it counts as hung.
     public var maxWriteQueueBytes: Int?
 
@@ -102,6 +105,9 @@ public struct LimitOverrides: Codable, Sendable, Equatable {
         if let maxInstances { limits.maxInstances = maxInstances }
         if let maxStderrBytesPerSecond { limits.maxStderrBytesPerSecond = maxStderrBytesPerSecond }
         if let requestTimeoutMs { limits.requestTimeoutMs = requestTimeoutMs }
+        if let heartbeatIntervalMs { limits.heartbeatIntervalMs = heartbeatIntervalMs }
+        if let heartbeatTimeoutMs { limits.heartbeatTimeoutMs = heartbeatTimeoutMs }
+        if let maxProtocolErrors { limits.maxProtocolErrors = maxProtocolErrors }
         return limits
     }
 }
@@ -121,9 +127,16 @@ public struct RestartPolicy: Codable, Sendable, Equatable {
     /// At most this many restarts within ``windowSeconds``; then the plugin is marked failed.
     public var maxRestarts: Int?
     public var windowSeconds: Double?
-    /// First backoff delay; doubles per consecutive restart up to ``maxBackoffMs``, with ±20 % jitter.
+    /// Backoff before the second restart within the window (the first is immediate); doubles for each further
+    /// one up to ``maxBackoffMs``, with ±20 % jitter so plugins that crashed together do not restart in lockstep.
     public var backoffMs: Int?
     public var maxBackoffMs: Int?
+
+    /// Defaults: at most 5 restarts within 30 s; backoff 100 ms doubling up to 5 s.
+    public var effectiveMaxRestarts: Int { maxRestarts ?? 5 }
+    public var effectiveWindowMs: UInt64 { UInt64(max(0, (windowSeconds ?? 30) * 1_000)) }
+    public var effectiveBackoffMs: Int { backoffMs ?? 100 }
+    public var effectiveMaxBackoffMs: Int { maxBackoffMs ?? 5_000 }
 
     public init(policy: Kind, maxRestarts: Int? = nil, windowSeconds: Double? = nil, backoffMs: Int? = nil, maxBackoffMs: Int? = nil) {
         self.policy = policy

@@ -27,11 +27,17 @@ final class Navigator {
     var connection: (String) -> PluginConnection? = { _ in nil }
     /// A plugin's availability for snapshots.
     var availability: NavigationTree.Availability = { _ in (.ok, nil) }
+    /// A plugin's current incarnation (bumped at every spawn).
+    var incarnation: (String) -> Int = { _ in 0 }
+    /// A plugin's `maxInstances` limit.
+    var maxInstances: (String) -> Int = { _ in .max }
     private var observers: [Int: (HostEvent) -> Void] = [:]
     private var nextObserver = 0
     private static let maxConflictRetries = 3
-    /// Chains in flight, each with the plugins it has consulted so far.
-    private var inFlight: [Int: Set<String>] = [:]
+    /// Chains in flight, each with the plugins it has consulted so far (and which incarnation of each).
+    private var inFlight: [Int: [String: Int]] = [:]
+    /// New instances each chain in flight has asked plugins to create, per plugin (for `maxInstances`).
+    private var creating: [Int: [String: Int]] = [:]
     private var nextChain = 0
     /// Plugin requests held back until the chains their plugin already answered for have finished.
     private var heldBack: [(waitingFor: Set<Int>, run: () -> Void)] = []
@@ -96,6 +102,7 @@ final class Navigator {
                 completion(.failure(failure.error))
             case .success(let result):
                 do throws(ResponseError) {
+                    try self.checkIncarnations(chain)
                     try self.tree.commit(result, startedFrom: base)
                     self.tree.reserveIDs(from: self.allocator)
                     self.logger.info("tree created: \(self.tree.count) instances, revision \(self.tree.revision)")
@@ -144,6 +151,7 @@ final class Navigator {
                 completion(.failure(failure.error))
             case .success(let result):
                 do throws(ResponseError) {
+                    try self.checkIncarnations(chain)
                     let changed = try self.tree.commit(result, startedFrom: base)
                     self.tree.reserveIDs(from: self.allocator)
                     self.send(result.effects)
@@ -215,7 +223,23 @@ final class Navigator {
                 drive(runner, chain: chain, completion)
                 return
             }
-            inFlight[chain]?.insert(need.plugin)
+            if inFlight[chain]?[need.plugin] == nil {
+                let current = incarnation(need.plugin)
+                inFlight[chain]?[need.plugin] = current
+            }
+            if case .create(let question) = need, question.reason == .new {
+                let planned = (creating[chain]?[need.plugin] ?? 0) + 1
+                let limit = maxInstances(need.plugin)
+                guard tree.instanceCount(of: need.plugin) + planned <= limit else {
+                    let error = ResponseError(
+                        .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
+                        data: ["plugin": .string(need.plugin), "limit": "maxInstances"])
+                    runner.resume(with: .create(.failure(error)))
+                    drive(runner, chain: chain, completion)
+                    return
+                }
+                creating[chain, default: [:]][need.plugin] = planned
+            }
             switch need {
             case .route(let question):
                 connection.send(CoordinatorRouteRequest.self, question.request) { [weak self] answer in
@@ -233,13 +257,22 @@ final class Navigator {
 
     private func beginChain() -> Int {
         defer { nextChain += 1 }
-        inFlight[nextChain] = []
+        inFlight[nextChain] = [:]
         return nextChain
+    }
+
+    /// A chain whose answers came from a plugin process that has since died (and maybe restarted) must not
+    /// commit: the new process never saw what the old one answered, and would not know the instances it created.
+    private func checkIncarnations(_ chain: Int) throws(ResponseError) {
+        for (plugin, seen) in inFlight[chain] ?? [:] where incarnation(plugin) != seen {
+            throw .pluginUnavailable(plugin, "it restarted while the chain was running")
+        }
     }
 
     /// A chain ended (committed, failed or about to be retried as a new chain): release what waited for it.
     private func finish(_ chain: Int) {
         inFlight[chain] = nil
+        creating[chain] = nil
         var ready: [() -> Void] = []
         heldBack = heldBack.compactMap { entry in
             let waitingFor = entry.waitingFor.subtracting([chain])
@@ -260,11 +293,45 @@ final class Navigator {
     /// consulted the plugin do not delay it, so a slow plugin elsewhere holds nobody up. A plugin must not make a
     /// route answer wait for its own `navigate` (that would wait for the request timeout).
     private func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
-        let waitingFor = Set(inFlight.filter { $0.value.contains(plugin) }.keys)
+        let waitingFor = Set(inFlight.filter { $0.value[plugin] != nil }.keys)
         if waitingFor.isEmpty {
             run()
         } else {
             heldBack.append((waitingFor, run))
+        }
+    }
+
+    // MARK: - Restore
+
+    /// Re-creates every instance `plugin` owns in the tree, in a restarted process: `coordinator/create` with
+    /// reason `restore`, the state the host kept and the instance as the tree holds it, parents before children
+    /// (pipelined: one round trip for all of them). The tree does not change. Failures are logged and returned;
+    /// the instances stay (the tree is authoritative), and the next route on one tells the plugin's answer.
+    func restore(plugin: String, via connection: PluginConnection, _ completion: @escaping ([ResponseError]) -> Void) {
+        let owned = tree.instances(of: plugin).map { (instance: $0, depth: tree.depth(of: $0.id)) }
+            .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
+        guard !owned.isEmpty else {
+            completion([])
+            return
+        }
+        var remaining = owned.count
+        var failures: [ResponseError] = []
+        for instance in owned {
+            let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
+                guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
+                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
+            }
+            let params = CoordinatorCreateRequest.Params(
+                instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,
+                state: instance.state, restore: tree.snapshot(of: instance.id))
+            connection.send(CoordinatorCreateRequest.self, params) { [weak self] result in
+                if case .failure(let error) = result {
+                    self?.logger.warning("restore of \(instance.type)\(instance.id) in '\(plugin)' failed: \(error.message)")
+                    failures.append(error)
+                }
+                remaining -= 1
+                if remaining == 0 { completion(failures) }
+            }
         }
     }
 

@@ -1,3 +1,4 @@
+import DequeModule
 import Glibc
 import Logging
 import SwitchyardProtocol
@@ -109,6 +110,25 @@ final class PluginConnection {
     private var handshakeFailureReported = false
     private var exitGraceTimer: UVTimer?
 
+    /// How many times the supervisor restarted this plugin before this process (sent in `initialize`).
+    private let restarts: Int
+    /// Token bucket for messages from the plugin (`maxMessagesPerSecond`, burst of the same size).
+    private var tokens: Double
+    private var tokensRefilledAt: UInt64 = 0
+    /// Messages dropped over the rate.
+    private(set) var droppedOverRate = 0
+    /// Requests from the plugin the host has not answered yet (`maxOutstandingRequests`).
+    private var inboundOutstanding = Set<RequestID>()
+    /// Loop times of recent protocol errors (the quarantine window).
+    private var recentErrors = Deque<UInt64>()
+    private static let errorWindowMs: UInt64 = 10_000
+    private var heartbeatTimer: UVTimer?
+    /// The unanswered heartbeat's id and when it was sent. Heartbeats use string ids (`hb-N`) of their own, so they
+    /// never shift the numbering of the host's other requests.
+    private var heartbeatOutstanding: (id: String, sentAt: UInt64)?
+    private var heartbeatCount = 0
+    private var lastHeardAt: UInt64 = 0
+
     /// Counters for status and benchmarks.
     private(set) var messagesReceived = 0
     private(set) var messagesSent = 0
@@ -118,10 +138,12 @@ final class PluginConnection {
     var pid: Int32 { process?.pid ?? 0 }
     var pendingRequestCount: Int { pending.count }
 
-    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger) {
+    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, restarts: Int = 0) {
         self.name = plugin.name
         self.plugin = plugin
         self.loop = loop
+        self.restarts = restarts
+        self.tokens = Double(plugin.limits.maxMessagesPerSecond)
         var logger = logger
         logger[metadataKey: "plugin"] = .string(plugin.name)
         self.logger = logger
@@ -159,7 +181,7 @@ final class PluginConnection {
         let params = InitializeRequest.Params(
             protocolVersions: ProtocolVersion.supported,
             host: PluginInfo(name: "switchyard", version: switchyardVersion),
-            pluginName: name, limits: plugin.limits)
+            pluginName: name, limits: plugin.limits, restarts: restarts > 0 ? restarts : nil)
         send(InitializeRequest.self, params, timeoutMs: plugin.startTimeoutMs) { [weak self] result in
             self?.handshakeAnswered(result)
         }
@@ -200,6 +222,7 @@ final class PluginConnection {
             state = .ready
             readyAt = UVLoop.hrtime
             notify(InitializedNotification.self, Empty())
+            startHeartbeat()
             logger.debug(
                 "ready: \(answer.plugin.name) \(answer.plugin.version), protocol \(answer.protocolVersion), \(answer.coordinators.count) coordinator types, \((readyAt - spawnedAt) / 1_000) µs after spawn"
             )
@@ -277,10 +300,12 @@ final class PluginConnection {
 
     /// Answers a request the plugin sent.
     func respond(to id: RequestID, result: JSONValue) {
+        inboundOutstanding.remove(id)
         _ = write(.response(id: id, result: result))
     }
 
     func respond(to id: RequestID, error: ResponseError) {
+        inboundOutstanding.remove(id)
         _ = write(.errorResponse(id: id, error: error))
     }
 
@@ -338,6 +363,11 @@ final class PluginConnection {
             pending[id] = nil
             request.completion(.failure(.timeout(name, method: request.method, milliseconds: request.timeoutMs)))
             if state != .terminated { onEvent(.requestTimedOut(method: request.method)) }
+            // A plugin that does not answer is hung: treated as a crash (the supervisor's policy decides what next).
+            // The handshake and the shutdown ladder handle their own deadlines.
+            if state == .ready && request.method != InitializeRequest.method {
+                kill(reason: "hung: no answer to '\(request.method)' within \(request.timeoutMs) ms")
+            }
         }
         if next != .max && state != .terminated { armDeadlineTimer(next) }
     }
@@ -360,7 +390,13 @@ final class PluginConnection {
     private func stderrEvent(_ event: UVPipe.ReadEvent) {
         switch event {
         case .data(let bytes):
-            for line in stderr.consume(bytes, now: loop.now) { logger.info("\(line)") }
+            let (lines, startedDropping) = stderr.consume(bytes, now: loop.now)
+            for line in lines { logger.info("\(line)") }
+            if startedDropping {
+                report(ResponseError(
+                    .limitExceeded, "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
+                    data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
+            }
         case .eof, .error:
             for line in stderr.finish() { logger.info("\(line)") }
             if stderr.droppedBytes > 0 {
@@ -380,6 +416,8 @@ final class PluginConnection {
             report(named)
         case .message(let message, let lineNumber):
             messagesReceived += 1
+            lastHeardAt = loop.now
+            guard withinRate(message, lineNumber: lineNumber) else { return }
             switch message {
             case .response(let id, let result):
                 resolve(id, .success(result), lineNumber: lineNumber)
@@ -396,7 +434,17 @@ final class PluginConnection {
                     respond(
                         to: id,
                         error: ResponseError(.notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
+                } else if inboundOutstanding.count >= plugin.limits.maxOutstandingRequests || inboundOutstanding.contains(id) {
+                    let error = inboundOutstanding.contains(id)
+                        ? ResponseError(.invalidRequest, "line \(lineNumber): request id \(id) is already in use", data: ["line": .int(Int64(lineNumber)), "field": "id"])
+                        : ResponseError(
+                            .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxOutstandingRequests) requests outstanding",
+                            data: ["line": .int(Int64(lineNumber)), "limit": "maxOutstandingRequests"])
+                    let named = error.naming(plugin: name)
+                    _ = write(.errorResponse(id: id, error: named))
+                    report(named)
                 } else {
+                    inboundOutstanding.insert(id)
                     onEvent(.request(id: id, method: method, params: params))
                 }
             case .notification(let method, let params):
@@ -410,6 +458,10 @@ final class PluginConnection {
     }
 
     private func resolve(_ id: RequestID, _ result: Result<JSONValue, ResponseError>, lineNumber: Int) {
+        if case .string(let text) = id, text == heartbeatOutstanding?.id {
+            heartbeatOutstanding = nil
+            return
+        }
         guard case .number(let number) = id, let request = pending.removeValue(forKey: number) else {
             report(
                 ResponseError(
@@ -421,9 +473,69 @@ final class PluginConnection {
         request.completion(result)
     }
 
-    private func report(_ error: ResponseError) {
-        logger.warning("\(error.message)")
+    /// A protocol error: logged, reported, and counted; more than `maxProtocolErrors` within 10 s quarantines the
+    /// plugin (killed; its supervisor's policy decides whether it comes back).
+    private func report(_ error: ResponseError, log: Bool = true) {
+        if log { logger.warning("\(error.message)") }
         onEvent(.violation(error))
+        guard state == .ready || state == .starting else { return }
+        let now = loop.now
+        recentErrors.append(now)
+        while let first = recentErrors.first, now &- first > Self.errorWindowMs { recentErrors.removeFirst() }
+        if recentErrors.count > plugin.limits.maxProtocolErrors {
+            kill(reason: "quarantined: \(recentErrors.count) protocol errors within \(Self.errorWindowMs / 1_000) s (last: \(error.message))")
+        }
+    }
+
+    /// Takes a token for one message; a message over the rate is a protocol error (a request is answered with
+    /// `-32004`), logged for the first and every 10,000th, not for each.
+    private func withinRate(_ message: Message, lineNumber: Int) -> Bool {
+        let now = loop.now
+        let rate = Double(plugin.limits.maxMessagesPerSecond)
+        if tokensRefilledAt == 0 { tokensRefilledAt = now }
+        tokens = min(rate, tokens + Double(now &- tokensRefilledAt) * rate / 1_000)
+        tokensRefilledAt = now
+        if tokens >= 1 {
+            tokens -= 1
+            return true
+        }
+        let error = ResponseError(
+            .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxMessagesPerSecond) messages per second",
+            data: ["line": .int(Int64(lineNumber)), "limit": "maxMessagesPerSecond"]
+        ).naming(plugin: name)
+        if case .request(let id, _, _) = message { _ = write(.errorResponse(id: id, error: error)) }
+        droppedOverRate += 1
+        report(error, log: droppedOverRate % 10_000 == 1)
+        return false
+    }
+
+    // MARK: - Heartbeat
+
+    /// Pings the plugin when it has been silent for `heartbeatIntervalMs`; a ping unanswered for
+    /// `heartbeatTimeoutMs` means it is hung (stopped, deadlocked, spinning) and it is killed like a crash.
+    private func startHeartbeat() {
+        let interval = UInt64(plugin.limits.heartbeatIntervalMs)
+        guard interval > 0, let timer = try? UVTimer(loop: loop) else { return }
+        heartbeatTimer = timer
+        lastHeardAt = loop.now
+        let tick = max(20, min(interval, UInt64(plugin.limits.heartbeatTimeoutMs)) / 4)
+        try? timer.start(after: tick, repeatEvery: tick) { [weak self] in self?.heartbeat() }
+    }
+
+    private func heartbeat() {
+        guard state == .ready else { return }
+        let now = loop.now
+        if let outstanding = heartbeatOutstanding {
+            if now &- outstanding.sentAt >= UInt64(plugin.limits.heartbeatTimeoutMs) {
+                kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms")
+            }
+            return
+        }
+        guard now &- lastHeardAt >= UInt64(plugin.limits.heartbeatIntervalMs) else { return }
+        heartbeatCount += 1
+        let id = "hb-\(heartbeatCount)"
+        heartbeatOutstanding = (id, now)
+        _ = write(.request(id: .string(id), method: PingRequest.method, params: .object(JSONObject())))
     }
 
     private func log(_ params: JSONValue?) {
@@ -525,6 +637,8 @@ final class PluginConnection {
         deadlineTimer = nil
         ladderTimer?.close()
         ladderTimer = nil
+        heartbeatTimer?.close()
+        heartbeatTimer = nil
         exitGraceTimer?.close()
         exitGraceTimer = nil
 

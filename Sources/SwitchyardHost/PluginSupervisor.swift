@@ -1,3 +1,4 @@
+import DequeModule
 import Logging
 public import SwitchyardProtocol
 import SwitchyardUV
@@ -42,7 +43,16 @@ public struct PluginStatus: Sendable, Equatable {
     public let startupMicroseconds: UInt64?
 }
 
-/// Owns one plugin's process over its lifetime: spawn, handshake, stop (and, with a restart policy, restarts).
+/// Owns one plugin's process over its lifetime: spawn, handshake, restart per policy, stop.
+///
+/// Erlang/OTP's supervisor, per plugin: `permanent` restarts after any exit, `transient` after an abnormal one,
+/// `temporary` never; more than `maxRestarts` within `windowSeconds` marks the plugin failed. The first restart in a
+/// window is immediate (a crash costs one spawn, not a backoff), later ones back off exponentially with jitter.
+/// A plugin that fails its very first handshake is failed at once: at start-up that is a configuration problem
+/// (wrong version, wrong path), not a fault worth retrying, and the app should start without waiting for it.
+///
+/// After a restart the plugin is `starting` until the host has restored every instance it owned (`onRestarted`);
+/// only then is it `ready` again, so no route reaches a plugin that has not rebuilt its state.
 ///
 /// - Important: Loop thread only.
 final class PluginSupervisor {
@@ -55,13 +65,25 @@ final class PluginSupervisor {
     private(set) var lastError: ResponseError?
     private(set) var restarts = 0
     private(set) var routeTable: InitializeRequest.Result?
+    /// Bumped at every spawn: a chain that consulted an earlier incarnation must not commit.
+    private(set) var incarnation = 0
     private var stopping = false
+    private var everReady = false
+    private var handshakeError: ResponseError?
+    private var restartTimes = Deque<UInt64>()
+    private var backoffTimer: UVTimer?
+    /// Loop time of the last unexpected termination, for "time to detect" and "time to restore" figures.
+    private(set) var lastCrashAt: UInt64?
+    /// Milliseconds from the last crash to ready again (restore included).
+    private(set) var lastRecoveryMs: UInt64?
 
     /// Called whenever ``state`` changes.
     var onStateChange: (PluginSupervisor) -> Void = { _ in }
     /// Requests and notifications from the plugin, for the navigator.
     var onRequest: (PluginSupervisor, RequestID, String, JSONValue?) -> Void = { _, _, _, _ in }
     var onNotification: (PluginSupervisor, String, JSONValue?) -> Void = { _, _, _ in }
+    /// A restarted plugin completed its handshake: restore its instances, then call the completion.
+    var onRestarted: (PluginSupervisor, PluginConnection, @escaping () -> Void) -> Void = { _, _, done in done() }
 
     var name: String { plugin.name }
 
@@ -80,7 +102,9 @@ final class PluginSupervisor {
     }
 
     func start() {
-        let connection = PluginConnection(plugin: plugin, loop: loop, logger: logger)
+        incarnation += 1
+        handshakeError = nil
+        let connection = PluginConnection(plugin: plugin, loop: loop, logger: logger, restarts: restarts)
         self.connection = connection
         connection.onEvent = { [weak self, weak connection] event in
             guard let self, let connection, connection === self.connection else { return }
@@ -93,31 +117,108 @@ final class PluginSupervisor {
     private func handle(_ event: PluginConnection.Event, from connection: PluginConnection) {
         switch event {
         case .ready(let table):
-            routeTable = table
-            lastError = nil
-            setState(.ready)
+            if let previous = routeTable, previous.coordinators != table.coordinators {
+                logger.warning("plugin '\(name)' came back with a different route table; the composed tables keep the first one")
+            }
+            routeTable = routeTable ?? table
+            guard everReady else {
+                everReady = true
+                lastError = nil
+                setState(.ready)
+                return
+            }
+            let current = incarnation
+            onRestarted(self, connection) { [weak self] in
+                guard let self, self.incarnation == current, self.state == .starting, connection.state == .ready else { return }
+                self.lastError = nil
+                if let crashed = self.lastCrashAt { self.lastRecoveryMs = self.loop.now &- crashed }
+                self.setState(.ready)
+            }
         case .handshakeFailed(let error):
+            handshakeError = error
             lastError = error
         case .request(let id, let method, let params):
             onRequest(self, id, method, params)
         case .notification(let method, let params):
             onNotification(self, method, params)
-        case .violation:
-            break
-        case .requestTimedOut:
+        case .violation, .requestTimedOut:
             break
         case .terminated(let termination):
             if connection.pid > 0 { guardian?.release(processGroup: connection.pid) }
-            if state == .failed {
-                onStateChange(self)  // still failed; the process is gone now
-            } else if stopping {
-                setState(.stopped)
-            } else if state == .starting {
-                setState(.failed)
-            } else {
-                lastError = .pluginUnavailable(name, "\(termination)")
-                setState(termination.isAbnormal ? .failed : .stopped)
+            terminated(termination)
+        }
+    }
+
+    private func terminated(_ termination: PluginTermination) {
+        if state == .failed {
+            onStateChange(self)  // still failed; the process is gone now
+            return
+        }
+        if stopping {
+            setState(.stopped)
+            return
+        }
+        let wasStarting = state == .starting
+        if !(wasStarting && handshakeError != nil) {
+            lastError = .pluginUnavailable(name, "\(termination)")
+        }
+        guard everReady else {
+            // The first handshake failed: the app starts without this plugin.
+            setState(.failed)
+            return
+        }
+        if let handshakeError, [.unsupportedProtocolVersion, .invalidAnswer, .invalidParams].contains(handshakeError.code) {
+            // It came back speaking something else: restarting again will not change that.
+            setState(.failed)
+            return
+        }
+        lastCrashAt = loop.now
+        let abnormal = termination.isAbnormal || wasStarting
+        switch plugin.restart.policy {
+        case .temporary:
+            setState(abnormal ? .failed : .stopped)
+        case .transient where !abnormal:
+            setState(.stopped)
+        case .transient, .permanent:
+            scheduleRestart(after: termination)
+        }
+    }
+
+    private func scheduleRestart(after termination: PluginTermination) {
+        let policy = plugin.restart
+        let now = loop.now
+        while let first = restartTimes.first, now &- first > policy.effectiveWindowMs { restartTimes.removeFirst() }
+        guard restartTimes.count < policy.effectiveMaxRestarts else {
+            lastError = ResponseError(
+                .pluginUnavailable,
+                "plugin '\(name)' failed: restarted \(restartTimes.count) times within \(policy.effectiveWindowMs / 1_000) s; giving up (last: \(termination))",
+                data: ["plugin": .string(name), "restarts": .int(Int64(restarts))])
+            logger.error("\(lastError?.message ?? "")")
+            setState(.failed)
+            return
+        }
+        let recent = restartTimes.count
+        restartTimes.append(now)
+        restarts += 1
+        var delay: UInt64 = 0
+        if recent > 0 {
+            let base = min(policy.effectiveMaxBackoffMs, policy.effectiveBackoffMs << min(recent - 1, 20))
+            delay = UInt64(max(0, Double(base) * Double.random(in: 0.8...1.2)))
+        }
+        logger.notice("restarting plugin '\(name)' (\(termination); restart \(restarts), in \(delay) ms)")
+        setState(.restarting)
+        guard delay > 0 else {
+            start()
+            return
+        }
+        if backoffTimer == nil { backoffTimer = try? UVTimer(loop: loop) }
+        do {
+            try backoffTimer?.start(after: delay) { [weak self] in
+                guard let self, self.state == .restarting, !self.stopping else { return }
+                self.start()
             }
+        } catch {
+            start()
         }
     }
 
@@ -130,8 +231,10 @@ final class PluginSupervisor {
     /// Stops the plugin with the shutdown ladder; `.stopped` follows.
     func stop(graceMs: Int) {
         stopping = true
+        backoffTimer?.close()
+        backoffTimer = nil
         guard let connection, connection.state != .terminated else {
-            setState(.stopped)
+            if state != .failed { setState(.stopped) }
             return
         }
         setState(.stopping)
@@ -142,6 +245,8 @@ final class PluginSupervisor {
     func fail(_ error: ResponseError) {
         lastError = error
         stopping = true
+        backoffTimer?.close()
+        backoffTimer = nil
         connection?.kill(reason: error.message)
         setState(.failed)
     }

@@ -21,18 +21,24 @@ struct StderrForwarder {
         self.maxBytesPerSecond = maxBytesPerSecond
     }
 
-    /// Feeds a chunk; returns the complete lines to log (and a note when bytes were dropped by the rate cap).
-    mutating func consume(_ bytes: [UInt8], now: UInt64) -> [String] {
+    private var droppingInWindow = false
+
+    /// Feeds a chunk; returns the complete lines to log, and whether this chunk is the first one of the current
+    /// one-second window to go over the rate (each such window is one protocol error for the plugin).
+    mutating func consume(_ bytes: [UInt8], now: UInt64) -> (lines: [String], startedDropping: Bool) {
         if now &- windowStart >= 1_000 {
             windowStart = now
             bytesInWindow = 0
+            droppingInWindow = false
         }
         var lines: [String] = []
         var accepted = bytes[...]
         let budget = maxBytesPerSecond - bytesInWindow
+        let startedDropping = accepted.count > budget && !droppingInWindow
+        if accepted.count > budget { droppingInWindow = true }
         if budget <= 0 {
             droppedBytes += bytes.count
-            return lines
+            return (lines, startedDropping)
         }
         if accepted.count > budget {
             droppedBytes += accepted.count - budget
@@ -50,7 +56,7 @@ struct StderrForwarder {
                 truncating = true
             }
         }
-        return lines
+        return (lines, startedDropping)
     }
 
     /// At EOF: the last unterminated line, if any.

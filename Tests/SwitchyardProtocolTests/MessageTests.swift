@@ -54,7 +54,7 @@ struct CodingTests {
         try checkCoding(
             InitializeRequest.Params(protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"),
                 pluginName: "todos", limits: PluginLimits(maxLineBytes: 1024, maxMessagesPerSecond: 10, maxOutstandingRequests: 2, maxInstances: 3, maxStderrBytesPerSecond: 4, requestTimeoutMs: 5)),
-            json: #"{"protocolVersions":[1],"host":{"name":"switchyard","version":"0.1.0"},"pluginName":"todos","limits":{"maxLineBytes":1024,"maxMessagesPerSecond":10,"maxOutstandingRequests":2,"maxInstances":3,"maxStderrBytesPerSecond":4,"requestTimeoutMs":5}}"#)
+            json: #"{"protocolVersions":[1],"host":{"name":"switchyard","version":"0.1.0"},"pluginName":"todos","limits":{"maxLineBytes":1024,"maxMessagesPerSecond":10,"maxOutstandingRequests":2,"maxInstances":3,"maxStderrBytesPerSecond":4,"requestTimeoutMs":5,"heartbeatIntervalMs":1000,"heartbeatTimeoutMs":2000,"maxProtocolErrors":20}}"#)
         try checkCoding(
             InitializeRequest.Result(protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1.0"), coordinators: [
                 CoordinatorDeclaration(type: "todos", kind: .stack, initialRoute: "list", routes: [

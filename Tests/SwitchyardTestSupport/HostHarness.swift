@@ -138,4 +138,26 @@ package final class EventLog: Sendable {
     package func wait(for what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping ([HostEvent]) -> Bool) async throws {
         try await storage.changes.wait(what, seconds: seconds) { condition(self.all) }
     }
+
+    /// Waits until `condition` holds for every plugin's latest status: the host's statuses when called, updated by
+    /// each `pluginChanged` since (this log subscribed first, so nothing falls between the two).
+    package func waitForPlugins(
+        _ host: HostHandle, _ what: String, seconds: Double = defaultTimeout,
+        until condition: @Sendable @escaping ([String: PluginStatus]) -> Bool
+    ) async throws {
+        let initial = await host.status()
+        try await wait(for: what, seconds: seconds) { events in
+            var latest = Dictionary(initial.map { ($0.name, $0) }, uniquingKeysWith: { _, last in last })
+            for case .pluginChanged(let status) in events { latest[status.name] = status }
+            return condition(latest)
+        }
+    }
+
+    /// Waits until `plugin` is ready after at least `restarts` restarts.
+    package func waitUntilReady(_ host: HostHandle, _ plugin: String, restarts: Int, seconds: Double = defaultTimeout) async throws {
+        try await waitForPlugins(host, "\(plugin) ready after \(restarts) restart(s)", seconds: seconds) { latest in
+            guard let status = latest[plugin] else { return false }
+            return status.state == .ready && status.restarts >= restarts
+        }
+    }
 }

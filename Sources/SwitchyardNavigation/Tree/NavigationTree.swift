@@ -92,6 +92,8 @@ public struct NavigationTree: Sendable, Equatable {
     public internal(set) var revision: UInt64 = 0
     public internal(set) var rootID: InstanceID?
     var instances = TreeDictionary<InstanceID, Instance>()
+    /// Instances per plugin, kept with every put and remove so limits and restores need no scan.
+    private(set) var countsByPlugin: [String: Int] = [:]
     /// Id counters, persisted with the tree so ids are never reused across host restarts.
     public internal(set) var nextInstanceID: Int64 = 1
     public internal(set) var nextEntryID: Int64 = 1
@@ -103,8 +105,17 @@ public struct NavigationTree: Sendable, Equatable {
     public var root: Instance? { rootID.flatMap { instances[$0] } }
     public var allInstances: [Instance] { Array(instances.values) }
 
-    /// The instances of `plugin`.
-    public func instances(of plugin: String) -> [Instance] { instances.values.filter { $0.plugin == plugin } }
+    /// The instances of `plugin`. O(n): for restores and checks, not for the navigation path.
+    public func instances(of plugin: String) -> [Instance] {
+        guard countsByPlugin[plugin, default: 0] > 0 else { return [] }
+        return instances.values.filter { $0.plugin == plugin }
+    }
+
+    /// How many instances `plugin` owns. O(1).
+    public func instanceCount(of plugin: String) -> Int { countsByPlugin[plugin, default: 0] }
+
+    /// One instance as a snapshot (what a restarted plugin receives as `restore`).
+    public func snapshot(of id: InstanceID) -> InstanceSnapshot? { instances[id]?.snapshot { _ in (.ok, nil) } }
 
     /// The instance's ancestors, nearest first.
     public func ancestors(of id: InstanceID) -> [InstanceID] {
@@ -134,8 +145,13 @@ public struct NavigationTree: Sendable, Equatable {
 
     // MARK: - Low-level editing (used by the chain runner and by restore)
 
-    mutating func put(_ instance: Instance) { instances[instance.id] = instance }
-    mutating func remove(_ id: InstanceID) { instances.removeValue(forKey: id) }
+    mutating func put(_ instance: Instance) {
+        if instances.updateValue(instance, forKey: instance.id) == nil { countsByPlugin[instance.plugin, default: 0] += 1 }
+    }
+
+    mutating func remove(_ id: InstanceID) {
+        if let removed = instances.removeValue(forKey: id) { countsByPlugin[removed.plugin, default: 0] -= 1 }
+    }
     mutating func setRoot(_ id: InstanceID?) { rootID = id }
 
     /// Reserves the ids used so far by an allocator, so they are never reused.
@@ -209,7 +225,7 @@ extension NavigationTree {
             instance.selectedTab = item.selectedTab.flatMap { tab in instance.tabs.firstIndex { $0.route == tab } } ?? 0
             instance.child = item.child.map(Entry.init(snapshot:))
             guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
-            instances[item.id] = instance
+            put(instance)
             maxInstance = max(maxInstance, item.id.rawValue)
             for entry in instance.allEntries { maxEntry = max(maxEntry, entry.id.rawValue) }
         }

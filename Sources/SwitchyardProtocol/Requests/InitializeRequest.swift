@@ -13,12 +13,16 @@ public enum InitializeRequest: HostToPluginRequest {
         /// The name the manifest gives this plugin (what other plugins' routes use to target it).
         public var pluginName: String
         public var limits: PluginLimits
+        /// How many times the host has restarted this plugin (absent on the first start). A plugin MAY use it to
+        /// skip one-time set-up; the instances it owned arrive as `coordinator/create` with reason `restore`.
+        public var restarts: Int?
 
-        public init(protocolVersions: [Int], host: PluginInfo, pluginName: String, limits: PluginLimits) {
+        public init(protocolVersions: [Int], host: PluginInfo, pluginName: String, limits: PluginLimits, restarts: Int? = nil) {
             self.protocolVersions = protocolVersions
             self.host = host
             self.pluginName = pluginName
             self.limits = limits
+            self.restarts = restarts
         }
     }
 

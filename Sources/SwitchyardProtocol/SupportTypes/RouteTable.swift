@@ -147,12 +147,19 @@ public struct PluginLimits: Codable, Sendable, Equatable {
     public var maxInstances: Int
     /// stderr bytes per second forwarded to the host log (excess is dropped and counted).
     public var maxStderrBytesPerSecond: Int
-    /// How long the host waits for an answer, in milliseconds.
+    /// How long the host waits for an answer, in milliseconds. A request that times out counts as a hang.
     public var requestTimeoutMs: Int
+    /// The host sends `$/ping` after this long without a message from the plugin (0: never).
+    public var heartbeatIntervalMs: Int
+    /// A heartbeat `$/ping` unanswered for this long means the plugin is hung.
+    public var heartbeatTimeoutMs: Int
+    /// Protocol errors (invalid lines, limits exceeded) tolerated within 10 s; one more quarantines the plugin.
+    public var maxProtocolErrors: Int
 
     public init(
         maxLineBytes: Int = 1 << 20, maxMessagesPerSecond: Int = 20_000, maxOutstandingRequests: Int = 64,
-        maxInstances: Int = 10_000, maxStderrBytesPerSecond: Int = 64 << 10, requestTimeoutMs: Int = 5_000
+        maxInstances: Int = 10_000, maxStderrBytesPerSecond: Int = 64 << 10, requestTimeoutMs: Int = 5_000,
+        heartbeatIntervalMs: Int = 1_000, heartbeatTimeoutMs: Int = 2_000, maxProtocolErrors: Int = 20
     ) {
         self.maxLineBytes = maxLineBytes
         self.maxMessagesPerSecond = maxMessagesPerSecond
@@ -160,6 +167,31 @@ public struct PluginLimits: Codable, Sendable, Equatable {
         self.maxInstances = maxInstances
         self.maxStderrBytesPerSecond = maxStderrBytesPerSecond
         self.requestTimeoutMs = requestTimeoutMs
+        self.heartbeatIntervalMs = heartbeatIntervalMs
+        self.heartbeatTimeoutMs = heartbeatTimeoutMs
+        self.maxProtocolErrors = maxProtocolErrors
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case maxLineBytes, maxMessagesPerSecond, maxOutstandingRequests, maxInstances, maxStderrBytesPerSecond,
+            requestTimeoutMs, heartbeatIntervalMs, heartbeatTimeoutMs, maxProtocolErrors
+    }
+
+    /// Absent members keep their defaults, so a peer that knows fewer limits still decodes.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        let defaults = PluginLimits()
+        func value(_ key: CodingKeys, _ fallback: Int) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? fallback }
+        self.init(
+            maxLineBytes: try value(.maxLineBytes, defaults.maxLineBytes),
+            maxMessagesPerSecond: try value(.maxMessagesPerSecond, defaults.maxMessagesPerSecond),
+            maxOutstandingRequests: try value(.maxOutstandingRequests, defaults.maxOutstandingRequests),
+            maxInstances: try value(.maxInstances, defaults.maxInstances),
+            maxStderrBytesPerSecond: try value(.maxStderrBytesPerSecond, defaults.maxStderrBytesPerSecond),
+            requestTimeoutMs: try value(.requestTimeoutMs, defaults.requestTimeoutMs),
+            heartbeatIntervalMs: try value(.heartbeatIntervalMs, defaults.heartbeatIntervalMs),
+            heartbeatTimeoutMs: try value(.heartbeatTimeoutMs, defaults.heartbeatTimeoutMs),
+            maxProtocolErrors: try value(.maxProtocolErrors, defaults.maxProtocolErrors))
     }
 
     public static let defaults = PluginLimits()
