@@ -14,15 +14,18 @@ public struct HostOptions: Sendable {
     public var handleSignals: Bool
     /// Where to listen for control clients (nil: no control socket).
     public var controlSocket: String?
+    /// Where to keep the tree across host runs (nil: not kept).
+    public var stateFile: String?
 
     public init(
         productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
-        controlSocket: String? = nil
+        controlSocket: String? = nil, stateFile: String? = nil
     ) {
         self.productsDirectory = productsDirectory
         self.shutdownGraceMs = shutdownGraceMs
         self.handleSignals = handleSignals
         self.controlSocket = controlSocket
+        self.stateFile = stateFile
     }
 }
 
@@ -54,6 +57,9 @@ final class Host {
     private var stopWaiters: [() -> Void] = []
     private var startupComplete = false
     private var composing = false
+    private var stateStore: StateStore?
+    /// The tree read from the state file, until composition decides whether it fits this app.
+    private var loadedTree: NavigationTree?
     private(set) var shuttingDown = false
     /// Why the app could not start (a fatal composition problem, or the root could not be created).
     private(set) var startupError: ResponseError?
@@ -102,6 +108,16 @@ final class Host {
             } catch {
                 startupError = error
                 logger.error("\(error.message)")
+            }
+        }
+
+        if let path = options.stateFile {
+            let store = StateStore(path: path, app: manifest.app, loop: loop, logger: logger)
+            if case .tree(let tree) = store.load() { loadedTree = tree }
+            stateStore = store
+            _ = navigator.observe { [weak self] event in
+                guard let self, case .treeChanged = event else { return }
+                self.stateStore?.treeChanged(self.navigator.tree)
             }
         }
 
@@ -204,6 +220,15 @@ final class Host {
             finishStartup(error: nil)
             return
         }
+        if let loaded = loadedTree {
+            loadedTree = nil
+            if let problem = incompatibility(of: loaded, root: root) {
+                _ = stateStore?.setAside(problem)
+            } else {
+                restoreLoaded(loaded)
+                return
+            }
+        }
         navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type)) { [weak self] result in
             if case .failure(let error) = result {
                 self?.finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
@@ -211,6 +236,45 @@ final class Host {
                 self?.finishStartup(error: nil)
             }
         }
+    }
+
+    /// Why a tree from the state file does not fit this app (nil: it fits).
+    private func incompatibility(of tree: NavigationTree, root: CoordinatorReference) -> String? {
+        guard let saved = tree.root else { return "it holds no root" }
+        if saved.type != root.type || (root.plugin != nil && saved.plugin != root.plugin) {
+            return "its root is \(saved.plugin).\(saved.type), the manifest's is \(root)"
+        }
+        let declared = Set(manifest.plugins.map(\.name))
+        for instance in tree.allInstances {
+            guard declared.contains(instance.plugin) else { return "it holds instances of '\(instance.plugin)', which the manifest does not name" }
+            if supervisorsByName[instance.plugin]?.state == .ready, navigator.registry.declaration(plugin: instance.plugin, type: instance.type) == nil {
+                return "plugin '\(instance.plugin)' no longer declares the type '\(instance.type)'"
+            }
+        }
+        return nil
+    }
+
+    /// Adopts the saved tree and re-creates every instance in its (ready) plugin, as after a restart.
+    private func restoreLoaded(_ tree: NavigationTree) {
+        navigator.adopt(tree)
+        let ready = supervisors.filter { $0.state == .ready && tree.instanceCount(of: $0.name) > 0 }
+        var remaining = ready.count
+        guard remaining > 0 else {
+            finishStartup(error: nil)
+            return
+        }
+        for supervisor in ready {
+            guard let connection = supervisor.connection else {
+                remaining -= 1
+                continue
+            }
+            navigator.restore(plugin: supervisor.name, via: connection) { [weak self] failures in
+                if !failures.isEmpty { self?.logger.warning("plugin '\(supervisor.name)': \(failures.count) instances could not be restored") }
+                remaining -= 1
+                if remaining == 0 { self?.finishStartup(error: nil) }
+            }
+        }
+        if remaining == 0 { finishStartup(error: nil) }
     }
 
     private func finishStartup(error: ResponseError?) {
@@ -264,6 +328,8 @@ final class Host {
         else { return }
         control?.stop()
         control = nil
+        stateStore?.flush(navigator.tree)
+        stateStore = nil
         guardian?.close()
         for watcher in signals { watcher.close() }
         signals.removeAll()

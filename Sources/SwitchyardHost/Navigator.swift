@@ -21,7 +21,7 @@ final class Navigator {
     private(set) var tree = NavigationTree()
     private(set) var registry = RouteRegistry()
     private(set) var composition: CompositionReport?
-    private let allocator = IDAllocator()
+    private var allocator = IDAllocator()
     private let logger: Logger
     /// Finds the connection of a ready plugin.
     var connection: (String) -> PluginConnection? = { _ in nil }
@@ -85,6 +85,14 @@ final class Navigator {
             }
         }
         return report
+    }
+
+    /// Takes a tree read from a state file as the authoritative tree (ids continue after its counters).
+    func adopt(_ loaded: NavigationTree) {
+        tree = loaded
+        allocator = IDAllocator(continuing: loaded)
+        logger.info("tree restored from the state file: \(loaded.count) instances, revision \(loaded.revision)")
+        treeChanged()
     }
 
     /// Creates the tree's root instance (and everything its initial content opens).

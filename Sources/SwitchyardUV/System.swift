@@ -252,7 +252,7 @@ public enum FileSystem {
     /// Replaces `path` atomically: write a temporary file beside it, fsync it, rename it over `path`, fsync the
     /// directory. A crash at any point leaves either the old or the new content, never a torn file.
     public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o600) throws(UVError) {
-        let temporary = "\(path).tmp-\(getpid())"
+        let temporary = "\(path).tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
         if fd < 0 { throw UVError(errno: errno, operation: "open \(temporary)") }
         var offset = 0
@@ -274,7 +274,7 @@ public enum FileSystem {
             throw error
         }
         Glibc.close(fd)
-        if rename(temporary, path) != 0 {
+        if Glibc.rename(temporary, path) != 0 {
             let error = UVError(errno: errno, operation: "rename \(temporary)")
             unlink(temporary)
             throw error
@@ -286,6 +286,8 @@ public enum FileSystem {
             Glibc.close(directoryFD)
         }
     }
+
+    private static let temporaryCounter = Atomic<Int>(0)
 
     public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
@@ -329,6 +331,9 @@ public enum FileSystem {
     @discardableResult
     public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
 
+    /// Seconds since the epoch (wall clock, for file names and reports).
+    public static var secondsSinceEpoch: Int { Int(Glibc.time(nil)) }
+
     /// The names in a directory (not `.` and `..`), sorted; empty if it cannot be read.
     public static func listDirectory(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }
@@ -344,7 +349,7 @@ public enum FileSystem {
     }
 
     public static func move(_ source: String, to destination: String) throws(UVError) {
-        if rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
+        if Glibc.rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
     }
 
     public static var currentDirectory: String {

@@ -35,6 +35,9 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not open a control socket.")
     var noSocket = false
 
+    @Option(name: .long, help: ArgumentHelp("Keep the tree in FILE: restored at start, written (atomically) after changes.", valueName: "FILE"))
+    var state: String?
+
     @OptionGroup var log: LogOptions
 
     func run() async throws {
@@ -46,6 +49,7 @@ struct RunCommand: AsyncParsableCommand {
         let socketPath = noSocket ? nil : socket ?? defaultControlSocketPath(app: manifest.app ?? "switchyard")
         var options = HostOptions(handleSignals: true)
         options.controlSocket = socketPath
+        options.stateFile = state
         let host: HostHandle
         do {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)

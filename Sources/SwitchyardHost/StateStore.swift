@@ -1,0 +1,194 @@
+import Logging
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+import Synchronization
+
+/// What a state file holds: the tree, and the id counters so ids are never reused across host runs.
+struct StateFile: Codable, Sendable {
+    static let formatName = "switchyard-state"
+    var format: String
+    var version: Int
+    var app: String?
+    var nextInstanceID: Int64
+    var nextEntryID: Int64
+    var tree: TreeSnapshot
+}
+
+/// `--state FILE`: the tree written after changes (debounced, atomically, off the loop thread) and read back at
+/// start.
+///
+/// Every write goes to a fresh temporary file, is fsynced, renamed over the state file, and the folder is fsynced:
+/// a crash or a `SIGKILL` at any moment leaves the old tree or the new one, never a mix. Writes happen on a task of
+/// their own so an fsync never stalls the loop; a burst of changes is coalesced into the newest tree, and a
+/// generation number under a lock keeps an older tree from ever replacing a newer one.
+///
+/// - Important: ``treeChanged(_:)`` and ``flush(_:)`` on the loop thread only.
+final class StateStore {
+    let path: String
+    private let app: String?
+    private let logger: Logger
+    private let debounceMs: UInt64
+    private let loop: UVLoop
+    private var timer: UVTimer?
+    private var pending: NavigationTree?
+    private var generation: UInt64 = 0
+    private let writer: Writer
+
+    /// The file on disk, shared with the writer task: serialises renames and remembers the newest generation written.
+    final class Disk: Sendable {
+        let path: String
+        private let logger: Logger
+        private let written = Mutex<UInt64>(0)
+        private let failures = Mutex<Int>(0)
+
+        init(path: String, logger: Logger) {
+            self.path = path
+            self.logger = logger
+        }
+
+        /// Writes unless a newer generation is already on disk.
+        func write(generation: UInt64, bytes: [UInt8]) {
+            written.withLock { newest in
+                guard generation > newest else { return }
+                do {
+                    try FileSystem.writeFileAtomically(path, bytes)
+                    newest = generation
+                } catch {
+                    let count = failures.withLock { count in
+                        count += 1
+                        return count
+                    }
+                    if count == 1 || count % 100 == 0 { logger.error("cannot write the state file \(path): \(error) (\(count) failures)") }
+                }
+            }
+        }
+    }
+
+    /// The task that writes off the loop thread; its stream keeps only the newest tree not yet written.
+    final class Writer {
+        let disk: Disk
+        let continuation: AsyncStream<(UInt64, [UInt8])>.Continuation
+        private let task: Task<Void, Never>
+
+        init(disk: Disk) {
+            self.disk = disk
+            let (stream, continuation) = AsyncStream<(UInt64, [UInt8])>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            self.continuation = continuation
+            task = Task.detached {
+                for await (generation, bytes) in stream { disk.write(generation: generation, bytes: bytes) }
+            }
+        }
+
+        func stop() {
+            continuation.finish()
+        }
+    }
+
+    init(path: String, app: String?, loop: UVLoop, logger: Logger, debounceMs: UInt64 = 20) {
+        self.path = path
+        self.app = app
+        self.loop = loop
+        self.logger = logger
+        self.debounceMs = debounceMs
+        self.writer = Writer(disk: Disk(path: path, logger: logger))
+    }
+
+    // MARK: - Loading
+
+    enum Loaded {
+        case none
+        case tree(NavigationTree)
+        /// The file could not be used; it was moved aside.
+        case setAside(reason: String, movedTo: String?)
+    }
+
+    /// Reads the state file. A torn, corrupt or foreign file is reported and moved aside (`FILE.corrupt-TIME`),
+    /// never fatal: the app then starts fresh.
+    func load() -> Loaded {
+        removeStaleTemporaries()
+        guard FileSystem.exists(path) else { return .none }
+        let reason: String
+        do {
+            let bytes = try FileSystem.readFile(path)
+            let file = try Coding.decode(StateFile.self, from: try JSONParser.parse(bytes))
+            guard file.format == StateFile.formatName, file.version == 1 else {
+                throw ResponseError(.invalidParams, "not a version 1 switchyard state file (format '\(file.format)', version \(file.version))")
+            }
+            if let app, let saved = file.app, saved != app {
+                throw ResponseError(.invalidParams, "it belongs to the app '\(saved)', not '\(app)'")
+            }
+            let tree = try NavigationTree(snapshot: file.tree, nextInstanceID: file.nextInstanceID, nextEntryID: file.nextEntryID)
+            generation = 0
+            return .tree(tree)
+        } catch let error as ResponseError {
+            reason = error.message
+        } catch {
+            reason = "\(error)"
+        }
+        return setAside(reason)
+    }
+
+    /// Temporary files of a host that was killed while writing (`FILE.tmp-PID-N` of a pid no longer running).
+    private func removeStaleTemporaries() {
+        let directory = FileSystem.parentDirectory(of: path)
+        let prefix = String(path.dropFirst(directory.count + 1)) + ".tmp-"
+        for name in FileSystem.listDirectory(directory) where name.hasPrefix(prefix) {
+            let pid = name.dropFirst(prefix.count).split(separator: "-").first.flatMap { Int32($0) }
+            if let pid, pid != SystemProcess.currentPID, !SystemProcess.isRunning(pid) {
+                _ = FileSystem.remove("\(directory)/\(name)")
+            }
+        }
+    }
+
+    /// Moves the file out of the way, keeping it for inspection.
+    func setAside(_ reason: String) -> Loaded {
+        let target = "\(path).corrupt-\(FileSystem.secondsSinceEpoch)"
+        do {
+            try FileSystem.move(path, to: target)
+            logger.error("the state file \(path) cannot be used (\(reason)); moved to \(target); starting from a fresh tree")
+            return .setAside(reason: reason, movedTo: target)
+        } catch {
+            logger.error("the state file \(path) cannot be used (\(reason)) nor moved aside (\(error)); starting from a fresh tree")
+            return .setAside(reason: reason, movedTo: nil)
+        }
+    }
+
+    // MARK: - Saving
+
+    /// A new revision: written after `debounceMs` (a burst becomes one write).
+    func treeChanged(_ tree: NavigationTree) {
+        pending = tree
+        guard timer == nil || timer?.isActive == false else { return }
+        if timer == nil { timer = try? UVTimer(loop: loop) }
+        do {
+            try timer?.start(after: debounceMs) { [weak self] in self?.hand() }
+        } catch {
+            hand()
+        }
+    }
+
+    private func hand() {
+        guard let tree = pending else { return }
+        pending = nil
+        generation += 1
+        writer.continuation.yield((generation, encode(tree)))
+    }
+
+    private func encode(_ tree: NavigationTree) -> [UInt8] {
+        let file = StateFile(
+            format: StateFile.formatName, version: 1, app: app, nextInstanceID: tree.nextInstanceID, nextEntryID: tree.nextEntryID,
+            tree: tree.snapshot())
+        return (try? JSONValueEncoder().encodeBytes(file)) ?? []
+    }
+
+    /// At shutdown: the newest tree, written before returning.
+    func flush(_ tree: NavigationTree) {
+        timer?.close()
+        timer = nil
+        pending = nil
+        generation += 1
+        writer.disk.write(generation: generation, bytes: encode(tree))
+        writer.stop()
+    }
+}
