@@ -108,6 +108,8 @@ let package = Package(
                 "DemoMain",
                 "DemoAuthenticated",
                 "DemoTodos",
+                // `switchyard chaos` puts it in the app.
+                "misbehave",
             ]
         ),
 

@@ -28,6 +28,7 @@
 //                                host says which in initialize's `restarts`); default: every run
 //   --trigger-route ROUTE        the *-after faults fire when `coordinator/route` for ROUTE arrives (whatever N
 //                                says), and --garbage-after from then on: a fault a test can time exactly
+//   --fuzz-lines N               after the handshake, write N mutated protocol lines (seeded by --fuzz-seed)
 //   --type NAME                  the "lab" type's name (to stand in for another plugin's coordinator type)
 //
 //   --flood-on-sigusr1           SIGUSR1 floods stdout with --flood-lines valid notifications (for `switchyard
@@ -65,6 +66,8 @@ struct Options {
     var floodOnSignal = false
     var triggerRoute: String?
     var exitStatus: Int32 = 3
+    var fuzzLines = 0
+    var fuzzSeed: UInt64 = 1
 }
 
 func parseOptions() -> Options {
@@ -106,6 +109,8 @@ func parseOptions() -> Options {
         case "--flood-on-sigusr1": options.floodOnSignal = true
         case "--trigger-route": options.triggerRoute = arguments.next()
         case "--exit-status": options.exitStatus = Int32(int(flag))
+        case "--fuzz-lines": options.fuzzLines = int(flag)
+        case "--fuzz-seed": options.fuzzSeed = UInt64(int(flag))
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -176,6 +181,33 @@ func startStderrFlood() {
     }
 }
 
+/// Mutated protocol lines: valid messages of every shape with bytes flipped, inserted, deleted or cut.
+func fuzz() {
+    var generator = SeededGenerator(seed: options.fuzzSeed)
+    func random() -> UInt64 { generator.next() }
+    let seeds: [Message] = [
+        .notification(method: "log", params: ["level": "info", "message": "fuzz"]),
+        .request(id: .string("f"), method: "navigate", params: ["instance": 1, "steps": [["op": "route", "route": "sample", "params": ["id": "1"]]]]),
+        .request(id: .number(7), method: "tree/query", params: ["query": "topCoordinator"]),
+        .response(id: .number(99_999), result: ["content": ["screen": ["name": "X"]]]),
+        .errorResponse(id: .number(99_998), error: ResponseError(.rejectedByGuard, "no")),
+    ]
+    let structure = Array(#"{}[]":,\0e-"#.utf8) + [0x00, 0x0D, 0xFF, 0xC3]
+    for _ in 0..<options.fuzzLines {
+        var bytes = Array(seeds[Int(random() % UInt64(seeds.count))].encodedLine().dropLast())
+        for _ in 0..<Int(random() % 3 + 1) where !bytes.isEmpty {
+            let position = Int(random() % UInt64(bytes.count))
+            switch random() % 4 {
+            case 0: bytes[position] ^= UInt8(1 << (random() % 8))
+            case 1: bytes.insert(structure[Int(random() % UInt64(structure.count))], at: position)
+            case 2: bytes.remove(at: position)
+            default: bytes = Array(bytes.prefix(position))
+            }
+        }
+        writeStdout(bytes + [0x0A])
+    }
+}
+
 func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
     switch method {
     case InitializeRequest.method:
@@ -196,6 +228,7 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
             "coordinators": options.routeTable.flatMap { try? JSONParser.parse($0) } ?? [routeTable],
         ]))
         if options.floodStderr { startStderrFlood() }
+        if faulty && options.fuzzLines > 0 { fuzz() }
     case "coordinator/create":
         let route = "bench"
         if params?["restore"] != nil {

@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <signal.h>
+#include <malloc.h>
 
 // Macros and inline helpers Swift cannot import directly become real functions here.
 static inline int switchyard_cloexec_from(int lowfd) {
@@ -52,5 +53,9 @@ static inline int switchyard_pin_cpu(int cpu) {
 
 static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }
 static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status); }
+
+
+/* Gives free heap pages back to the kernel (glibc keeps a high-water mark otherwise). */
+static inline int switchyard_trim_heap(void) { return malloc_trim(0); }
 
 #endif

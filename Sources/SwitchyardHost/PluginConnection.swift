@@ -377,8 +377,11 @@ final class PluginConnection {
     private func stdoutEvent(_ event: UVPipe.ReadEvent) {
         switch event {
         case .data(let bytes):
+            // A plugin being killed (quarantined, hung, not reading) has nothing more to say: what it still had in
+            // the pipe is drained unparsed, so a flood costs nothing once it has been caught.
+            guard killReason == nil else { return }
             reader.append(bytes)
-            while state != .terminated, let next = reader.next() { handle(next) }
+            while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
         case .eof, .error:
             if let last = reader.finish() { handle(last) }
             stdoutClosed = true
@@ -481,7 +484,9 @@ final class PluginConnection {
         guard state == .ready || state == .starting else { return }
         let now = loop.now
         recentErrors.append(now)
-        while let first = recentErrors.first, now &- first > Self.errorWindowMs { recentErrors.removeFirst() }
+        while let first = recentErrors.first, now &- first > Self.errorWindowMs || recentErrors.count > plugin.limits.maxProtocolErrors + 1 {
+            recentErrors.removeFirst()
+        }
         if recentErrors.count > plugin.limits.maxProtocolErrors {
             kill(reason: "quarantined: \(recentErrors.count) protocol errors within \(Self.errorWindowMs / 1_000) s (last: \(error.message))")
         }

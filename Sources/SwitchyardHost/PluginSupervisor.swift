@@ -146,6 +146,9 @@ final class PluginSupervisor {
         case .terminated(let termination):
             if connection.pid > 0 { guardian?.release(processGroup: connection.pid) }
             terminated(termination)
+            // What piled up for it (requests, queued writes, a flood's buffers) is free now: give it back, so the
+            // host stays as lean as before the fault (and uv_spawn, which forks the host, stays cheap).
+            if termination.isAbnormal { SystemProcess.returnFreeMemory() }
         }
     }
 

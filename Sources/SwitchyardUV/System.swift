@@ -187,6 +187,10 @@ public enum SystemProcess {
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
     }
 
+    /// Returns free heap memory to the kernel. After a burst (a plugin that stalled with requests queued, a
+    /// flood), glibc would otherwise keep the high-water mark resident for the life of the host.
+    public static func returnFreeMemory() { _ = switchyard_trim_heap() }
+
     /// Peak resident set size of this process in bytes.
     public static var peakResidentBytes: Int {
         var usage = rusage()

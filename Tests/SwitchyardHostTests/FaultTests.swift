@@ -224,6 +224,40 @@ struct FaultTests {
         }
     }
 
+    @Test("fuzz through the real host: thousands of mutated protocol lines; the host serves on, the fuzzer is quarantined", arguments: [1, 7, 23] as [UInt64])
+    func fuzzThroughHost(_ seed: UInt64) async throws {
+        let logs = LogCapture()
+        let plugins = [
+            TestPlugins.swiftHello(),
+            TestPlugins.misbehave("fuzzer", ["--fuzz-lines", "5000", "--fuzz-seed", "\(seed)", "--faulty-runs", "0"]),
+        ]
+        try await withHost(plugins, logs: logs) { host in
+            let events = EventLog(host)
+            // The other plugin answers all along.
+            for _ in 0..<50 { _ = try await host.ping("hello-swift") }
+            try await events.waitUntilReady(host, "fuzzer", restarts: 1)
+            try await logs.waitFor("plugin 'fuzzer'")
+            #expect(logs.contains("quarantined"))
+            _ = try await host.ping("fuzzer")
+            _ = try await host.ping("hello-swift")
+        }
+    }
+
+    @Test("switchyard chaos, briefly: requests under kills, stops and floods; none lost, each failure typed")
+    func chaos() async throws {
+        let report = "/tmp/switchyard-chaos-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).json"
+        let cli = try CLIProcess(["chaos", "--duration", "4", "--fault-interval-ms", "700", "--seed", "3", "--rate", "100", "--report-json", report])
+        cli.closeStdin()
+        #expect(try await cli.waitForExit(seconds: 90) == 0, "\(cli.stderr.suffix(20))")
+        let json = try JSONParser.parse(try FileSystem.readFile(report))
+        #expect(json["lost"] == 0)
+        let sent = try #require(json["sent"]?.intValue)
+        #expect(sent > 300)
+        #expect(json["answered"]?.intValue.map { $0 + (json["failedTyped"]?.intValue ?? 0) } == sent)
+        #expect((json["restarts"]?.intValue ?? 0) >= 1)
+        #expect(cli.stdout.contains { $0.contains("lost                     0") })
+    }
+
     @Test("transient restarts only after an abnormal exit; temporary never restarts")
     func policies() async throws {
         let plugins = [
