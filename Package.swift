@@ -178,27 +178,50 @@ let package = Package(
                 "DemoMain",
                 "DemoAuthenticated",
                 "DemoTodos",
+                // Built and smoke-run (`--quick`, no timing assertions) so the benchmark cannot rot.
+                "switchyard-bench",
             ]
         ),
 
-        // MARK: - Benchmark (release build; not part of CI's pass/fail, but built so it cannot rot)
+        // MARK: - Benchmark (release build; not part of CI's pass/fail, but built and smoke-run so it cannot rot)
         .executableTarget(
             name: "switchyard-bench",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardNavigation",
                 "SwitchyardProtocol",
                 "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
+                // Everything it spawns, so one build command is enough.
+                "switchyard",
                 "switchyard-echo",
+                "switchyard-c-plugin",
+                "switchyard-c-host",
+                "BenchPlugin",
                 "HelloPlugin",
                 "switchyard-guardian",
             ],
             path: "Benchmarks/switchyard-bench"
         ),
-        // The floor: a raw echo child in C.
+        // The floors: a raw echo child, the smallest C plugin, and a C libuv host.
         .executableTarget(
             name: "switchyard-echo",
             path: "Benchmarks/echo-child"
+        ),
+        .executableTarget(
+            name: "switchyard-c-plugin",
+            path: "Benchmarks/c-plugin"
+        ),
+        .executableTarget(
+            name: "switchyard-c-host",
+            dependencies: ["CLibUV"],
+            path: "Benchmarks/c-host"
+        ),
+        .executableTarget(
+            name: "BenchPlugin",
+            dependencies: ["SwitchyardPlugin"],
+            path: "Benchmarks/bench-plugin",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
 
         // MARK: - Test support

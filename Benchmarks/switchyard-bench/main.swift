@@ -1,24 +1,29 @@
-// switchyard-bench: measures Switchyard against the floor taken in the same run on the same machine.
+// switchyard-bench: measures Switchyard against floors taken in the same run on the same machine.
 //
-// These machines are shared and noisy: absolute numbers drift, ratios hold. Every figure is therefore paired with
-// a floor measured in the same run, runs are repeated, and the table reports medians of the per-run values.
+// These machines are shared and noisy: absolute numbers drift, ratios hold. Every figure is paired with a floor
+// measured in the same run, round-trip measures are repeated and reported as medians of per-run values, and the
+// pinned measures run last (pinning the process to CPU 0 is not undone).
 //
-//   swift run -c release switchyard-bench [--runs 3] [--count 20000] [--pin] [--json FILE]
+//   swift build -c release --product switchyard-bench && .build/release/switchyard-bench
+//   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
 import Glibc
 import Logging
 import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardUV
 
-// MARK: - Options
-
 struct Options {
     var runs = 3
     var count = 20_000
-    var warmup = 1_000
-    var pinned = false
-    var json: String? = "bench-results/latest.json"
-    var samplesPath: String?
+    var pipelined = 100_000
+    var spawns = 15
+    var output = "Benchmarks/results"
+    var quick = false
+    var skipPinned = false
+    /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, pinned.
+    var only: Set<String> = []
+
+    func runs(_ section: String) -> Bool { only.isEmpty || only.contains(section) }
 
     static func parse() -> Options {
         var options = Options()
@@ -27,11 +32,17 @@ struct Options {
             switch flag {
             case "--runs": options.runs = arguments.next().flatMap(Int.init) ?? options.runs
             case "--count": options.count = arguments.next().flatMap(Int.init) ?? options.count
-            case "--pin": options.pinned = true
-            case "--json": options.json = arguments.next()
-            case "--samples": options.samplesPath = arguments.next()
+            case "--output": options.output = arguments.next() ?? options.output
+            case "--no-pin": options.skipPinned = true
+            case "--only": options.only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
+            case "--quick":
+                options.quick = true
+                options.runs = 1
+                options.count = 300
+                options.pipelined = 2_000
+                options.spawns = 2
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--pin] [--json FILE] [--samples FILE]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -42,145 +53,79 @@ struct Options {
     }
 }
 
-// MARK: - Statistics
-
-func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
-    guard !sorted.isEmpty else { return .nan }
-    let index = min(sorted.count - 1, Int((Double(sorted.count) * fraction).rounded(.down)))
-    return Double(sorted[index])
-}
-
-func median(_ values: [Double]) -> Double {
-    let sorted = values.sorted()
-    guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
-}
-
-/// One row of the report: Switchyard's figure, the floor's, and their ratio (lower is better unless noted).
-struct Row {
-    let measure: String
-    let unit: String
-    let switchyard: Double
-    let floor: Double
-    let target: String?
-    var higherIsBetter = false
-
-    var ratio: Double { higherIsBetter ? floor / switchyard : switchyard / floor }
-}
-
-// MARK: - Floor: a raw echo child over the same libuv pipes
-
-/// Ping-pong of the host's own ping line through `switchyard-echo` (no parsing on either side).
-func echoFloor(count: Int, echo: String) async throws -> [UInt64] {
-    let line = Message.request(id: .number(1), method: PingRequest.method, params: [:]).encodedLine()
-    return try await runOnLoopThread([UInt64].self, timeoutMs: 120_000) { loop, finish in
-        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in }
-        var samples: [UInt64] = []
-        samples.reserveCapacity(count)
-        var pending = 0
-        var start: UInt64 = 0
-        func send() {
-            start = UVLoop.hrtime
-            try? process.stdin?.write(line)
-        }
-        try process.stdout?.startReading { event in
-            guard case .data(let bytes) = event else { return }
-            pending += bytes.count
-            guard pending >= line.count else { return }
-            pending -= line.count
-            samples.append(UVLoop.hrtime - start)
-            if samples.count == count {
-                process.stdin?.close()
-                process.stdout?.close()
-                finish(.success(samples))
-            } else {
-                send()
-            }
-        }
-        send()
-    }.value
-}
-
-// MARK: - Run
-
 let options = Options.parse()
 let products = defaultProductsDirectory()
-let echo = "\(products)/switchyard-echo"
-guard FileSystem.isExecutable(echo), FileSystem.isExecutable("\(products)/HelloPlugin") else {
-    StandardError.write("switchyard-bench: build first: swift build -c release --product switchyard-bench\n")
-    exit(1)
-}
-if options.pinned {
-    guard SystemProcess.pinToCPU(0) else {
-        StandardError.write("switchyard-bench: cannot pin to CPU 0\n")
+for product in ["switchyard", "switchyard-echo", "switchyard-c-plugin", "switchyard-c-host", "BenchPlugin", "HelloPlugin"] {
+    guard FileSystem.isExecutable("\(products)/\(product)") else {
+        StandardError.write("switchyard-bench: \(product) is missing: swift build -c release --product switchyard-bench\n")
         exit(1)
     }
 }
 var logger = Logger(label: "bench")
 logger.logLevel = .error
-let manifest = Manifest(plugins: [PluginManifest(name: "swift", product: "HelloPlugin")], directory: FileSystem.currentDirectory)
-let host = try await HostHandle.start(manifest: manifest, options: HostOptions(productsDirectory: products), logger: logger)
+let bench = Bench(options: options, products: products, logger: logger)
+let started = UVLoop.hrtime
+// Before the pinned section narrows this process's CPU set.
+let machine = "\(SystemProcess.availableCPUs) CPUs, \(cpuModel())"
 
-var pingP50: [Double] = [], pingP99: [Double] = [], floorP50: [Double] = [], floorP99: [Double] = []
-var lastSwitchyard: [UInt64] = [], lastFloor: [UInt64] = []
-for run in 1...options.runs {
-    // Interleave floor and Switchyard so both see the same machine state.
-    let floor = Array(try await echoFloor(count: options.count + options.warmup, echo: echo).dropFirst(options.warmup)).sorted()
-    let ping = Array(try await host.pingSeries("swift", count: options.count + options.warmup).dropFirst(options.warmup)).sorted()
-    floorP50.append(percentile(floor, 0.5))
-    floorP99.append(percentile(floor, 0.99))
-    pingP50.append(percentile(ping, 0.5))
-    pingP99.append(percentile(ping, 0.99))
-    lastSwitchyard = ping
-    lastFloor = floor
-    StandardError.write("run \(run)/\(options.runs): $/ping p50 \(percentile(ping, 0.5) / 1000) µs, floor \(percentile(floor, 0.5) / 1000) µs\n")
-}
-await host.shutdown()
-
-let mode = options.pinned ? "pinned to CPU 0" : "unpinned"
-let rows = [
-    Row(measure: "$/ping round trip p50 (\(mode))", unit: "µs", switchyard: median(pingP50) / 1000, floor: median(floorP50) / 1000,
-        target: options.pinned ? nil : "≤ 1.25×"),
-    Row(measure: "$/ping round trip p99 (\(mode))", unit: "µs", switchyard: median(pingP99) / 1000, floor: median(floorP99) / 1000,
-        target: options.pinned ? nil : "≤ 1.5×"),
-]
-
-func format(_ value: Double) -> String {
-    let text = String((value * 10).rounded() / 10)
-    return text
-}
-
-func pad(_ text: String, _ width: Int) -> String {
-    text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
-}
-
-var table = "\(pad("measure", 38)) \(pad("switchyard", 12)) \(pad("floor", 12)) \(pad("ratio", 8)) target\n"
-for row in rows {
-    table += "\(pad(row.measure, 38)) \(pad("\(format(row.switchyard)) \(row.unit)", 12)) \(pad("\(format(row.floor)) \(row.unit)", 12)) \(pad(String((row.ratio * 100).rounded() / 100) + "×", 8)) \(row.target ?? "")\n"
-}
-print("Switchyard benchmark — \(options.runs) runs × \(options.count) round trips, medians of per-run values; floor: raw C echo child over the same libuv pipes")
-print(table, terminator: "")
-
-if let path = options.json {
-    var entries: [JSONValue] = []
-    for row in rows {
-        entries.append([
-            "measure": .string(row.measure), "unit": .string(row.unit), "switchyard": .double(row.switchyard),
-            "floor": .double(row.floor), "ratio": .double(row.ratio), "target": row.target.map(JSONValue.string) ?? .null,
-        ])
+var rows: [Row] = []
+do {
+    if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
+    if options.runs("pipelined") { rows += try await bench.pipelined() }
+    if options.runs("spawn") { rows += try await bench.spawnToReady() }
+    if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
+    if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
+    if options.runs("scale") { rows += try await bench.scale() }
+    if !options.skipPinned && options.runs("pinned") {
+        guard SystemProcess.pinToCPU(0) else { throw BenchFailure("cannot pin to CPU 0") }
+        rows += try await bench.hops(pinned: true)
     }
-    let document: JSONValue = [
-        "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "pinned": .bool(options.pinned),
-        "cpus": .int(Int64(SystemProcess.availableCPUs)), "results": .array(entries),
-    ]
-    try? FileSystem.makeDirectory(FileSystem.parentDirectory(of: path), mode: 0o755)
-    try FileSystem.writeFileAtomically(path, JSONWriter.encode(document) + [0x0A], mode: 0o644)
-    StandardError.write("wrote \(path)\n")
+} catch {
+    StandardError.write("switchyard-bench: \(error)\n")
+    exit(1)
 }
-if let path = options.samplesPath {
-    // Raw samples of the last run (ns), for the latency-distribution picture.
+
+let seconds = Double(UVLoop.hrtime - started) / 1e9
+let header = """
+    Switchyard benchmark: \(options.runs) run(s), \(options.count) round trips each, medians of per-run values; \
+    \(String(Int(seconds.rounded()))) s on \(machine)
+
+    """
+let text = header + table(rows)
+print(text, terminator: "")
+
+if !options.quick || options.output != "Benchmarks/results" {
+    try? FileSystem.makeDirectory(options.output, mode: 0o755)
     let document: JSONValue = [
-        "switchyard": .array(lastSwitchyard.map { .int(Int64($0)) }), "floor": .array(lastFloor.map { .int(Int64($0)) }),
+        "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "seconds": .double(seconds),
+        "machine": .string(machine), "results": .array(rows.map(\.json)),
     ]
-    try FileSystem.writeFileAtomically(path, JSONWriter.encode(document), mode: 0o644)
+    try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
+    try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
+    if let samples = bench.pictureSamples {
+        let svg = cdfSVG(
+            title: "$/ping round trip, host ↔ Swift plugin vs raw C echo child (unpinned, one run)",
+            series: [("switchyard", "#d62728", samples.switchyard), ("floor: C echo", "#1f77b4", samples.floor)])
+        try FileSystem.writeFileAtomically("\(options.output)/latency-cdf.svg", Array(svg.utf8), mode: 0o644)
+    }
+    StandardError.write("wrote \(options.output)/latest.json, latest.md, latency-cdf.svg\n")
+}
+let missed = rows.filter { $0.met == false }
+if !missed.isEmpty {
+    StandardError.write("targets not met: \(missed.map(\.measure).joined(separator: "; "))\n")
+}
+
+func cpuModel() -> String {
+    let text = String(decoding: (try? FileSystem.readFile("/proc/cpuinfo")) ?? [], as: UTF8.self)
+    let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
+    return line.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters() } ?? "unknown CPU"
+}
+
+extension StringProtocol {
+    func trimmingCharacters() -> String {
+        var text = Substring(self)
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return String(text)
+    }
 }

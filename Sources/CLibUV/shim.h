@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <signal.h>
 #include <malloc.h>
+#include <dirent.h>
+#include <stdlib.h>
 
 // Macros and inline helpers Swift cannot import directly become real functions here.
 static inline int switchyard_cloexec_from(int lowfd) {
@@ -44,11 +46,22 @@ static inline int switchyard_peer_uid(int fd, unsigned int *uid, int *pid) {
 
 // sched_setaffinity and CPU_SET need _GNU_SOURCE; declared here with the kernel's plain mask layout.
 extern int sched_setaffinity(int pid, unsigned long size, const void *mask);
+// Every thread of the process, not only the caller: Swift concurrency and libuv loops already run on other
+// threads, and a thread (or a child) inherits the mask of the thread that creates it.
 static inline int switchyard_pin_cpu(int cpu) {
     unsigned long mask[16] = {0};
     if (cpu < 0 || cpu >= 16 * 64) return -1;
     mask[cpu / 64] |= 1UL << (cpu % 64);
-    return sched_setaffinity(0, sizeof(mask), mask);
+    int result = sched_setaffinity(0, sizeof(mask), mask);
+    DIR *tasks = opendir("/proc/self/task");
+    if (!tasks) return result;
+    struct dirent *task;
+    while ((task = readdir(tasks)) != NULL) {
+        int tid = atoi(task->d_name);
+        if (tid > 0 && sched_setaffinity(tid, sizeof(mask), mask) != 0) result = -1;
+    }
+    closedir(tasks);
+    return result;
 }
 
 static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }

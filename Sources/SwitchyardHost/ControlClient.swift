@@ -76,18 +76,24 @@ public final class ControlClient {
     public func response(_ method: String, _ params: JSONValue? = nil) throws(Failure) -> Result<JSONValue, ResponseError> {
         let id = nextID
         nextID += 1
-        do { try sendRaw(Message.request(id: .number(id), method: method, params: params).encodedLine()) } catch {
+        let line = Message.request(id: .number(id), method: method, params: params).encodedLine()
+        do { try sendRaw(line) } catch {
             // The host may have refused the connection before reading anything (-32007 unauthorized): its error
             // is waiting in the socket and says more than the broken pipe.
             if case .errorResponse(nil, let refusal)? = try? next() { return .failure(refusal) }
             throw error
         }
         while true {
-            switch try next() {
-            case .response(.number(id), let result): return .success(result)
-            case .errorResponse(.number(id)?, let error), .errorResponse(nil, let error): return .failure(error)
-            case .notification(let method, let params): pending.append((method, params))
-            default: continue
+            let message = try next()
+            switch message {
+            case .response(let answered, let result):
+                if answered == .number(id) { return .success(result) }
+            case .errorResponse(let answered, let error):
+                if answered == nil || answered == .number(id) { return .failure(error) }
+            case .notification(let method, let params):
+                pending.append((method, params))
+            case .request:
+                continue
             }
         }
     }
@@ -110,21 +116,30 @@ public final class ControlClient {
 
     /// The next message of any kind.
     public func next() throws(Failure) -> Message {
+        switch nextResult() {
+        case .success(let message): return message
+        case .failure(let failure): throw failure
+        }
+    }
+
+    // A Result rather than a typed throw of a payload enum: Swift 6.3's optimizer miscompiled the typed-throwing
+    // version (a release build destroyed the returned Message twice and crashed every client command).
+    private func nextResult() -> Result<Message, Failure> {
         while true {
             if let event = reader.next() {
                 switch event {
-                case .message(let message, _): return message
-                case .violation(let violation): throw .protocolViolation("the host sent an invalid message: \(violation)")
+                case .message(let message, _): return .success(message)
+                case .violation(let violation): return .failure(.protocolViolation("the host sent an invalid message: \(violation)"))
                 }
             }
             let bytes: [UInt8]
             do { bytes = try socket.read(timeoutMilliseconds: timeoutMilliseconds) } catch {
                 if error.isTimeout {
-                    throw .timeout("no answer from the host at \(path) within \(timeoutMilliseconds) ms")
+                    return .failure(.timeout("no answer from the host at \(path) within \(timeoutMilliseconds) ms"))
                 }
-                throw .connection("cannot read from \(path): \(error)")
+                return .failure(.connection("cannot read from \(path): \(error)"))
             }
-            if bytes.isEmpty { throw .connection("the host at \(path) closed the connection") }
+            if bytes.isEmpty { return .failure(.connection("the host at \(path) closed the connection")) }
             reader.append(bytes)
         }
     }

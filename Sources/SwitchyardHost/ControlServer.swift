@@ -22,6 +22,7 @@ final class ControlServer {
     private var nextSession = 0
     private var observer: Int?
     static let maxQueuedBytes = 8 << 20
+    static let trimAfterBytes = 512 << 10
 
     init(host: Host, path: String, logger: Logger) {
         self.host = host
@@ -103,18 +104,19 @@ final class ControlServer {
         guard !subscribers.isEmpty else { return }
         // Encode each notification once, whatever the number of subscribers.
         switch event {
-        case .treeChanged(let snapshot):
+        case .treeChanged(let change):
             var full: [UInt8]?
             var brief: [UInt8]?
             for session in subscribers {
                 if session.wantsSnapshots {
-                    if full == nil { full = Self.line(TreeChangedNotification.self, .init(revision: snapshot.revision, snapshot: snapshot)) }
+                    if full == nil { full = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: change.snapshot)) }
                     if let full { session.write(full) }
                 } else {
-                    if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: snapshot.revision, snapshot: nil)) }
+                    if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: nil)) }
                     if let brief { session.write(brief) }
                 }
             }
+            if (full?.count ?? 0) > Self.trimAfterBytes { SystemProcess.returnFreeMemory() }
         case .pluginChanged(let status):
             guard let line = Self.line(PluginChangedNotification.self, status.wire) else { return }
             for session in subscribers { session.write(line) }
@@ -125,16 +127,38 @@ final class ControlServer {
     }
 
     static func line<N: ControlNotification>(_ type: N.Type, _ params: N.Params) -> [UInt8]? {
-        guard let value = try? Coding.encode(params) else { return nil }
-        return Message.notification(method: N.method, params: value).encodedLine()
+        guard let encoded = try? JSONValueEncoder().encodeBytes(params) else { return nil }
+        return Message.notificationLine(method: N.method, encodedParams: encoded)
     }
 
     // MARK: - Requests
 
-    func handle(_ method: String, _ params: JSONValue?, from session: ControlSession, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void) {
+    /// `replyEncoded` answers with a result already encoded to JSON bytes (snapshots: one walk, no `JSONValue`).
+    func handle(
+        _ method: String, _ params: JSONValue?, from session: ControlSession,
+        replyEncoded: @escaping ([UInt8]) -> Void, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void
+    ) {
+        // The socket listens from the first moment (so a second host sees it taken), but requests wait until the app
+        // has started: a client that connects right after `switchyard run` gets the composed tree, not an empty one.
+        // `$/ping` and `host/status` answer at once.
+        guard host.isStarted || method == PingRequest.method || method == HostStatusRequest.method else {
+            host.whenStarted { [weak self] in self?.handle(method, params, from: session, replyEncoded: replyEncoded, reply) }
+            return
+        }
         let navigator = host.navigator
         func encode<T: Encodable>(_ value: T) -> Result<JSONValue, ResponseError> {
             Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) }
+        }
+        func replyBytes<T: Encodable>(_ value: T) {
+            let bytes: [UInt8]
+            do { bytes = try JSONValueEncoder().encodeBytes(value) } catch {
+                reply(.failure(ResponseError.wrapping(error)))
+                return
+            }
+            replyEncoded(bytes)
+            // A big snapshot leaves megabytes of small freed blocks behind; hand them back so the host stays lean
+            // (its size is what every uv_spawn has to copy).
+            if bytes.count > Self.trimAfterBytes { SystemProcess.returnFreeMemory() }
         }
         func decode<T: Decodable>(_ type: T.Type) -> T? { navigator.decode(type, params, method, reply) }
         switch method {
@@ -157,7 +181,7 @@ final class ControlServer {
                 }
             }
         case TreeGetRequest.method:
-            reply(encode(navigator.snapshot))
+            replyBytes(navigator.snapshot)
         case TreeRenderRequest.method:
             guard let request = decode(TreeRenderRequest.Params.self) else { return }
             let snapshot = navigator.snapshot
@@ -169,7 +193,7 @@ final class ControlServer {
             guard let request = decode(TreeSubscribeRequest.Params.self) else { return }
             session.subscribed = true
             session.wantsSnapshots = request.snapshots ?? true
-            reply(encode(navigator.snapshot))
+            replyBytes(navigator.snapshot)
         case TreeUnsubscribeRequest.method:
             session.subscribed = false
             reply(.success(.object(JSONObject())))
@@ -231,7 +255,8 @@ final class ControlSession {
         case .violation(let violation):
             send(.errorResponse(id: violation.requestID, error: violation.error))
         case .message(.request(let id, let method, let params), _):
-            server.handle(method, params, from: self) { [weak self] result in
+            let replyEncoded: ([UInt8]) -> Void = { [weak self] bytes in self?.write(Message.responseLine(id: id, encodedResult: bytes)) }
+            server.handle(method, params, from: self, replyEncoded: replyEncoded) { [weak self] result in
                 switch result {
                 case .success(let value): self?.send(.response(id: id, result: value))
                 case .failure(let error): self?.send(.errorResponse(id: id, error: error))
@@ -269,6 +294,8 @@ final class ControlSession {
 
 extension PluginStatus {
     var wire: HostStatusRequest.Plugin {
-        HostStatusRequest.Plugin(name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error)
+        HostStatusRequest.Plugin(
+            name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error,
+            startupMicroseconds: startupMicroseconds)
     }
 }

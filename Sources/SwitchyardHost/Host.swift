@@ -84,6 +84,13 @@ final class Host {
             if supervisor.state == .ready { return (.ok, nil) }
             return (.unavailable, supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)")
         }
+        navigator.unavailablePlugins = { [weak self] in
+            var result: [String: String?] = [:]
+            for (name, supervisor) in self?.supervisorsByName ?? [:] where supervisor.state != .ready {
+                result[name] = supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)"
+            }
+            return result
+        }
     }
 
     func supervisor(named name: String) -> PluginSupervisor? { supervisorsByName[name] }
@@ -291,6 +298,9 @@ final class Host {
         startupWaiters.removeAll()
         for waiter in waiters { waiter() }
     }
+
+    /// Whether start-up is over (the tree exists, or the app could not start).
+    var isStarted: Bool { startupComplete }
 
     /// Runs `body` once every plugin is ready or has failed.
     func whenStarted(_ body: @escaping () -> Void) {

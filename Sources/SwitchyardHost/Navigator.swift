@@ -6,11 +6,29 @@ import SwitchyardUV
 /// What a host tells its observers (the CLI, tests, control clients).
 public enum HostEvent: Sendable {
     /// The tree has a new revision.
-    case treeChanged(TreeSnapshot)
+    case treeChanged(TreeChange)
     /// A plugin changed state.
     case pluginChanged(PluginStatus)
     /// A plugin acknowledged `coordinator/destroy` for one of its instances.
     case destroyed(plugin: String, instance: InstanceID, type: String)
+}
+
+/// A new revision of the tree. Its ``snapshot`` costs O(instances) and is built only when read, so a change nobody
+/// looks at in full (no watcher asked for snapshots) keeps a tree operation O(depth); holding the change is O(1)
+/// (the tree is a persistent structure that shares its storage).
+public struct TreeChange: Sendable {
+    public let revision: UInt64
+    let tree: NavigationTree
+    /// Plugins not serving at the time of the change, with why.
+    let unavailable: [String: String?]
+
+    /// The tree as `tree/get` returns it.
+    public var snapshot: TreeSnapshot {
+        tree.snapshot { plugin in
+            if let reason = unavailable[plugin] { return (.unavailable, reason) }
+            return (.ok, nil)
+        }
+    }
 }
 
 /// Applies navigation to the authoritative tree: runs chains and deep links through the plugins that own the nodes,
@@ -27,6 +45,8 @@ final class Navigator {
     var connection: (String) -> PluginConnection? = { _ in nil }
     /// A plugin's availability for snapshots.
     var availability: NavigationTree.Availability = { _ in (.ok, nil) }
+    /// The plugins not serving, with why (for ``TreeChange``: O(plugins), taken at each change).
+    var unavailablePlugins: () -> [String: String?] = { [:] }
     /// A plugin's current incarnation (bumped at every spawn).
     var incarnation: (String) -> Int = { _ in 0 }
     /// A plugin's `maxInstances` limit.
@@ -65,7 +85,7 @@ final class Navigator {
 
     private func treeChanged() {
         guard !observers.isEmpty else { return }
-        publish(.treeChanged(snapshot))
+        publish(.treeChanged(TreeChange(revision: tree.revision, tree: tree, unavailable: unavailablePlugins())))
     }
 
     // MARK: - Start-up

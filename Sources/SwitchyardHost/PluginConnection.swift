@@ -495,6 +495,14 @@ final class PluginConnection {
     /// Takes a token for one message; a message over the rate is a protocol error (a request is answered with
     /// `-32004`), logged for the first and every 10,000th, not for each.
     private func withinRate(_ message: Message, lineNumber: Int) -> Bool {
+        // Answers to the host's own requests are bounded by the host's sending, so they take no token: a pipelined
+        // burst the host asked for must not look like a flood. Unsolicited answers (unknown ids) still count.
+        switch message {
+        case .response(.number(let number), _), .errorResponse(.number(let number)?, _):
+            if pending[number] != nil { return true }
+        default:
+            break
+        }
         let now = loop.now
         let rate = Double(plugin.limits.maxMessagesPerSecond)
         if tokensRefilledAt == 0 { tokensRefilledAt = now }

@@ -107,6 +107,30 @@ public enum SystemProcess {
         public var text: String { String(decoding: output, as: UTF8.self) }
     }
 
+    /// posix_spawnp with an empty signal mask and default dispositions in the child. The caller may be a dispatch
+    /// or Swift-concurrency worker thread, which blocks most signals, and a child inherits that mask: a libuv child
+    /// (the C benchmark host) then never sees SIGCHLD and waits forever. SIGPIPE, ignored in this process, is reset too.
+    private static func spawnWithCleanSignals(
+        _ pid: inout pid_t, _ program: String, _ actions: inout posix_spawn_file_actions_t,
+        _ argv: [UnsafeMutablePointer<CChar>?]
+    ) -> Int32 {
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var empty = sigset_t()
+        sigemptyset(&empty)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        sigaddset(&defaults, SIGPIPE)
+        posix_spawnattr_setsigmask(&attributes, &empty)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        return SpawnLock.withLock {
+            markAllDescriptorsCloseOnExec()
+            return posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+        }
+    }
+
     /// Runs a helper program (looked up in `PATH`) to completion with stdin from /dev/null, collecting stdout and
     /// stderr together. Used by tests and tools for programs that daemonize (tmux): unlike Foundation's `Process`,
     /// it waits for the child's exit (a pidfd event), not for every inherited descriptor to close.
@@ -125,10 +149,7 @@ public enum SystemProcess {
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = SpawnLock.withLock {
-            markAllDescriptorsCloseOnExec()
-            return posix_spawnp(&pid, program, &actions, nil, argv, environ)
-        }
+        let spawned = spawnWithCleanSignals(&pid, program, &actions, argv)
         Glibc.close(writeEnd)
         defer { Glibc.close(readEnd) }
         if spawned != 0 { throw UVError(errno: spawned, operation: "posix_spawn \(program)") }
@@ -140,6 +161,7 @@ public enum SystemProcess {
         var pipeOpen = true
         var exited = false
         var waitStatus: Int32 = 0
+        func monotonicMilliseconds() -> Int64 { Int64(uv_hrtime() / 1_000_000) }
         let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
         func drain() {
             while pipeOpen {
@@ -155,7 +177,6 @@ public enum SystemProcess {
                 }
             }
         }
-        func monotonicMilliseconds() -> Int64 { Int64(uv_hrtime() / 1_000_000) }
         // Non-blocking reads after the exit: a daemonized grandchild may keep the write end open forever.
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
         while !exited {
@@ -171,11 +192,40 @@ public enum SystemProcess {
             _ = poll(&descriptors, nfds_t(descriptors.count), timeout)
             drain()
             let reaped = waitpid(pid, &waitStatus, WNOHANG)
-            if reaped == pid { exited = true }
+            // ECHILD: someone else (a libuv loop's SIGCHLD handler in this process) reaped it first.
+            if reaped == pid || (reaped < 0 && errno == ECHILD) { exited = true }
         }
         drain()
         let signal = waitStatus & 0x7f
         return Completed(status: signal == 0 ? (waitStatus >> 8) & 0xff : 128 + signal, output: output)
+    }
+
+    /// Starts a long-running helper (looked up in `PATH`) without waiting for it: stdin from /dev/null, stdout and
+    /// stderr to `logPath` (or /dev/null). Returns its pid; ``reap(_:)`` collects it after it exits. For tools that
+    /// drive a separate `switchyard run` process (the benchmark).
+    public static func launch(_ arguments: [String], logPath: String? = nil) throws(UVError) -> Int32 {
+        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "launch: no program") }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath ?? "/dev/null", O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let status = spawnWithCleanSignals(&pid, program, &actions, argv)
+        if status != 0 { throw UVError(errno: status, operation: "posix_spawn \(program)") }
+        return pid
+    }
+
+    /// Collects an exited child started with ``launch(_:logPath:)`` (blocking); its exit status, 128 + signal if killed.
+    @discardableResult
+    public static func reap(_ pid: Int32) -> Int32 {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
     }
 
     /// This process's resident set size in bytes (`/proc/self/statm`).
@@ -227,7 +277,8 @@ public enum SystemProcess {
     /// The number of CPUs this process may run on.
     public static var availableCPUs: Int { Int(uv_available_parallelism()) }
 
-    /// Pins this process to one CPU (`sched_setaffinity`), for benchmarks. Returns false on error.
+    /// Pins this process (every thread it has, and so every thread and child it makes) to one CPU
+    /// (`sched_setaffinity`), for benchmarks. Returns false on error.
     @discardableResult
     public static func pinToCPU(_ cpu: Int32) -> Bool { switchyard_pin_cpu(cpu) == 0 }
 }

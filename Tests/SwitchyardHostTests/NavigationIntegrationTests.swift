@@ -202,7 +202,7 @@ struct NavigationIntegrationTests {
             let unauthenticated = try #require(await host.snapshot().find("unauthenticated", "unauthenticated"))
             _ = try await host.navigate(from: unauthenticated.id, [.route("registration"), .route("done", ["user": "zoe"])])
             try await events.wait(for: "main's root to become authenticated") { events in
-                events.contains { if case .treeChanged(let tree) = $0 { tree.instances.first?.root?.route == "authenticated" } else { false } }
+                events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "authenticated" } else { false } }
             }
             #expect(await host.snapshot().find("authenticated", "home") != nil)
         }
@@ -217,7 +217,7 @@ struct NavigationIntegrationTests {
             let events = EventLog(host)
             try await Self.logIn(host)
             try await events.wait(for: "the session to expire and main to show unauthenticated again") { events in
-                events.contains { if case .treeChanged(let tree) = $0 { tree.instances.first?.root?.route == "unauthenticated" && tree.revision > 2 } else { false } }
+                events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "unauthenticated" && change.revision > 2 } else { false } }
             }
         }
     }

@@ -127,7 +127,7 @@ package final class EventLog: Sendable {
     package var all: [HostEvent] { storage.events.withLock { $0 } }
 
     package var treeRevisions: [UInt64] {
-        all.compactMap { if case .treeChanged(let snapshot) = $0 { snapshot.revision } else { nil } }
+        all.compactMap { if case .treeChanged(let change) = $0 { change.revision } else { nil } }
     }
 
     package var destroyed: [(plugin: String, instance: InstanceID)] {

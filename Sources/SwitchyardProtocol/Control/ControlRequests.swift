@@ -116,14 +116,20 @@ public enum HostStatusRequest: ControlRequest {
         public var version: String?
         public var restarts: Int
         public var error: ResponseError?
+        /// Spawn to handshake done for the running process, in µs.
+        public var startupMicroseconds: UInt64?
 
-        public init(name: String, state: String, pid: Int32?, version: String?, restarts: Int, error: ResponseError?) {
+        public init(
+            name: String, state: String, pid: Int32?, version: String?, restarts: Int, error: ResponseError?,
+            startupMicroseconds: UInt64? = nil
+        ) {
             self.name = name
             self.state = state
             self.pid = pid
             self.version = version
             self.restarts = restarts
             self.error = error
+            self.startupMicroseconds = startupMicroseconds
         }
     }
 

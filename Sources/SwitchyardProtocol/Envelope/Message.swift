@@ -104,6 +104,29 @@ extension Message {
         return writer.bytes
     }
 
+    /// A response line around a result that is already encoded JSON (a large snapshot encoded once, straight to
+    /// bytes, instead of through a `JSONValue`).
+    public static func responseLine(id: RequestID, encodedResult: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: encodedResult.count + 48)
+        writer.writeRaw("{\"jsonrpc\":\"2.0\",\"id\":")
+        writer.write(id.json)
+        writer.writeRaw(",\"result\":")
+        writer.writeRawBytes(encodedResult)
+        writer.writeRaw("}\n")
+        return writer.bytes
+    }
+
+    /// A notification line around params that are already encoded JSON.
+    public static func notificationLine(method: String, encodedParams: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: encodedParams.count + method.utf8.count + 48)
+        writer.writeRaw("{\"jsonrpc\":\"2.0\",\"method\":")
+        writer.writeString(method)
+        writer.writeRaw(",\"params\":")
+        writer.writeRawBytes(encodedParams)
+        writer.writeRaw("}\n")
+        return writer.bytes
+    }
+
     /// Writes the compact JSON of the message (no newline).
     public func encode(into writer: inout JSONWriter) {
         writer.writeRaw("{\"jsonrpc\":\"2.0\"")

@@ -12,7 +12,9 @@ public struct JSONValueEncoder: Sendable {
 
     /// Encodes to compact JSON bytes.
     public func encodeBytes<T: Encodable>(_ value: T) throws -> [UInt8] {
-        JSONWriter.encode(try encode(value))
+        if let bytes = try? JSONStreamEncoder.encode(value) { return bytes }
+        // Containers used out of order, or the value threw: the tree builder handles the first and reports the second.
+        return JSONWriter.encode(try encode(value))
     }
 }
 

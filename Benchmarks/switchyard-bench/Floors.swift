@@ -1,0 +1,76 @@
+import SwitchyardProtocol
+import SwitchyardUV
+
+// The floors: what the pipes, the scheduler and a minimal C program cost, measured over the same kind of libuv
+// pipes in the same run as Switchyard's figures.
+
+/// Sequential round trips of `line` through `switchyard-echo` (no parsing on either side), in nanoseconds.
+func echoRoundTrips(_ line: [UInt8], count: Int, echo: String) async throws -> [UInt64] {
+    try await runOnLoopThread([UInt64].self, timeoutMs: 120_000) { loop, finish in
+        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in }
+        var samples: [UInt64] = []
+        samples.reserveCapacity(count)
+        var pending = 0
+        var start: UInt64 = 0
+        func send() {
+            start = UVLoop.hrtime
+            try? process.stdin?.write(line)
+        }
+        try process.stdout?.startReading { event in
+            guard case .data(let bytes) = event else { return }
+            pending += bytes.count
+            guard pending >= line.count else { return }
+            pending -= line.count
+            samples.append(UVLoop.hrtime - start)
+            if samples.count == count {
+                process.stdin?.close()
+                process.stdout?.close()
+                finish(.success(samples))
+            } else {
+                send()
+            }
+        }
+        send()
+    }.value
+}
+
+/// `count` copies of `line` written back to back through the echo child; nanoseconds until every one came back.
+func echoPipelined(_ line: [UInt8], count: Int, echo: String) async throws -> UInt64 {
+    try await runOnLoopThread(UInt64.self, timeoutMs: 120_000) { loop, finish in
+        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in }
+        let start = UVLoop.hrtime
+        var newlines = 0
+        try process.stdout?.startReading { event in
+            guard case .data(let bytes) = event else { return }
+            for byte in bytes where byte == 0x0A { newlines += 1 }
+            if newlines >= count {
+                process.stdin?.close()
+                process.stdout?.close()
+                finish(.success(UVLoop.hrtime - start))
+            }
+        }
+        // In chunks, as the host writes a burst: one buffer per 256 lines.
+        var chunk: [UInt8] = []
+        for _ in 0..<256 { chunk += line }
+        var sent = 0
+        while sent < count {
+            let lines = min(256, count - sent)
+            try process.stdin?.write(lines == 256 ? chunk : Array(chunk.prefix(lines * line.count)))
+            sent += lines
+        }
+    }.value
+}
+
+/// Round trips measured by the C libuv host against a plugin (nanoseconds), for the pinned host-cost comparison.
+func cHostRoundTrips(host: String, plugin: String, count: Int) throws -> [UInt64] {
+    let result = try SystemProcess.run([host, plugin, String(count)], timeoutMilliseconds: 120_000)
+    guard result.status == 0, let value = try? JSONParser.parse(result.output), let array = value.arrayValue else {
+        throw BenchFailure("switchyard-c-host failed (\(result.status)): \(result.text.prefix(200))")
+    }
+    return array.compactMap { $0.intValue.map { UInt64($0) } }
+}
+
+struct BenchFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

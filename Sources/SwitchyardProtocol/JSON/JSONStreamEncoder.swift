@@ -1,0 +1,247 @@
+/// Encodes an `Encodable` value straight into JSON bytes, without building a `JSONValue` tree first.
+///
+/// Why: a tree snapshot of 1,000 instances went through one class instance per node (the `JSONValue` builder), then
+/// a second walk to write it; most of `tree/get`'s time and a transient 20 MiB of heap were that intermediate tree.
+/// Writing as the value encodes itself is one walk and one growing buffer.
+///
+/// Codable never says when a container is finished, so containers live on a stack: writing into a container first
+/// closes every container opened after it. That is exactly how synthesized and hand-written `encode(to:)` use
+/// containers. A use out of that order (writing into a container after a sibling was opened, `superEncoder`, two
+/// values into one single-value container) throws ``Misuse``; ``JSONValueEncoder/encodeBytes(_:)`` then falls back to
+/// the tree builder, so the output is always right. `codingPath` is empty: keeping it costs an array per value and
+/// only error messages read it.
+struct JSONStreamEncoder {
+    struct Misuse: Error {}
+
+    static func encode<T: Encodable>(_ value: T, capacity: Int = 256) throws -> [UInt8] {
+        let state = StreamState(capacity: capacity)
+        try state.encodeValue(value)
+        guard !state.failed else { throw Misuse() }
+        state.closeAll()
+        return state.writer.bytes
+    }
+}
+
+final class StreamState {
+    var writer: JSONWriter
+    /// Open containers, innermost last.
+    var stack: [Frame] = []
+    var nextID = 0
+    var failed = false
+
+    struct Frame {
+        let id: Int
+        let isObject: Bool
+        var count: Int
+    }
+
+    init(capacity: Int) { writer = JSONWriter(capacity: capacity) }
+
+    func closeAll() { close(above: -1) }
+
+    /// Closes every container deeper than `depth`.
+    func close(above depth: Int) {
+        while stack.count - 1 > depth, let frame = stack.popLast() {
+            writer.append(frame.isObject ? UInt8(ascii: "}") : UInt8(ascii: "]"))
+        }
+    }
+
+    /// Opens a container for the value being written.
+    func push(isObject: Bool) -> (depth: Int, id: Int) {
+        nextID += 1
+        writer.append(isObject ? UInt8(ascii: "{") : UInt8(ascii: "["))
+        stack.append(Frame(id: nextID, isObject: isObject, count: 0))
+        return (stack.count - 1, nextID)
+    }
+
+    /// Readies container `id` at `depth` for one more element (closing deeper ones, writing the comma).
+    func prepare(depth: Int, id: Int) -> Bool {
+        guard depth < stack.count, stack[depth].id == id, !failed else {
+            failed = true
+            return false
+        }
+        close(above: depth)
+        if stack[depth].count > 0 { writer.append(UInt8(ascii: ",")) }
+        stack[depth].count += 1
+        return true
+    }
+
+    func key(_ key: String, depth: Int, id: Int) -> Bool {
+        guard prepare(depth: depth, id: id) else { return false }
+        writer.writeString(key)
+        writer.append(UInt8(ascii: ":"))
+        return true
+    }
+
+    func encodeValue<T: Encodable>(_ value: T) throws {
+        if let direct = value as? JSONValue {
+            writer.write(direct)
+        } else if let object = value as? JSONObject {
+            writer.write(.object(object))
+        } else if let writable = value as? any JSONWritable {
+            writable.write(to: &writer)
+        } else {
+            let mark = writer.bytes.count
+            let depth = stack.count
+            try value.encode(to: StreamEncoder(state: self, mark: mark))
+            // A value that asked for no container encodes as `{}`, like the tree builder.
+            if writer.bytes.count == mark && stack.count == depth { writer.writeRaw("{}") }
+        }
+    }
+
+    func integer<V: BinaryInteger>(_ value: V) {
+        if let exact = Int64(exactly: value) { writer.writeInteger(exact) } else { writer.writeDouble(Double(value)) }
+    }
+}
+
+private struct StreamEncoder: Encoder {
+    let state: StreamState
+    /// Where this value starts: asking for a second container (class hierarchies do) finds bytes already written.
+    let mark: Int
+    var codingPath: [any CodingKey] { [] }
+    var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) -> KeyedEncodingContainer<Key> {
+        if state.writer.bytes.count != mark { state.failed = true }
+        let (depth, id) = state.push(isObject: true)
+        return KeyedEncodingContainer(StreamKeyed<Key>(state: state, depth: depth, id: id))
+    }
+
+    func unkeyedContainer() -> any UnkeyedEncodingContainer {
+        if state.writer.bytes.count != mark { state.failed = true }
+        let (depth, id) = state.push(isObject: false)
+        return StreamUnkeyed(state: state, depth: depth, id: id)
+    }
+
+    func singleValueContainer() -> any SingleValueEncodingContainer { StreamSingle(state: state, mark: mark) }
+}
+
+private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
+    let state: StreamState
+    let depth: Int
+    let id: Int
+    var codingPath: [any CodingKey] { [] }
+
+    private func key(_ key: Key) throws {
+        guard state.key(key.stringValue, depth: depth, id: id) else { throw JSONStreamEncoder.Misuse() }
+    }
+
+    mutating func encodeNil(forKey key: Key) throws { try self.key(key); state.writer.writeRaw("null") }
+    mutating func encode(_ value: Bool, forKey key: Key) throws { try self.key(key); state.writer.writeRaw(value ? "true" : "false") }
+    mutating func encode(_ value: String, forKey key: Key) throws { try self.key(key); state.writer.writeString(value) }
+    mutating func encode(_ value: Double, forKey key: Key) throws { try self.key(key); state.writer.writeDouble(value) }
+    mutating func encode(_ value: Float, forKey key: Key) throws { try self.key(key); state.writer.writeDouble(Double(value)) }
+    mutating func encode(_ value: Int, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: Int8, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: Int16, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: Int32, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: Int64, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: UInt, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: UInt8, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: UInt16, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: UInt32, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode(_ value: UInt64, forKey key: Key) throws { try self.key(key); state.integer(value) }
+    mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
+        try self.key(key)
+        try state.encodeValue(value)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+        -> KeyedEncodingContainer<NestedKey>
+    {
+        guard state.key(key.stringValue, depth: depth, id: id) else {
+            return KeyedEncodingContainer(StreamKeyed<NestedKey>(state: state, depth: Int.max, id: -1))
+        }
+        let (depth, id) = state.push(isObject: true)
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(state: state, depth: depth, id: id))
+    }
+
+    mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
+        guard state.key(key.stringValue, depth: depth, id: id) else { return StreamUnkeyed(state: state, depth: Int.max, id: -1) }
+        let (depth, id) = state.push(isObject: false)
+        return StreamUnkeyed(state: state, depth: depth, id: id)
+    }
+
+    mutating func superEncoder() -> any Encoder { state.failed = true; return StreamEncoder(state: state, mark: -1) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder { state.failed = true; return StreamEncoder(state: state, mark: -1) }
+}
+
+private struct StreamUnkeyed: UnkeyedEncodingContainer {
+    let state: StreamState
+    let depth: Int
+    let id: Int
+    var codingPath: [any CodingKey] { [] }
+    var count: Int { depth < state.stack.count && state.stack[depth].id == id ? state.stack[depth].count : 0 }
+
+    private func next() throws {
+        guard state.prepare(depth: depth, id: id) else { throw JSONStreamEncoder.Misuse() }
+    }
+
+    mutating func encodeNil() throws { try next(); state.writer.writeRaw("null") }
+    mutating func encode(_ value: Bool) throws { try next(); state.writer.writeRaw(value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { try next(); state.writer.writeString(value) }
+    mutating func encode(_ value: Double) throws { try next(); state.writer.writeDouble(value) }
+    mutating func encode(_ value: Float) throws { try next(); state.writer.writeDouble(Double(value)) }
+    mutating func encode(_ value: Int) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: Int8) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: Int16) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: Int32) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: Int64) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: UInt) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: UInt8) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: UInt16) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: UInt32) throws { try next(); state.integer(value) }
+    mutating func encode(_ value: UInt64) throws { try next(); state.integer(value) }
+    mutating func encode<T: Encodable>(_ value: T) throws {
+        try next()
+        try state.encodeValue(value)
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+        guard state.prepare(depth: depth, id: id) else {
+            return KeyedEncodingContainer(StreamKeyed<NestedKey>(state: state, depth: Int.max, id: -1))
+        }
+        let (depth, id) = state.push(isObject: true)
+        return KeyedEncodingContainer(StreamKeyed<NestedKey>(state: state, depth: depth, id: id))
+    }
+
+    mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
+        guard state.prepare(depth: depth, id: id) else { return StreamUnkeyed(state: state, depth: Int.max, id: -1) }
+        let (depth, id) = state.push(isObject: false)
+        return StreamUnkeyed(state: state, depth: depth, id: id)
+    }
+
+    mutating func superEncoder() -> any Encoder { state.failed = true; return StreamEncoder(state: state, mark: -1) }
+}
+
+/// A single value: written where the encoder stands (after a key, an array comma, or at the top), once.
+private struct StreamSingle: SingleValueEncodingContainer {
+    let state: StreamState
+    let mark: Int
+    var codingPath: [any CodingKey] { [] }
+
+    private func writing() throws -> StreamState {
+        guard state.writer.bytes.count == mark, !state.failed else {
+            state.failed = true
+            throw JSONStreamEncoder.Misuse()
+        }
+        return state
+    }
+
+    mutating func encodeNil() throws { try writing().writer.writeRaw("null") }
+    mutating func encode(_ value: Bool) throws { try writing().writer.writeRaw(value ? "true" : "false") }
+    mutating func encode(_ value: String) throws { try writing().writer.writeString(value) }
+    mutating func encode(_ value: Double) throws { try writing().writer.writeDouble(value) }
+    mutating func encode(_ value: Float) throws { try writing().writer.writeDouble(Double(value)) }
+    mutating func encode(_ value: Int) throws { try writing().integer(value) }
+    mutating func encode(_ value: Int8) throws { try writing().integer(value) }
+    mutating func encode(_ value: Int16) throws { try writing().integer(value) }
+    mutating func encode(_ value: Int32) throws { try writing().integer(value) }
+    mutating func encode(_ value: Int64) throws { try writing().integer(value) }
+    mutating func encode(_ value: UInt) throws { try writing().integer(value) }
+    mutating func encode(_ value: UInt8) throws { try writing().integer(value) }
+    mutating func encode(_ value: UInt16) throws { try writing().integer(value) }
+    mutating func encode(_ value: UInt32) throws { try writing().integer(value) }
+    mutating func encode(_ value: UInt64) throws { try writing().integer(value) }
+    mutating func encode<T: Encodable>(_ value: T) throws { try writing().encodeValue(value) }
+}
