@@ -120,25 +120,15 @@ final class Navigator {
         let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
         let base = tree
         let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
-        let chain = beginChain()
-        drive(runner, chain: chain) { [weak self] outcome in
+        runChain(runner, base: base) { [weak self] outcome in
             guard let self else { return }
-            defer { self.finish(chain) }
             switch outcome {
-            case .failure(let failure):
-                self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
-                completion(.failure(failure.error))
-            case .success(let result):
-                do throws(ResponseError) {
-                    try self.checkIncarnations(chain)
-                    try self.tree.commit(result, startedFrom: base)
-                    self.tree.reserveIDs(from: self.allocator)
-                    self.logger.info("tree created: \(self.tree.count) instances, revision \(self.tree.revision)")
-                    self.treeChanged()
-                    completion(.success(()))
-                } catch {
-                    completion(.failure(error))
-                }
+            case .failure(let error):
+                completion(.failure(error))
+            case .success:
+                self.logger.info("tree created: \(self.tree.count) instances, revision \(self.tree.revision)")
+                self.treeChanged()
+                completion(.success(()))
             }
         }
     }
@@ -169,6 +159,32 @@ final class Navigator {
         let runner = ChainRunner(
             tree: base, registry: registry, allocator: allocator, requester: requester, start: origin, steps: steps,
             links: links, dismissReason: reason)
+        runChain(runner, base: base) { [weak self] outcome in
+            guard let self else { return }
+            switch outcome {
+            case .success(let (result, changed)):
+                self.send(result.effects)
+                if changed { self.treeChanged() }
+                completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: result.landedOn)))
+            case .failure(let error):
+                // Another chain changed what this one read: run it again on the new tree.
+                guard error.code == .conflict, attempt < Self.maxConflictRetries else {
+                    completion(.failure(error))
+                    return
+                }
+                self.logger.debug("chain conflicted (\(error.message)); retrying")
+                self.navigate(from: start, steps: steps, requester: requester, links: links, reason: reason, attempt: attempt + 1, completion)
+            }
+        }
+    }
+
+    /// Drives a chain through the plugins and commits it as one revision. Whatever the chain made plugins create
+    /// is destroyed again when it fails or its commit is refused (a plugin restarted meanwhile, a conflicting
+    /// chain committed first), so a chain that does not land leaves nothing behind in any plugin.
+    private func runChain(
+        _ runner: ChainRunner, base: NavigationTree,
+        _ completion: @escaping (Result<(result: ChainResult, changed: Bool), ResponseError>) -> Void
+    ) {
         let chain = beginChain()
         drive(runner, chain: chain) { [weak self] outcome in
             guard let self else { return }
@@ -182,18 +198,10 @@ final class Navigator {
                     try self.checkIncarnations(chain)
                     let changed = try self.tree.commit(result, startedFrom: base)
                     self.tree.reserveIDs(from: self.allocator)
-                    self.send(result.effects)
-                    if changed { self.treeChanged() }
-                    completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: result.landedOn)))
+                    completion(.success((result, changed)))
                 } catch {
-                    // Another chain changed what this one read: undo its creations and run it again on the new tree.
                     self.destroy(result.created.compactMap { id in result.tree[id].map { (id, $0.plugin, $0.type) } })
-                    guard error.code == .conflict, attempt < Self.maxConflictRetries else {
-                        completion(.failure(error))
-                        return
-                    }
-                    self.logger.debug("chain conflicted (\(error.message)); retrying")
-                    self.navigate(from: start, steps: steps, requester: requester, links: links, reason: reason, attempt: attempt + 1, completion)
+                    completion(.failure(error))
                 }
             }
         }
