@@ -64,6 +64,17 @@ static inline int switchyard_pin_cpu(int cpu) {
     return result;
 }
 
+// pipe2 is declared only under _GNU_SOURCE: both ends close-on-exec from birth, so no concurrent fork inherits them.
+extern int pipe2(int fds[2], int flags);
+static inline int switchyard_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+
+// posix_spawn_file_actions_addchdir_np (glibc 2.29) is declared only under _GNU_SOURCE.
+#include <spawn.h>
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *actions, const char *path);
+static inline int switchyard_spawn_addchdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
+}
+
 static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }
 static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status); }
 

@@ -95,6 +95,12 @@ final class Host {
 
     func supervisor(named name: String) -> PluginSupervisor? { supervisorsByName[name] }
 
+    /// The host process's own facts for `host/status`.
+    var facts: HostStatusRequest.Host {
+        HostStatusRequest.Host(
+            pid: SystemProcess.currentPID, maxLoopLagMs: loop.maxLagMilliseconds, stalledMs: loop.stalledMilliseconds)
+    }
+
     // MARK: - Start
 
     func start() {
@@ -106,6 +112,11 @@ final class Host {
             logger.error("cannot create the keep-alive timer: \(error)")
         }
         if options.handleSignals { installSignalHandlers() }
+        // Stalls are excluded from plugin deadlines (UVLoopClock); the log says they happened, since they are the
+        // host's fault and worth knowing about.
+        loop.onStall = { [logger] milliseconds in
+            if milliseconds > 100 { logger.warning("host loop stalled \(milliseconds) ms") }
+        }
         guardian = Guardian.start(loop: loop, productsDirectory: options.productsDirectory, logger: logger)
         if let path = options.controlSocket {
             let server = ControlServer(host: self, path: path, logger: logger)

@@ -58,16 +58,22 @@ public final class HostHandle: Sendable {
         return handle
     }
 
-    /// Runs `body` on the loop thread and waits for it to call `done`. Returns nil if the loop has already stopped.
+    /// Runs `body` on the loop thread and waits for it to call `done`. Returns nil if the loop has already stopped,
+    /// or at once when the calling task is cancelled: a caller with a deadline is never held by a busy loop.
     @discardableResult
     func onLoop<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (T) -> Void) -> Void) async -> T? {
         let host = self.host
-        return await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-            let once = ResumeOnce(continuation)
-            let scheduled = remote.execute {
-                body(host.value) { value in once.resume(value) }
+        let once = ResumeOnce<T>()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
+                guard once.install(continuation) else { return }
+                let scheduled = remote.execute {
+                    body(host.value) { value in once.resume(value) }
+                }
+                if !scheduled { once.resume(nil) }
             }
-            if !scheduled { once.resume(nil) }
+        } onCancel: {
+            once.resume(nil)
         }
     }
 
@@ -159,6 +165,11 @@ public final class HostHandle: Sendable {
     /// Each plugin's state, pid, restarts and last error.
     public func status() async -> [PluginStatus] {
         await onLoop { host, done in done(host.pluginStatuses) } ?? []
+    }
+
+    /// Facts about the host process: its pid and the loop's stall accounting (`host/status`'s `host`).
+    public func hostFacts() async -> HostStatusRequest.Host? {
+        await onLoop { host, done in done(host.facts) }
     }
 
     /// Round-trip time of a `$/ping` to `plugin`, in nanoseconds.
@@ -292,14 +303,47 @@ public final class HostHandle: Sendable {
 
 /// Resumes a continuation at most once, whichever side gets there first.
 final class ResumeOnce<T: Sendable>: Sendable {
-    private let state: Mutex<CheckedContinuation<T?, Never>?>
+    private enum State {
+        case waiting
+        case installed(CheckedContinuation<T?, Never>)
+        /// Resumed before the continuation was installed (cancelled first).
+        case done(T?)
+        case finished
+    }
 
-    init(_ continuation: CheckedContinuation<T?, Never>) { state = Mutex(continuation) }
+    private let state = Mutex(State.waiting)
+
+    init() {}
+
+    /// Installs the continuation; resumes it at once (and returns false) if a value already came.
+    func install(_ continuation: CheckedContinuation<T?, Never>) -> Bool {
+        let early: T?? = state.withLock { current in
+            switch current {
+            case .done(let value):
+                current = .finished
+                return .some(value)
+            default:
+                current = .installed(continuation)
+                return .none
+            }
+        }
+        guard let early else { return true }
+        continuation.resume(returning: early)
+        return false
+    }
 
     func resume(_ value: T?) {
         let continuation = state.withLock { current -> CheckedContinuation<T?, Never>? in
-            defer { current = nil }
-            return current
+            switch current {
+            case .installed(let continuation):
+                current = .finished
+                return continuation
+            case .waiting:
+                current = .done(value)
+                return nil
+            case .done, .finished:
+                return nil
+            }
         }
         continuation?.resume(returning: value)
     }

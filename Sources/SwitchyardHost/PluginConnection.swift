@@ -91,6 +91,7 @@ final class PluginConnection {
 
     private struct Pending {
         let method: String
+        /// On the loop's running clock (``UVLoop/activeNow``): the host's own stalls do not count.
         let deadline: UInt64
         let timeoutMs: Int
         let completion: (Result<JSONValue, ResponseError>) -> Void
@@ -100,6 +101,8 @@ final class PluginConnection {
     private var nextID: Int64 = 1
     private var deadlineTimer: UVTimer?
     private var armedDeadline: UInt64 = .max
+    /// A deadline verdict is waiting for the next poll (see ``judgeDeadlines()``).
+    private var deadlineJudgementPending = false
     private var ladderTimer: UVTimer?
 
     private var exitStatus: TerminationStatus?
@@ -123,11 +126,16 @@ final class PluginConnection {
     private var recentErrors = Deque<UInt64>()
     private static let errorWindowMs: UInt64 = 10_000
     private var heartbeatTimer: UVTimer?
-    /// The unanswered heartbeat's id and when it was sent. Heartbeats use string ids (`hb-N`) of their own, so they
-    /// never shift the numbering of the host's other requests.
+    private var heartbeatJudgementPending = false
+    /// The unanswered heartbeat's id and when it was sent (running clock). Heartbeats use string ids (`hb-N`) of
+    /// their own, so they never shift the numbering of the host's other requests.
     private var heartbeatOutstanding: (id: String, sentAt: UInt64)?
     private var heartbeatCount = 0
     private var lastHeardAt: UInt64 = 0
+    /// Set while the write queue is over `maxWriteQueueBytes`: the bytes queued and the running-clock time when the
+    /// plugin last made progress reading them.
+    private var writeStall: (queued: Int, since: UInt64)?
+    private var writeStallTimer: UVTimer?
 
     /// Counters for status and benchmarks.
     private(set) var messagesReceived = 0
@@ -279,10 +287,14 @@ final class PluginConnection {
             completion(.failure(.pluginUnavailable(name, "it is \(state)")))
             return
         }
+        if let error = refuseWhileNotReading(method: method) {
+            completion(.failure(error))
+            return
+        }
         let id = nextID
         nextID += 1
         let timeout = timeoutMs ?? plugin.limits.requestTimeoutMs
-        let deadline = loop.now + UInt64(timeout)
+        let deadline = loop.activeNow + UInt64(timeout)
         pending[id] = Pending(method: method, deadline: deadline, timeoutMs: timeout, completion: completion)
         if let error = write(.request(id: .number(id), method: method, params: params)) {
             pending[id] = nil
@@ -315,13 +327,12 @@ final class PluginConnection {
             return .pluginUnavailable(name, "its stdin is closed")
         }
         let line = message.encodedLine()
-        if stdin.queuedBytes + line.count > plugin.maxWriteQueueBytes {
-            // The plugin is not reading: do not grow host memory, treat it as hung.
-            let queued = stdin.queuedBytes
-            kill(reason: "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes))")
-            return ResponseError(
-                .limitExceeded, "plugin '\(name)' is not reading its stdin (\(queued) bytes queued)",
-                data: ["plugin": .string(name), "queuedBytes": .int(Int64(queued))])
+        let queued = stdin.queuedBytes
+        if queued + line.count > 2 * plugin.maxWriteQueueBytes {
+            // The hard bound on host memory: answers and notifications may overrun the soft limit (refusing them
+            // would lose them), but not without end.
+            kill(reason: "stopped reading its stdin (\(queued) bytes queued, twice the limit of \(plugin.maxWriteQueueBytes))")
+            return notReadingError(queued: queued)
         }
         do {
             try stdin.write(line)
@@ -329,7 +340,64 @@ final class PluginConnection {
             return .pluginUnavailable(name, "writing failed: \(error)")
         }
         messagesSent += 1
+        if writeStall == nil && stdin.queuedBytes > plugin.maxWriteQueueBytes { beginWriteStall() }
         return nil
+    }
+
+    private func notReadingError(queued: Int) -> ResponseError {
+        ResponseError(
+            .limitExceeded, "plugin '\(name)' is not reading its stdin (\(queued) bytes queued)",
+            data: ["plugin": .string(name), "queuedBytes": .int(Int64(queued)), "limit": "maxWriteQueueBytes"])
+    }
+
+    /// New requests are refused (not queued) while the plugin is behind on reading, so a caller gets back-pressure
+    /// at once and host memory stays bounded; the plugin itself is judged by ``judgeWriteStall()``.
+    private func refuseWhileNotReading(method: String) -> ResponseError? {
+        guard writeStall != nil, method != ShutdownRequest.method else { return nil }
+        let queued = queuedBytes
+        guard queued > plugin.maxWriteQueueBytes else { return nil }
+        return notReadingError(queued: queued)
+    }
+
+    // MARK: - Write stall
+    //
+    // A full write queue is evidence only if it stays full: a healthy plugin on a starved machine reads slowly but
+    // it reads. The verdict "stopped reading" needs `heartbeatTimeoutMs` of running time in which the queue did not
+    // shrink at all.
+
+    private func beginWriteStall() {
+        let queued = queuedBytes
+        let window = UInt64(plugin.limits.heartbeatTimeoutMs)
+        writeStall = (queued, loop.activeNow)
+        logger.warning(
+            "plugin '\(name)' stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes)): requests are refused; it is killed unless it reads within \(window) ms")
+        if writeStallTimer == nil { writeStallTimer = try? UVTimer(loop: loop) }
+        try? writeStallTimer?.start(after: window) { [weak self] in
+            self?.loop.afterNextPoll { [weak self] in self?.judgeWriteStall() }
+        }
+    }
+
+    private func judgeWriteStall() {
+        guard let stall = writeStall, state != .terminated else { return }
+        let queued = queuedBytes
+        let now = loop.activeNow
+        let window = UInt64(plugin.limits.heartbeatTimeoutMs)
+        if queued <= plugin.maxWriteQueueBytes {
+            writeStall = nil
+            logger.notice("plugin '\(name)' reads its stdin again (\(queued) bytes queued)")
+            return
+        }
+        if queued < stall.queued {
+            writeStall = (queued, now)
+        } else if now &- stall.since >= window {
+            kill(reason: "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes), nothing read for \(now &- stall.since) ms)")
+            return
+        }
+        let since = writeStall?.since ?? now
+        let remaining = since + window > now ? since + window - now : 1
+        try? writeStallTimer?.start(after: remaining) { [weak self] in
+            self?.loop.afterNextPoll { [weak self] in self?.judgeWriteStall() }
+        }
     }
 
     /// Bytes queued towards the plugin that it has not read yet.
@@ -337,19 +405,30 @@ final class PluginConnection {
 
     // MARK: - Deadlines
 
+    // A timer only wakes the loop; the verdict waits for the next poll (``UVLoop/afterNextPoll(_:)``), so an answer
+    // already in the pipe is read first, and is measured on the running clock, so the host's own stall is not
+    // counted against the plugin.
+
     private func armDeadlineTimer(_ deadline: UInt64) {
         guard let deadlineTimer else { return }
         armedDeadline = deadline
-        let now = loop.now
+        let now = loop.activeNow
         try? deadlineTimer.start(after: deadline > now ? deadline - now : 0) { [weak self] in
             self?.deadlineFired()
         }
     }
 
     private func deadlineFired() {
+        guard !deadlineJudgementPending else { return }
+        deadlineJudgementPending = true
+        loop.afterNextPoll { [weak self] in self?.judgeDeadlines() }
+    }
+
+    private func judgeDeadlines() {
+        deadlineJudgementPending = false
         armedDeadline = .max
-        loop.updateTime()
-        let now = loop.now
+        guard state != .terminated else { return }
+        let now = loop.activeNow
         var expired: [(Int64, Pending)] = []
         var next: UInt64 = .max
         for (id, request) in pending {
@@ -383,7 +462,8 @@ final class PluginConnection {
             reader.append(bytes)
             while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
         case .eof, .error:
-            if let last = reader.finish() { handle(last) }
+            // A condemned plugin's unterminated remainder is not one more line to judge (nor to log twice).
+            if let last = reader.finish(), killReason == nil { handle(last) }
             stdoutClosed = true
             process?.stdout?.close()
             checkTerminated()
@@ -419,7 +499,7 @@ final class PluginConnection {
             report(named)
         case .message(let message, let lineNumber):
             messagesReceived += 1
-            lastHeardAt = loop.now
+            lastHeardAt = loop.activeNow
             guard withinRate(message, lineNumber: lineNumber) else { return }
             switch message {
             case .response(let id, let result):
@@ -479,10 +559,12 @@ final class PluginConnection {
     /// A protocol error: logged, reported, and counted; more than `maxProtocolErrors` within 10 s quarantines the
     /// plugin (killed; its supervisor's policy decides whether it comes back).
     private func report(_ error: ResponseError, log: Bool = true) {
+        guard killReason == nil else { return }
         if log { logger.warning("\(error.message)") }
         onEvent(.violation(error))
         guard state == .ready || state == .starting else { return }
-        let now = loop.now
+        // The window is running time: a backlog read after the host's own stall must not look like a burst.
+        let now = loop.activeNow
         recentErrors.append(now)
         while let first = recentErrors.first, now &- first > Self.errorWindowMs || recentErrors.count > plugin.limits.maxProtocolErrors + 1 {
             recentErrors.removeFirst()
@@ -530,17 +612,23 @@ final class PluginConnection {
         let interval = UInt64(plugin.limits.heartbeatIntervalMs)
         guard interval > 0, let timer = try? UVTimer(loop: loop) else { return }
         heartbeatTimer = timer
-        lastHeardAt = loop.now
+        lastHeardAt = loop.activeNow
         let tick = max(20, min(interval, UInt64(plugin.limits.heartbeatTimeoutMs)) / 4)
-        try? timer.start(after: tick, repeatEvery: tick) { [weak self] in self?.heartbeat() }
+        try? timer.start(after: tick, repeatEvery: tick) { [weak self] in
+            // Judged after the next poll, on the running clock, like every other deadline.
+            guard let self, !self.heartbeatJudgementPending else { return }
+            self.heartbeatJudgementPending = true
+            self.loop.afterNextPoll { [weak self] in self?.heartbeat() }
+        }
     }
 
     private func heartbeat() {
+        heartbeatJudgementPending = false
         guard state == .ready else { return }
-        let now = loop.now
+        let now = loop.activeNow
         if let outstanding = heartbeatOutstanding {
             if now &- outstanding.sentAt >= UInt64(plugin.limits.heartbeatTimeoutMs) {
-                kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms")
+                kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms of running time")
             }
             return
         }
@@ -570,8 +658,9 @@ final class PluginConnection {
 
     /// Kills the process group at once (SIGKILL). The reason is kept for the termination report.
     func kill(reason: String) {
-        guard state != .terminated, let process, process.terminationStatus == nil else { return }
-        if killReason == nil { killReason = reason }
+        // One verdict per process, logged once: later evidence against a condemned plugin changes nothing.
+        guard state != .terminated, killReason == nil, let process, process.terminationStatus == nil else { return }
+        killReason = reason
         logger.warning("killing plugin '\(name)': \(reason)")
         try? process.killGroup(SIGKILL)
     }
@@ -652,6 +741,8 @@ final class PluginConnection {
         ladderTimer = nil
         heartbeatTimer?.close()
         heartbeatTimer = nil
+        writeStallTimer?.close()
+        writeStallTimer = nil
         exitGraceTimer?.close()
         exitGraceTimer = nil
 

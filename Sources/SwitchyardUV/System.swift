@@ -110,9 +110,9 @@ public enum SystemProcess {
     /// posix_spawnp with an empty signal mask and default dispositions in the child. The caller may be a dispatch
     /// or Swift-concurrency worker thread, which blocks most signals, and a child inherits that mask: a libuv child
     /// (the C benchmark host) then never sees SIGCHLD and waits forever. SIGPIPE, ignored in this process, is reset too.
-    private static func spawnWithCleanSignals(
+    static func spawnWithCleanSignals(
         _ pid: inout pid_t, _ program: String, _ actions: inout posix_spawn_file_actions_t,
-        _ argv: [UnsafeMutablePointer<CChar>?]
+        _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]? = nil
     ) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -127,7 +127,9 @@ public enum SystemProcess {
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         return SpawnLock.withLock {
             markAllDescriptorsCloseOnExec()
-            return posix_spawnp(&pid, program, &actions, &attributes, argv, environ)
+            guard let envp else { return posix_spawnp(&pid, program, &actions, &attributes, argv, environ) }
+            // posix_spawnp looks the program up in the *caller's* PATH, which is what a test means.
+            return posix_spawnp(&pid, program, &actions, &attributes, argv, envp)
         }
     }
 
@@ -226,6 +228,31 @@ public enum SystemProcess {
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         let signal = status & 0x7f
         return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    /// Ends this process when process `pid` ends: SIGTERM to itself (a host shuts down cleanly), then SIGKILL 5 s
+    /// later. For processes started by a test harness, which may be killed without a chance to clean up: unlike
+    /// `PR_SET_PDEATHSIG` this watches the parent *process* (a pidfd), not the thread that happened to fork it.
+    ///
+    /// Does nothing (and returns false) if `pid` is not this process's parent, e.g. it already died.
+    @discardableResult
+    public static func terminateWhenProcessExits(_ pid: Int32) -> Bool {
+        let fd = switchyard_pidfd_open(pid)
+        guard fd >= 0 else { return false }
+        // The pidfd pins the process: if it is still our parent now, the event below is its exit, not a reuse.
+        guard getppid() == pid else {
+            Glibc.close(fd)
+            Glibc.kill(getpid(), SIGTERM)
+            return false
+        }
+        let thread = try? UVThread.spawn {
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            while poll(&descriptor, 1, -1) < 0 && errno == EINTR {}
+            Glibc.kill(getpid(), SIGTERM)
+            usleep(5_000_000)
+            Glibc.kill(getpid(), SIGKILL)
+        }
+        return thread != nil
     }
 
     /// This process's resident set size in bytes (`/proc/self/statm`).

@@ -12,6 +12,7 @@ public final class UVLoop {
     let raw: UnsafeMutablePointer<uv_loop_t>
     private(set) var openHandleCount = 0
     private var remoteHandle: RemoteAsync?
+    private var clock: UVLoopClock?
     private var ownerThread: uv_thread_t?
     private var closed = false
 
@@ -32,6 +33,7 @@ public final class UVLoop {
         try async.start()
         remoteHandle = async
         async.keepsLoopAlive = false
+        clock = try UVLoopClock(loop: self)
     }
 
     deinit {
@@ -82,8 +84,39 @@ public final class UVLoop {
         return uv_thread_equal(&current, &owner) != 0
     }
 
-    /// Number of handles still open, not counting the loop's own wake-up handle.
-    public var liveHandleCount: Int { openHandleCount - (remoteHandle == nil ? 0 : 1) }
+    /// Number of handles still open, not counting the loop's own (wake-up and clock) handles.
+    public var liveHandleCount: Int {
+        openHandleCount - (remoteHandle == nil ? 0 : 1) - (clock?.handles.count ?? 0)
+    }
+
+    // MARK: - Stall-aware time
+
+    /// Milliseconds of *running* time: a monotonic clock that stands still while the loop was stalled (see
+    /// ``UVLoopClock``). Deadlines that condemn a plugin are measured on it, so the host's own stall never counts
+    /// against a plugin. Read it in an ``afterNextPoll(_:)`` job for a verdict: only there is the current
+    /// iteration's stall already accounted.
+    public var activeNow: UInt64 {
+        (uv_hrtime() &- (clock?.stalledNanoseconds ?? 0)) / 1_000_000
+    }
+
+    /// The longest stretch, in milliseconds, during which the loop did not poll for I/O since it was created.
+    public var maxLagMilliseconds: UInt64 { (clock?.maxBlindNanoseconds ?? 0) / 1_000_000 }
+
+    /// Total stalled time in milliseconds (excluded from ``activeNow``).
+    public var stalledMilliseconds: UInt64 { (clock?.stalledNanoseconds ?? 0) / 1_000_000 }
+
+    /// Called on the loop thread with the length in ms of every stall (a stretch of over 50 ms without polling I/O).
+    public var onStall: ((UInt64) -> Void)? {
+        get { clock?.onStall }
+        set { clock?.onStall = newValue }
+    }
+
+    /// Runs `job` on the loop thread after the loop has next polled for I/O and accounted its blind time: the
+    /// place for a verdict on a peer, which must first see whatever the peer already sent.
+    public func afterNextPoll(_ job: @escaping () -> Void) {
+        guard let clock else { return }
+        clock.afterNextPoll(job)
+    }
 
     func handleOpened() { openHandleCount += 1 }
     func handleClosed() { openHandleCount -= 1 }
@@ -99,6 +132,8 @@ public final class UVLoop {
         let leaked = liveHandleCount
         remoteHandle?.close()
         remoteHandle = nil
+        clock?.close()
+        clock = nil
         uv_walk(raw, closeWalker, nil)
         // Process handles close only after their exit callback; SIGKILLed children exit promptly.
         var spins = 0

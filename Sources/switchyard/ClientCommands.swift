@@ -159,6 +159,9 @@ struct StatusCommand: ParsableCommand {
             return
         }
         StandardOutput.write("revision \(status.revision)\n")
+        if let host = status.host {
+            StandardOutput.write("host  pid \(host.pid)  max loop lag \(host.maxLoopLagMs) ms  stalled \(host.stalledMs) ms\n")
+        }
         for plugin in status.plugins {
             var line = "\(plugin.name)  \(plugin.state)"
             if let pid = plugin.pid { line += "  pid \(pid)" }

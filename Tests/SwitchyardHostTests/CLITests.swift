@@ -8,10 +8,7 @@ import Testing
 @Suite("switchyard CLI", .timeLimit(.minutes(2)))
 struct CLITests {
     static func temporaryDirectory(mode: UInt32 = 0o700) throws -> String {
-        let directory = "/tmp/switchyard-cli-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, mode_t(mode))
-        return directory
+        try TestSweep.temporaryDirectory(mode: mode)
     }
 
     static func lastJSONLine(_ lines: [String]) throws -> TreeSnapshot {
@@ -186,7 +183,7 @@ struct CLITests {
         "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history",
         .enabled(if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
     func interactivePrompt() async throws {
-        let session = "switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+        let session = TestSweep.tmuxSession("prompt-\(UInt32.random(in: 0...UInt32.max))")
         // tmux daemonizes its server: SystemProcess.run waits for the client's exit, not for inherited pipes to close.
         func tmux(_ arguments: [String]) async throws -> [String] {
             let result = try await Task.detached { try SystemProcess.run(["tmux"] + arguments, timeoutMilliseconds: 10_000) }.value

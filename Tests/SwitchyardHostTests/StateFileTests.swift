@@ -10,9 +10,7 @@ import Testing
 @Suite("State file", .timeLimit(.minutes(2)))
 struct StateFileTests {
     static func temporaryPath() throws -> String {
-        let directory = "/tmp/switchyard-state-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        return directory + "/tree.json"
+        try TestSweep.temporaryDirectory() + "/tree.json"
     }
 
     static func options(_ path: String) -> HostOptions {

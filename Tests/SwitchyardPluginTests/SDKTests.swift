@@ -93,7 +93,7 @@ final class OrdersCoordinator: StackCoordinator, DeepLinkHandling {
     }
 }
 
-@Suite("Swift SDK, in-process")
+@Suite("Swift SDK, in-process", .timeLimit(.minutes(1)))
 struct SDKTests {
     let core = Plugin("shop", version: "1.2.3", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, OrdersCoordinator.self]).makeCore()
 

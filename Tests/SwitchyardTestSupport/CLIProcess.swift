@@ -4,10 +4,11 @@ import SwitchyardUV
 
 /// A process started by a test (the `switchyard` CLI by default), with its stdout and stderr collected line by line.
 ///
-/// Foundation's `Process` is fine here: it is the test that spawns the host, not the host spawning plugins.
+/// Started through ``ChildProcess`` (the project's own spawn path: only fds 0-2, under the spawn lock) and reaped
+/// by pid with a bound, never through Foundation's `Process` (see ``ChildProcess`` for why). It carries
+/// `SWITCHYARD_EXIT_WITH_PARENT`, so a `switchyard` left running by a killed test process shuts itself down.
 package final class CLIProcess: Sendable {
-    private let process: Process
-    private let stdinPipe: Pipe = SpawnLock.withLock { Pipe() }
+    private let child: ChildProcess
     private let stdoutLines = LineBuffer()
     private let stderrLines = LineBuffer()
 
@@ -15,51 +16,19 @@ package final class CLIProcess: Sendable {
         _ arguments: [String], executable: String = product("switchyard"), environment: [String: String] = [:],
         currentDirectory: String = packageRoot
     ) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        var env = ProcessInfo.processInfo.environment
+        TestSweep.once()
+        var env = SystemProcess.environment
         env["SWITCHYARD_PRODUCTS_DIR"] = productsDirectory
+        env["SWITCHYARD_EXIT_WITH_PARENT"] = "\(SystemProcess.currentPID)"
         for (key, value) in environment { env[key] = value }
-        process.environment = env
-        process.currentDirectoryURL = URL(fileURLWithPath: currentDirectory)
-        // Foundation's pipes are inheritable: create them and fork under the spawn lock, so a concurrent host spawn
-        // never forks while they are still unswept.
-        let input = stdinPipe
-        let (stdout, stderr) = try SpawnLock.withLock {
-            let stdout = Pipe()
-            let stderr = Pipe()
-            process.standardOutput = stdout
-            process.standardError = stderr
-            process.standardInput = input
-            try process.run()
-            return (stdout, stderr)
-        }
-        self.process = process
-        collect(stdout.fileHandleForReading, into: stdoutLines)
-        collect(stderr.fileHandleForReading, into: stderrLines)
+        let (out, err) = (stdoutLines, stderrLines)
+        child = try ChildProcess(
+            [executable] + arguments, environment: env, directory: currentDirectory,
+            onStdout: { line in if let line { out.append(line) } else { out.finish() } },
+            onStderr: { line in if let line { err.append(line) } else { err.finish() } })
     }
 
-    private func collect(_ handle: FileHandle, into lines: LineBuffer) {
-        let thread = Thread {
-            var partial = Data()
-            while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }
-                partial.append(chunk)
-                while let newline = partial.firstIndex(of: 0x0A) {
-                    let line = String(decoding: partial[partial.startIndex..<newline], as: UTF8.self)
-                    lines.append(line)
-                    partial.removeSubrange(partial.startIndex...newline)
-                }
-            }
-            if !partial.isEmpty { lines.append(String(decoding: partial, as: UTF8.self)) }
-            lines.finish()
-        }
-        thread.start()
-    }
-
-    package var pid: Int32 { process.processIdentifier }
+    package var pid: Int32 { child.pid }
     package var stdout: [String] { stdoutLines.withLock { $0 } }
     package var stderr: [String] { stderrLines.withLock { $0 } }
 
@@ -82,11 +51,11 @@ package final class CLIProcess: Sendable {
 
     /// Writes to the CLI's stdin.
     package func send(_ text: String) {
-        stdinPipe.fileHandleForWriting.write(Data(text.utf8))
+        child.write(Array(text.utf8))
     }
 
     package func closeStdin() {
-        try? stdinPipe.fileHandleForWriting.close()
+        child.closeStdin()
     }
 
     /// Waits for a stderr line containing `text` (woken by the reader thread on every line).
@@ -126,29 +95,72 @@ package final class CLIProcess: Sendable {
         return line
     }
 
-    /// Waits for the process to exit and returns its status.
+    /// Waits for the process to exit (a pidfd event, bounded), reaps it and returns its status (128 + signal if
+    /// killed), then waits (bounded) for the rest of its output.
     package func waitForExit(seconds: Double = defaultTimeout) async throws -> Int32 {
-        let pid = process.processIdentifier
-        let exited = await Task.detached { SystemProcess.waitForExit(pid, milliseconds: Int32(seconds * 1000)) }.value
-        guard exited else { throw TestFailure("switchyard did not exit within \(seconds) s") }
-        process.waitUntilExit()
+        let child = self.child
+        let status = await Task.detached { child.waitForExit(milliseconds: Int32(seconds * 1000)) }.value
+        guard let status else {
+            throw TestFailure("\(child.pid) did not exit within \(seconds) s; stderr:\n" + stderr.suffix(20).joined(separator: "\n"))
+        }
         for lines in [stdoutLines, stderrLines] {
             try await lines.changes.wait("end of output", seconds: seconds) { lines.isFinished }
         }
-        return process.terminationStatus
+        return status
     }
 
-    package func signal(_ number: Int32) { kill(process.processIdentifier, number) }
+    package func signal(_ number: Int32) { child.signal(number) }
+}
 
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+/// Leftovers of test processes that died without cleaning up (killed, timed out, crashed): their temporary
+/// folders and tmux sessions carry their pid and are removed by the next test process to start.
+package enum TestSweep {
+    private static let done: Void = {
+        let alive = { (pid: Int32) in SystemProcess.exists(pid) }
+        for name in FileSystem.listDirectory("/tmp") where name.hasPrefix(temporaryPrefix) {
+            let rest = name.dropFirst(temporaryPrefix.count)
+            guard let pid = rest.split(separator: "-").first.flatMap({ Int32($0) }), !alive(pid) else { continue }
+            _ = try? SystemProcess.run(["rm", "-rf", "/tmp/\(name)"], timeoutMilliseconds: 10_000)
+        }
+        if FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil,
+            let sessions = try? SystemProcess.run(["tmux", "list-sessions", "-F", "#{session_name}"], timeoutMilliseconds: 5_000)
+        {
+            for session in sessions.text.split(separator: "\n") where session.hasPrefix(tmuxPrefix) {
+                guard let pid = session.dropFirst(tmuxPrefix.count).split(separator: "-").first.flatMap({ Int32($0) }),
+                    !alive(pid)
+                else { continue }
+                _ = try? SystemProcess.run(["tmux", "kill-session", "-t", String(session)], timeoutMilliseconds: 5_000)
+            }
+        }
+    }()
+
+    /// Temporary folders of a test process start with this, then its pid and a dash.
+    package static let temporaryPrefix = "switchyard-test-"
+    /// tmux sessions of a test process start with this, then its pid and a dash.
+    package static let tmuxPrefix = "swy-test-"
+
+    /// Runs the sweep once per test process.
+    package static func once() { _ = done }
+
+    /// A fresh folder under /tmp named for this test process (swept after it dies).
+    package static func temporaryDirectory(mode: UInt32 = 0o700) throws -> String {
+        once()
+        let path = "/tmp/\(temporaryPrefix)\(SystemProcess.currentPID)-\(UInt64.random(in: 0...UInt64.max))"
+        try FileSystem.makeDirectory(path, mode: mode)
+        try FileSystem.setPermissions(path, mode)
+        return path
+    }
+
+    /// A tmux session name tied to this test process.
+    package static func tmuxSession(_ name: String) -> String {
+        once()
+        return "\(tmuxPrefix)\(SystemProcess.currentPID)-\(name)"
     }
 }
 
 /// Writes a manifest to a fresh temporary file and returns its path.
 package func temporaryManifest(_ json: String) throws -> String {
-    let directory = NSTemporaryDirectory() + "switchyard-test-\(UUID().uuidString)"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let directory = try TestSweep.temporaryDirectory()
     let path = directory + "/switchyard.json"
     try SpawnLock.withLock { try json.write(toFile: path, atomically: true, encoding: .utf8) }
     return path

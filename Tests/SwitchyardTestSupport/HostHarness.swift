@@ -54,6 +54,7 @@ package func withHost<T: Sendable>(
     _ plugins: [PluginManifest], root: CoordinatorReference? = nil, options: HostOptions? = nil,
     logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
 ) async throws -> T {
+    TestSweep.once()
     let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
     var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     configured.productsDirectory = productsDirectory

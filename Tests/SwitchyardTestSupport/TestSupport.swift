@@ -40,22 +40,70 @@ package let packageRoot: String = {
 /// Path of a built product, e.g. `product("switchyard")`.
 package func product(_ name: String) -> String { "\(productsDirectory)/\(name)" }
 
-/// Runs `body` with a deadline: a hang becomes a failure instead of freezing CI.
+/// Runs `body` with a deadline: a hang becomes a failure naming `what`, instead of freezing CI.
+///
+/// Bounded even when `body` ignores cancellation (a task group would wait for it): the caller resumes at the
+/// deadline, `body` is cancelled and left to finish on its own.
 package func withDeadline<T: Sendable>(
     seconds: Double = defaultTimeout, _ what: String = "operation",
     _ body: @Sendable @escaping () async throws -> T
 ) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+    let race = DeadlineRace<T>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            race.start(
+                continuation,
+                work: Task {
+                    do { race.finish(.success(try await body())) } catch { race.finish(.failure(error)) }
+                },
+                timer: Task {
+                    try? await Task.sleep(for: .milliseconds(Int(seconds * 1000)))
+                    race.finish(.failure(TestFailure("\(what) did not finish within \(seconds) s")))
+                })
+        }
+    } onCancel: {
+        race.finish(.failure(CancellationError()))
+    }
+}
+
+/// The first of the body, the timer and cancellation to finish resumes the waiter and cancels the others.
+private final class DeadlineRace<T: Sendable>: Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<T, any Error>?
+        var early: Result<T, any Error>?
+        var tasks: [Task<Void, Never>] = []
+        var finished = false
+    }
+
+    private let state = Mutex(State())
+
+    func start(_ continuation: CheckedContinuation<T, any Error>, work: Task<Void, Never>, timer: Task<Void, Never>) {
+        let early = state.withLock { state -> Result<T, any Error>? in
+            if state.finished { return state.early }
+            state.continuation = continuation
+            state.tasks = [work, timer]
             return nil
         }
-        defer { group.cancelAll() }
-        guard let first = try await group.next(), let value = first else {
-            throw TestFailure("\(what) did not finish within \(seconds) s")
+        if let early {
+            work.cancel()
+            timer.cancel()
+            continuation.resume(with: early)
         }
-        return value
+    }
+
+    func finish(_ result: Result<T, any Error>) {
+        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
+            guard !state.finished else { return (nil, []) }
+            state.finished = true
+            state.early = result
+            defer {
+                state.continuation = nil
+                state.tasks = []
+            }
+            return (state.continuation, state.tasks)
+        }
+        for task in tasks { task.cancel() }
+        continuation?.resume(with: result)
     }
 }
 

@@ -133,16 +133,35 @@ public enum HostStatusRequest: ControlRequest {
         }
     }
 
+    /// Facts about the host process itself.
+    public struct Host: Codable, Sendable, Equatable {
+        public var pid: Int32
+        /// The longest stretch, in ms, during which the host's loop did not poll for I/O (a long callback, CPU
+        /// starvation, a stopped process). Plugin deadlines do not count such stalls (Protocol/README.md §6).
+        public var maxLoopLagMs: UInt64
+        /// The loop's total stalled time in ms, excluded from every deadline a plugin is judged by.
+        public var stalledMs: UInt64
+
+        public init(pid: Int32, maxLoopLagMs: UInt64, stalledMs: UInt64) {
+            self.pid = pid
+            self.maxLoopLagMs = maxLoopLagMs
+            self.stalledMs = stalledMs
+        }
+    }
+
     public struct Result: Codable, Sendable, Equatable {
         public var revision: UInt64
         public var plugins: [Plugin]
         /// Composition problems found at start-up (the app started without the plugins they name).
         public var composition: [ResponseError]
+        /// The host process (absent from hosts before this field existed).
+        public var host: Host?
 
-        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError]) {
+        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError], host: Host? = nil) {
             self.revision = revision
             self.plugins = plugins
             self.composition = composition
+            self.host = host
         }
     }
 }

@@ -1,0 +1,160 @@
+import CLibUV
+import Glibc
+import Synchronization
+
+/// A helper process with piped stdin, stdout and stderr, started through the same path as every other child of
+/// this process: `posix_spawn` under ``SpawnLock`` after the close-on-exec sweep (so it inherits exactly 0, 1 and
+/// 2 and nothing another thread was creating), with a clean signal mask; and reaped by its pid.
+///
+/// Foundation's `Process` is not used for this on purpose: on Linux it learns that a child exited when a socket
+/// the child inherited is closed, so a plugin forked by another thread at the wrong moment inherits that socket
+/// and the exit is never seen (a zombie and a wait without end). Here the exit is a pidfd event and the status
+/// comes from `waitpid` on the pid, and every wait has a bound.
+public final class ChildProcess: Sendable {
+    /// The child's pid.
+    public let pid: Int32
+    private let stdinFD: Mutex<Int32>
+    private let status = Mutex<Int32?>(nil)
+
+    /// Starts `arguments[0]` (looked up in `PATH` when it has no slash).
+    ///
+    /// - Parameters:
+    ///   - environment: the child's whole environment.
+    ///   - directory: its working directory (`nil`: this process's).
+    ///   - onStdout, onStderr: called on a reader thread of their own with each line (without its newline), then
+    ///     once with `nil` at end of stream.
+    public init(
+        _ arguments: [String], environment: [String: String], directory: String? = nil,
+        onStdout: @escaping @Sendable (String?) -> Void, onStderr: @escaping @Sendable (String?) -> Void
+    ) throws(UVError) {
+        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "spawn: no program") }
+        var input: [Int32] = [-1, -1]
+        var output: [Int32] = [-1, -1]
+        var errors: [Int32] = [-1, -1]
+        func closeAll() { for fd in input + output + errors where fd >= 0 { Glibc.close(fd) } }
+        // pipe2 with O_CLOEXEC: no thread's fork sees these descriptors as inheritable, not even for an instant.
+        guard switchyard_pipe_cloexec(&input) == 0, switchyard_pipe_cloexec(&output) == 0, switchyard_pipe_cloexec(&errors) == 0 else {
+            let error = UVError(errno: errno, operation: "pipe2")
+            closeAll()
+            throw error
+        }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
+        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
+        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
+        if let directory { _ = switchyard_spawn_addchdir(&actions, directory) }
+        let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
+        var child: pid_t = 0
+        let spawned = SystemProcess.spawnWithCleanSignals(&child, program, &actions, argv, envp)
+        Glibc.close(input[0])
+        Glibc.close(output[1])
+        Glibc.close(errors[1])
+        if spawned != 0 {
+            for fd in [input[1], output[0], errors[0]] { Glibc.close(fd) }
+            throw UVError(errno: spawned, operation: "posix_spawn \(program)")
+        }
+        pid = child
+        stdinFD = Mutex(input[1])
+        do {
+            try Self.readLines(output[0], onStdout)
+            try Self.readLines(errors[0], onStderr)
+        } catch {
+            Glibc.kill(child, SIGKILL)
+            throw error
+        }
+    }
+
+    deinit {
+        let fd = stdinFD.withLock { $0 }
+        if fd >= 0 { Glibc.close(fd) }
+        // Never leave a child behind, nor a zombie.
+        if status.withLock({ $0 }) == nil {
+            Glibc.kill(pid, SIGKILL)
+            var raw: Int32 = 0
+            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+        }
+    }
+
+    private static func readLines(_ fd: Int32, _ deliver: @escaping @Sendable (String?) -> Void) throws(UVError) {
+        _ = try UVThread.spawn {
+            var partial: [UInt8] = []
+            var buffer = [UInt8](repeating: 0, count: 16 * 1024)
+            while true {
+                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                if count < 0 && errno == EINTR { continue }
+                if count <= 0 { break }
+                var start = 0
+                for index in 0..<count where buffer[index] == 0x0A {
+                    partial += buffer[start..<index]
+                    deliver(String(decoding: partial, as: UTF8.self))
+                    partial.removeAll(keepingCapacity: true)
+                    start = index + 1
+                }
+                partial += buffer[start..<count]
+            }
+            if !partial.isEmpty { deliver(String(decoding: partial, as: UTF8.self)) }
+            Glibc.close(fd)
+            deliver(nil)
+        }
+    }
+
+    /// Writes all of `bytes` to the child's stdin; false once it is closed or the child stopped reading.
+    @discardableResult
+    public func write(_ bytes: [UInt8]) -> Bool {
+        stdinFD.withLock { fd in
+            guard fd >= 0 else { return false }
+            var offset = 0
+            while offset < bytes.count {
+                let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += written
+            }
+            return true
+        }
+    }
+
+    /// Closes the child's stdin (it reads EOF).
+    public func closeStdin() {
+        stdinFD.withLock { fd in
+            if fd >= 0 { Glibc.close(fd) }
+            fd = -1
+        }
+    }
+
+    /// Sends `signal` to the child (not once it has been reaped: its pid may belong to someone else by then).
+    public func signal(_ number: Int32) {
+        status.withLock { status in
+            if status == nil { _ = Glibc.kill(pid, number) }
+        }
+    }
+
+    /// Whether the child has been reaped.
+    public var hasExited: Bool { status.withLock { $0 } != nil }
+
+    /// Waits up to `milliseconds` for the child to exit (a pidfd event, not a poll loop) and reaps it.
+    ///
+    /// - Returns: its exit status (128 + signal when killed), or nil if it is still running at the deadline.
+    public func waitForExit(milliseconds: Int32) -> Int32? {
+        if let known = status.withLock({ $0 }) { return known }
+        _ = SystemProcess.waitForExit(pid, milliseconds: milliseconds)
+        return status.withLock { status in
+            if let status { return status }
+            var raw: Int32 = 0
+            var reaped: pid_t
+            repeat { reaped = waitpid(pid, &raw, WNOHANG) } while reaped < 0 && errno == EINTR
+            guard reaped == pid else { return nil }
+            let signal = raw & 0x7f
+            let code = signal == 0 ? (raw >> 8) & 0xff : 128 + signal
+            status = code
+            return code
+        }
+    }
+}
