@@ -1,6 +1,7 @@
 public import Logging
 public import SwitchyardNavigation
 public import SwitchyardProtocol
+import Glibc
 import Synchronization
 import SwitchyardUV
 
@@ -287,6 +288,24 @@ public final class HostHandle: Sendable {
             host.supervisor(named: plugin)?.connection?.signal(number)
             done(())
         }
+    }
+
+    /// Blocks the loop thread for `milliseconds`, as a long callback would, for fault experiments on the host's own
+    /// stalls. With `plugin`, a `$/ping` to it is sent first, so its answer arrives while the loop is blocked.
+    ///
+    /// - Returns: whether that ping was answered (nil without `plugin`), once the loop has run again.
+    @discardableResult
+    public func stallLoop(milliseconds: Int, pinging plugin: String? = nil) async -> Bool? {
+        let answered: Result<Bool?, ResponseError>? = await onLoop { host, done in
+            guard let plugin, let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
+                usleep(UInt32(milliseconds) * 1_000)
+                done(.success(nil))
+                return
+            }
+            connection.send(PingRequest.self, Empty()) { result in done(.success((try? result.get()) != nil)) }
+            usleep(UInt32(milliseconds) * 1_000)
+        }
+        return (try? answered?.get()) ?? nil
     }
 
     /// Stops every plugin with the shutdown ladder and waits until the loop has closed.

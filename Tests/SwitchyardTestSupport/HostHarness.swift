@@ -8,13 +8,28 @@ import Testing
 /// Captured log lines of a test host.
 package final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
+    /// `UVLoop.hrtime` when each line was logged: on the thread that logged it, so a host's verdict is timed by
+    /// the host, not by when a test task got to look.
+    private let times = Mutex<[UInt64]>([])
     private let changes = ChangeNotifier()
 
     package init() {}
 
     package func append(_ line: String) {
-        lines.withLock { $0.append(line) }
+        let now = UVLoop.hrtime
+        lines.withLock { lines in
+            lines.append(line)
+            times.withLock { $0.append(now) }
+        }
         changes.notify()
+    }
+
+    /// When the first line containing `text` was logged (`UVLoop.hrtime`), if one was.
+    package func time(of text: String) -> UInt64? {
+        lines.withLock { lines in
+            guard let index = lines.firstIndex(where: { $0.contains(text) }) else { return nil }
+            return times.withLock { $0[index] }
+        }
     }
 
     /// Waits (on the log event itself, not by polling) until a line containing `text` has been logged.

@@ -1,0 +1,107 @@
+import Glibc
+import Logging
+import SwitchyardHost
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// The host judges a plugin by evidence about the plugin: its own stalls (SIGSTOP, starvation, a long callback) are
+/// not counted against anyone, and a plugin that really stopped is still caught (Protocol/README.md §6).
+@Suite("Stall-proof fault detection", .timeLimit(.minutes(3)))
+struct StallTests {
+    /// A plugin answering every request (heartbeats included) after 400 ms, judged by a 2 s heartbeat timeout.
+    static func slowManifest() throws -> String {
+        try temporaryManifest("""
+            {"app": "stall", "plugins": [
+              {"name": "slow", "product": "misbehave", "args": ["--name", "slow", "--delay-ms", "400"],
+               "limits": {"heartbeatIntervalMs": 1000, "heartbeatTimeoutMs": 2000, "requestTimeoutMs": 2000}},
+              {"name": "hello-swift", "product": "HelloPlugin"}
+            ]}
+            """)
+    }
+
+    static func status(_ socket: String) throws -> HostStatusRequest.Result {
+        let client = try ControlClient(path: socket, timeoutMilliseconds: Int32(defaultTimeout * 1000))
+        defer { client.close() }
+        return try client.call(HostStatusRequest.self, Empty())
+    }
+
+    @Test("the host SIGSTOPped for 2.5 s ten times at random moments: a plugin answering in 400 ms is never killed")
+    func hostStoppedRepeatedly() async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/stall.sock"
+        let cli = try CLIProcess(["run", "--manifest", try Self.slowManifest(), "--socket", socket, "--log-level", "info"])
+        // Whatever happens below, the host is not left stopped.
+        defer { cli.signal(SIGCONT) }
+        try await cli.waitForStderr("switchyard: ready (2/2 plugins")
+        // The schedule of the experiment (a seeded random moment, then the stall itself), not a wait for an event.
+        var random = SeededGenerator(seed: 0x57A1)
+        for _ in 0..<10 {
+            try await Task.sleep(for: .milliseconds(100 + Int(random.next() % 1_400)))
+            cli.signal(SIGSTOP)
+            try await Task.sleep(for: .milliseconds(2_500))
+            cli.signal(SIGCONT)
+        }
+        // A verdict owed to the last stall would come within one heartbeat timeout of running time: watch that long.
+        try await Task.sleep(for: .milliseconds(3_000))
+        let status = try await Task.detached { try Self.status(socket) }.value
+        for plugin in status.plugins {
+            #expect(plugin.state == "ready", "\(plugin.name): \(plugin.state)")
+            #expect(plugin.restarts == 0, "\(plugin.name) was restarted")
+        }
+        #expect(!cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
+        #expect(cli.stderr.contains { $0.contains("host loop stalled") })
+        let host = try #require(status.host)
+        #expect(host.maxLoopLagMs >= 2_000, "max lag \(host.maxLoopLagMs) ms")
+        #expect(host.stalledMs >= 10 * 2_000, "stalled \(host.stalledMs) ms")
+        cli.signal(SIGTERM)
+        #expect(try await cli.waitForExit() == 0)
+    }
+
+    @Test("a plugin that really stopped is caught within heartbeat interval + timeout (+ the host's own stalls)")
+    func stoppedPluginIsCaught() async throws {
+        var limits = LimitOverrides()
+        limits.heartbeatIntervalMs = 500
+        limits.heartbeatTimeoutMs = 1_000
+        let logs = LogCapture()
+        try await withHost([TestPlugins.misbehave("frozen", [], limits: limits), TestPlugins.swiftHello()], logs: logs) { host in
+            let events = EventLog(host)
+            let before = try #require(await host.hostFacts())
+            let stoppedAt = UVLoop.hrtime
+            await host.signal(plugin: "frozen", SIGSTOP)
+            try await logs.waitFor("hung: no answer to the heartbeat")
+            let caughtAt = try #require(logs.time(of: "hung: no answer to the heartbeat"))
+            let after = try #require(await host.hostFacts())
+            // interval + timeout, two heartbeat ticks of 125 ms (one to send, one to judge), the host's own stalls,
+            // and 300 ms for the loop's ordinary scheduling.
+            let boundMs = 500 + 1_000 + 2 * 125 + (after.stalledMs - before.stalledMs) + 300
+            let tookMs = (caughtAt - stoppedAt) / 1_000_000
+            #expect(tookMs <= boundMs, "caught after \(tookMs) ms, bound \(boundMs) ms")
+            // Killed like a crash, restarted by its policy; the other plugin never noticed.
+            try await events.waitUntilReady(host, "frozen", restarts: 1)
+            _ = try await host.ping("hello-swift")
+            #expect(await host.status().first { $0.name == "hello-swift" }?.restarts == 0)
+        }
+    }
+
+    @Test("a long stall of the loop itself is logged, measured in host/status, and kills no plugin")
+    func longCallback() async throws {
+        var limits = LimitOverrides()
+        limits.heartbeatIntervalMs = 200
+        limits.heartbeatTimeoutMs = 400
+        limits.requestTimeoutMs = 400
+        let logs = LogCapture()
+        try await withHost([TestPlugins.misbehave("busy-neighbour", [], limits: limits)], logs: logs) { host in
+            // A ping in flight, then the loop blocked for 1.5 s: the answer arrives meanwhile and waits in the pipe,
+            // and both the request deadline and the heartbeat are long past when the loop runs again.
+            let answered = await host.stallLoop(milliseconds: 1_500, pinging: "busy-neighbour")
+            #expect(answered == true)
+            _ = try await host.ping("busy-neighbour")
+            try await logs.waitFor("host loop stalled")
+            let facts = try #require(await host.hostFacts())
+            #expect(facts.maxLoopLagMs >= 1_400, "\(facts)")
+            #expect(!logs.contains("killing plugin"))
+            #expect(await host.status().first?.restarts == 0)
+        }
+    }
+}
