@@ -5,7 +5,7 @@ import Testing
 
 /// The benchmark is not part of CI's pass/fail on figures (no timing assertions anywhere in `swift test`), but it
 /// is built and run once, small, so a change that breaks a measure breaks here rather than on the next release run.
-@Suite("Benchmark smoke run", .timeLimit(.minutes(3)))
+@Suite("Benchmark smoke run", .heavy, .timeLimit(.minutes(3)))
 struct BenchSmokeTests {
     @Test("switchyard-bench --quick measures every section and writes its table, JSON and picture")
     func quickRun() throws {

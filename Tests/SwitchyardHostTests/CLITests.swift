@@ -5,7 +5,7 @@ import SwitchyardUV
 import Testing
 
 /// The `switchyard` executable end to end: the real CLI, the real host, the demo app's real plugin processes.
-@Suite("switchyard CLI", .timeLimit(.minutes(2)))
+@Suite("switchyard CLI", .heavy, .timeLimit(.minutes(2)))
 struct CLITests {
     static func temporaryDirectory(mode: UInt32 = 0o700) throws -> String {
         try TestSweep.temporaryDirectory(mode: mode)

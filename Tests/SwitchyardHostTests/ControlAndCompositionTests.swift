@@ -7,7 +7,7 @@ import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
 
-@Suite("Control interface and composition at start-up", .timeLimit(.minutes(1)))
+@Suite("Control interface and composition at start-up", .heavy, .timeLimit(.minutes(1)))
 struct ControlAndCompositionTests {
     static func socketPath() -> String { "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock" }
 

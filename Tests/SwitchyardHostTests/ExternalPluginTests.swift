@@ -5,7 +5,7 @@ import Testing
 
 /// Feature modules are built independently: a plugin in its own package, depending only on the SDK product, joins
 /// the demo app through a manifest and replaces one of its plugins.
-@Suite("A plugin built in a separate package", .timeLimit(.minutes(10)))
+@Suite("A plugin built in a separate package", .heavy, .timeLimit(.minutes(10)))
 struct ExternalPluginTests {
     @Test("Plugins/external/ProfilePlugin builds on its own and serves the profile tab of the demo app")
     func separatePackage() async throws {

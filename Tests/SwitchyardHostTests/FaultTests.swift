@@ -61,7 +61,7 @@ struct Fault: Sendable, CustomStringConvertible {
 
 /// Fault isolation with the real demo app: its profile tab is played by the misbehaving plugin (same plugin name
 /// and type), so the faulty process owns a real node of the composed tree while five healthy plugins serve the rest.
-@Suite("Fault isolation: supervision, restart with restore, limits", .timeLimit(.minutes(3)))
+@Suite("Fault isolation: supervision, restart with restore, limits", .heavy, .timeLimit(.minutes(3)))
 struct FaultTests {
     static func app(_ arguments: [String], limits: LimitOverrides = LimitOverrides(), restart: RestartPolicy? = nil, triggerRoute: Bool = true) -> [PluginManifest] {
         TestPlugins.demo().map { plugin in

@@ -5,7 +5,7 @@ import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
 
-@Suite("Plugin lifecycle: handshake, faults, descriptors, shutdown", .timeLimit(.minutes(1)))
+@Suite("Plugin lifecycle: handshake, faults, descriptors, shutdown", .heavy, .timeLimit(.minutes(1)))
 struct LifecycleTests {
     @Test("the real Swift and Python plugins complete the handshake and answer $/ping")
     func handshake() async throws {

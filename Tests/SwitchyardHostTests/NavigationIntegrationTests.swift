@@ -7,7 +7,7 @@ import Testing
 
 /// The composed tree through the real host and the real demo plugins: Swift (main, authenticated, todos), Python
 /// (unauthenticated, profile) and Node (projects), each its own process.
-@Suite("Navigation across plugin processes", .timeLimit(.minutes(1)))
+@Suite("Navigation across plugin processes", .heavy, .timeLimit(.minutes(1)))
 struct NavigationIntegrationTests {
     static func logIn(_ host: HostHandle, as user: String = "alice") async throws {
         _ = try await host.navigate([.setRoot("authenticated", ["user": .string(user)])])

@@ -4,7 +4,7 @@ import SwitchyardUV
 import Testing
 
 /// Children never outlive the host: after a normal exit, SIGTERM or SIGKILL of `switchyard run`, no plugin is left.
-@Suite("No plugin outlives its host", .timeLimit(.minutes(1)))
+@Suite("No plugin outlives its host", .heavy, .timeLimit(.minutes(1)))
 struct OrphanTests {
     /// A manifest with plugins of every temper: well-behaved Swift and Python, one that ignores EOF and SIGTERM.
     static func manifest() throws -> String {

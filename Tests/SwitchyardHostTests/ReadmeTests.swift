@@ -6,7 +6,7 @@ import Testing
 
 /// The README's "write your first plugin" is code a newcomer copies: the test copies it out of the README the same
 /// way (every fenced block after a `<!-- readme-test: PATH -->` marker) and runs it.
-@Suite("README", .timeLimit(.minutes(2)))
+@Suite("README", .heavy, .timeLimit(.minutes(2)))
 struct ReadmeTests {
     /// The marked blocks: path → content.
     static func markedFiles() throws -> [(path: String, content: String)] {

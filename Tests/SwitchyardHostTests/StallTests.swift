@@ -8,7 +8,7 @@ import Testing
 
 /// The host judges a plugin by evidence about the plugin: its own stalls (SIGSTOP, starvation, a long callback) are
 /// not counted against anyone, and a plugin that really stopped is still caught (Protocol/README.md §6).
-@Suite("Stall-proof fault detection", .timeLimit(.minutes(3)))
+@Suite("Stall-proof fault detection", .heavy, .timeLimit(.minutes(3)))
 struct StallTests {
     /// A plugin answering every request (heartbeats included) after 400 ms, judged by a 2 s heartbeat timeout.
     static func slowManifest() throws -> String {

@@ -7,7 +7,7 @@ import SwitchyardUV
 import Testing
 
 /// `--state FILE`: the tree survives the host, atomically.
-@Suite("State file", .timeLimit(.minutes(2)))
+@Suite("State file", .heavy, .timeLimit(.minutes(2)))
 struct StateFileTests {
     static func temporaryPath() throws -> String {
         try TestSweep.temporaryDirectory() + "/tree.json"

@@ -6,7 +6,7 @@ import SwitchyardUV
 import Testing
 
 /// Every `Protocol/transcripts/*.jsonl` is replayed against the real code, so the spec cannot drift from it.
-@Suite("Protocol transcripts", .timeLimit(.minutes(1)))
+@Suite("Protocol transcripts", .heavy, .timeLimit(.minutes(1)))
 struct TranscriptTests {
     static let directory = "\(packageRoot)/Protocol/transcripts"
 

@@ -3,7 +3,7 @@ import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
 
-@Suite("libuv wrapper", .timeLimit(.minutes(1)))
+@Suite("libuv wrapper", .heavy, .timeLimit(.minutes(1)))
 struct UVProcessTests {
     @Test("a one-shot timer fires once and the loop leaks nothing")
     func timerFires() async throws {
