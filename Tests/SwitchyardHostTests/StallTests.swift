@@ -105,3 +105,39 @@ struct StallTests {
         }
     }
 }
+
+/// Sixty seconds of the demo app beside four busy loops on a 2-core machine: nobody healthy is killed. Long and
+/// heavy by design, so it runs when asked (`SWITCHYARD_SOAK=1`, as `Tests/stress.sh` does), not on every `swift test`.
+@Suite(
+    "Soak: the demo app beside four busy loops", .heavy, .timeLimit(.minutes(3)),
+    .enabled(if: SystemProcess.environmentValue("SWITCHYARD_SOAK") != nil, "set SWITCHYARD_SOAK=1"))
+struct SoakTests {
+    @Test("60 s with four busy loops: every plugin stays ready, none restarted, none killed")
+    func busyLoops() async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/soak.sock"
+        let cli = try CLIProcess(["run", "--socket", socket, "--log-level", "info"])
+        try await cli.waitForStderr("switchyard: ready (6/6 plugins")
+        let hogs = try (0..<4).map { _ in
+            try ChildProcess(["sh", "-c", "exec yes > /dev/null"], environment: SystemProcess.environment, onStdout: { _ in }, onStderr: { _ in })
+        }
+        defer { for hog in hogs { hog.signal(SIGKILL) } }
+        let started = ContinuousClock.now
+        var rounds = 0
+        // Control traffic for the whole minute (the plugins get their heartbeats meanwhile).
+        while ContinuousClock.now - started < .seconds(60) {
+            let status = try await Task.detached { try StallTests.status(socket) }.value
+            #expect(status.plugins.allSatisfy { $0.restarts == 0 }, "\(status.plugins.map { ($0.name, $0.restarts) })")
+            rounds += 1
+            try await Task.sleep(for: .milliseconds(250))
+        }
+        for hog in hogs { hog.signal(SIGKILL) }
+        let status = try await Task.detached { try StallTests.status(socket) }.value
+        for plugin in status.plugins {
+            #expect(plugin.state == "ready" && plugin.restarts == 0, "\(plugin.name): \(plugin.state), \(plugin.restarts) restarts")
+        }
+        #expect(!cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
+        #expect(rounds > 0)
+        cli.signal(SIGTERM)
+        #expect(try await cli.waitForExit() == 0)
+    }
+}
