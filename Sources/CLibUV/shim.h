@@ -64,6 +64,13 @@ static inline int switchyard_pin_cpu(int cpu) {
     return result;
 }
 
+// pipe2 and accept4 need _GNU_SOURCE too: descriptors close-on-exec from birth, so no fork on another thread
+// between creation and a later fcntl can inherit them.
+extern int pipe2(int pipefd[2], int flags);
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
+static inline int switchyard_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+static inline int switchyard_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
+
 static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }
 static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status); }
 

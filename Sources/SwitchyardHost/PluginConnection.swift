@@ -133,6 +133,8 @@ final class PluginConnection {
     private(set) var messagesReceived = 0
     private(set) var messagesSent = 0
     private(set) var spawnedAt: UInt64 = 0
+    /// Why the spawn failed, when it did: the supervisor retries a lack of resources, not a missing executable.
+    private(set) var startFailure: UVError?
     private(set) var readyAt: UInt64 = 0
 
     var pid: Int32 { process?.pid ?? 0 }
@@ -169,6 +171,7 @@ final class PluginConnection {
                 self?.logger.debug("write to plugin failed: \(error)")
             }
         } catch {
+            startFailure = error
             let reason = "\(error)"
             logger.error("cannot start plugin '\(name)': \(reason)")
             state = .terminated
