@@ -173,7 +173,12 @@ final class PluginConnection {
         } catch {
             startFailure = error
             let reason = "\(error)"
-            logger.error("cannot start plugin '\(name)': \(reason)")
+            // A lack of resources is retried by the supervisor, which logs it (rate-limited) with the errno name.
+            if error.isResourceExhaustion {
+                logger.debug("cannot start plugin '\(name)': \(reason)")
+            } else {
+                logger.error("cannot start plugin '\(name)': \(reason)")
+            }
             state = .terminated
             deadlineTimer?.close()
             deadlineTimer = nil

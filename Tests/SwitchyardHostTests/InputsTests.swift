@@ -197,3 +197,52 @@ struct FileInputTests {
         }
     }
 }
+
+/// Issue 11 item 5: running out of descriptors is a pause, not a crash and not a plugin failed for good.
+@Suite("resource exhaustion is not a crash", .timeLimit(.minutes(1)))
+struct ResourceExhaustionTests {
+    /// The pids of `host`'s children whose command line mentions `name`.
+    static func children(of host: Int32, named name: String) -> [Int32] {
+        SystemProcess.childPIDs(of: host).filter { pid in
+            (try? FileSystem.readFile("/proc/\(pid)/cmdline")).map { String(decoding: $0, as: UTF8.self).contains(name) } ?? false
+        }
+    }
+
+    @Test("under a low `ulimit -n`, a flood of control clients and a plugin crash: accepting pauses, the restart is retried (EMFILE) until descriptors come back, then the plugin is ready again")
+    func descriptorExhaustion() async throws {
+        let directory = try scratchDirectory("exhaust")
+        defer { removeScratch(directory) }
+        let manifest = try temporaryManifest(#"{"app": "exhaust", "plugins": [{"name": "hello", "product": "HelloPlugin"}]}"#)
+        defer { removeScratch(FileSystem.parentDirectory(of: manifest)) }
+        let socket = directory + "/exhaust.sock"
+        // exec: the host keeps the shell's pid, and the limit.
+        let host = try CLIProcess(["-c", "ulimit -n 64; exec \"$0\" run --manifest \"$1\" --socket \"$2\"", product("switchyard"), manifest, socket], executable: "/bin/sh")
+        defer { host.signal(SIGKILL) }
+        try await host.waitForStderr("switchyard: ready (1/1 plugins: hello)")
+        let plugin = try #require(Self.children(of: host.pid, named: "HelloPlugin").first)
+
+        // Each accepted client holds one of the host's 64 descriptors; the rest wait in the listen backlog (64).
+        var clients: [UnixSocket] = []
+        defer { for client in clients { client.close() } }
+        for _ in 0..<80 { clients.append(try UnixSocket(connectingTo: socket)) }
+        try await host.waitForStderr("control: cannot accept clients (EMFILE")
+
+        // The plugin dies while the host has no descriptor to spare: its restart cannot create the stdio pipes.
+        SystemProcess.kill(plugin, SIGKILL)
+        try await host.waitForStderr("cannot start plugin 'hello': EMFILE")
+        try await host.waitForStderr("not counted as a restart")
+        #expect(SystemProcess.isRunning(host.pid), "the host must survive the exhaustion")
+
+        // Descriptors come back: the waiting clients are served (and leave), the plugin starts again.
+        for client in clients { client.close() }
+        clients.removeAll()
+        try await host.waitForStderr("plugin 'hello' started after")
+        let client = try ControlClient(path: socket, timeoutMilliseconds: 10_000)
+        let status = try client.call(HostStatusRequest.self, .init())
+        client.close()
+        #expect(status.plugins.map(\.state) == ["ready"], "\(status.plugins)")
+        #expect(status.plugins.first?.restarts == 1, "retries for lack of descriptors are not restarts: \(status.plugins)")
+        host.signal(SIGTERM)
+        #expect(try await host.waitForExit() == 0)
+    }
+}
