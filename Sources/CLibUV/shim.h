@@ -64,9 +64,12 @@ static inline int switchyard_pin_cpu(int cpu) {
     return result;
 }
 
-// pipe2 is declared only under _GNU_SOURCE: both ends close-on-exec from birth, so no concurrent fork inherits them.
-extern int pipe2(int fds[2], int flags);
+// pipe2 and accept4 need _GNU_SOURCE too: descriptors close-on-exec from birth, so no fork on another thread
+// between creation and a later fcntl can inherit them.
+extern int pipe2(int pipefd[2], int flags);
+extern int accept4(int fd, struct sockaddr *address, socklen_t *length, int flags);
 static inline int switchyard_pipe_cloexec(int fds[2]) { return pipe2(fds, O_CLOEXEC); }
+static inline int switchyard_accept_cloexec(int fd) { return accept4(fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK); }
 
 // posix_spawn_file_actions_addchdir_np (glibc 2.29) is declared only under _GNU_SOURCE.
 #include <spawn.h>

@@ -17,7 +17,7 @@ final class ControlServer {
     private let host: Host
     private let path: String
     private let logger: Logger
-    private var server: UVPipe?
+    private var server: UVUnixListener?
     private var sessions: [Int: ControlSession] = [:]
     private var nextSession = 0
     private var observer: Int?
@@ -31,34 +31,47 @@ final class ControlServer {
     }
 
     /// Binds and listens. Throws a typed error naming the path when the socket cannot be created, including when
-    /// another host is already listening there.
+    /// another host is already listening there, and when the folder or a file already at the path cannot be trusted
+    /// (another user's folder, a folder others may write in, a symlink, another user's socket): then nothing listens.
     func start() throws(ResponseError) {
         let directory = FileSystem.parentDirectory(of: path)
-        if !FileSystem.isDirectory(directory) {
-            do { try FileSystem.makeDirectory(directory, mode: 0o700) } catch {
-                throw ResponseError(.internalError, "cannot create the control socket's folder \(directory): \(error)")
+        do {
+            try FileSystem.prepareSocketDirectory(directory)
+            if try FileSystem.inspectSocketPath(path) == .ownSocket {
+                if UnixSocket.isListening(path) {
+                    throw ResponseError(.internalError, "another host is already listening on \(path)", data: ["path": .string(path)])
+                }
+                FileSystem.remove(path)  // stale: left by a host of this user that was killed
             }
-        }
-        if FileSystem.exists(path) {
-            if UnixSocket.isListening(path) {
-                throw ResponseError(.internalError, "another host is already listening on \(path)", data: ["path": .string(path)])
-            }
-            FileSystem.remove(path)  // stale: left by a host that was killed
+        } catch let error as SocketPathError {
+            throw ResponseError(
+                .internalError, "refusing to listen on \(path): \(error)", data: ["path": .string(path), "unsafe": .string(error.path)])
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            throw ResponseError(.internalError, "cannot listen on \(path): \(error)", data: ["path": .string(path)])
         }
         do {
-            let server = try UVPipe(loop: host.loop)
-            try server.bind(path: path)
-            try FileSystem.setPermissions(path, 0o600)
-            try server.listen { [weak self] error in
-                guard error == nil else { return }
-                self?.accept()
-            }
+            let server = try UVUnixListener(loop: host.loop, path: path, mode: 0o600)
+            server.onPause = { [weak self] error, retryMs in self?.paused(error, retryMs: retryMs) }
+            try server.start { [weak self] connection in self?.accept(connection) }
             self.server = server
         } catch {
             throw ResponseError(.internalError, "cannot listen on \(path): \(error)", data: ["path": .string(path)])
         }
         observer = host.navigator.observe { [weak self] event in self?.broadcast(event) }
         logger.info("control socket: \(path)")
+    }
+
+    private var pauses = 0
+
+    /// Out of descriptors (or memory): clients wait in the backlog until accepting resumes. Logged at the first pause
+    /// and then every 100th, so a long exhaustion does not flood the log.
+    private func paused(_ error: UVError, retryMs: UInt64) {
+        pauses += 1
+        if pauses == 1 || pauses % 100 == 0 {
+            logger.warning("control: cannot accept clients (\(error.name): \(error)); retrying in \(retryMs) ms (\(pauses) pauses)")
+        }
     }
 
     func stop() {
@@ -71,8 +84,7 @@ final class ControlServer {
         FileSystem.remove(path)
     }
 
-    private func accept() {
-        guard let server, let connection = try? server.accept() else { return }
+    private func accept(_ connection: UVPipe) {
         nextSession += 1
         let id = nextSession
         let session = ControlSession(id: id, pipe: connection, server: self, logger: logger)

@@ -159,7 +159,10 @@ public struct ManifestError: Error, CustomStringConvertible, Sendable {
 }
 
 extension Manifest {
-    /// Reads and validates a manifest file.
+    /// The largest manifest read (Protocol/README.md §17): a hand-written list of plugins is a few KiB.
+    public static let maxManifestBytes = 4 << 20
+
+    /// Reads and validates a manifest file (a regular file of at most ``maxManifestBytes``, each `extends` too).
     public static func load(path: String) throws(ManifestError) -> Manifest {
         try load(path: path, depth: 0)
     }
@@ -167,7 +170,13 @@ extension Manifest {
     private static func load(path: String, depth: Int) throws(ManifestError) -> Manifest {
         guard depth < 8 else { throw ManifestError(path: path, message: "'extends' nests more than 8 manifests deep (a cycle?)") }
         let bytes: [UInt8]
-        do { bytes = try FileSystem.readFile(path) } catch { throw ManifestError(path: path, message: "\(error)") }
+        do { bytes = try FileSystem.readRegularFile(path, maxBytes: maxManifestBytes) } catch {
+            switch error.problem {
+            case .notRegular(let kind): throw ManifestError(path: path, message: "is \(kind), not a regular file; a manifest must be a JSON file")
+            case .tooLarge(let limit): throw ManifestError(path: path, message: "is larger than \(FileSystem.describeSize(limit)), the limit for a manifest")
+            case .system(let cause): throw ManifestError(path: path, message: "\(cause)")
+            }
+        }
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
             throw ManifestError(path: path, message: "not valid JSON: \(error)")

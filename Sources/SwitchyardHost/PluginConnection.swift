@@ -141,6 +141,8 @@ final class PluginConnection {
     private(set) var messagesReceived = 0
     private(set) var messagesSent = 0
     private(set) var spawnedAt: UInt64 = 0
+    /// Why the spawn failed, when it did: the supervisor retries a lack of resources, not a missing executable.
+    private(set) var startFailure: UVError?
     private(set) var readyAt: UInt64 = 0
 
     var pid: Int32 { process?.pid ?? 0 }
@@ -177,8 +179,14 @@ final class PluginConnection {
                 self?.logger.debug("write to plugin failed: \(error)")
             }
         } catch {
+            startFailure = error
             let reason = "\(error)"
-            logger.error("cannot start plugin '\(name)': \(reason)")
+            // A lack of resources is retried by the supervisor, which logs it (rate-limited) with the errno name.
+            if error.isResourceExhaustion {
+                logger.debug("cannot start plugin '\(name)': \(reason)")
+            } else {
+                logger.error("cannot start plugin '\(name)': \(reason)")
+            }
             state = .terminated
             deadlineTimer?.close()
             deadlineTimer = nil

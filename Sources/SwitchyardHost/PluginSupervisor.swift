@@ -72,6 +72,8 @@ final class PluginSupervisor {
     private var handshakeError: ResponseError?
     private var restartTimes = Deque<UInt64>()
     private var backoffTimer: UVTimer?
+    /// Spawns in a row that failed for lack of resources (reset once the plugin is ready).
+    private var exhaustedAttempts = 0
     /// Loop time of the last unexpected termination, for "time to detect" and "time to restore" figures.
     private(set) var lastCrashAt: UInt64?
     /// Milliseconds from the last crash to ready again (restore included).
@@ -121,6 +123,10 @@ final class PluginSupervisor {
                 logger.warning("plugin '\(name)' came back with a different route table; the composed tables keep the first one")
             }
             routeTable = routeTable ?? table
+            if exhaustedAttempts > 0 {
+                logger.notice("plugin '\(name)' started after \(exhaustedAttempts) attempts that ran out of resources")
+                exhaustedAttempts = 0
+            }
             guard everReady else {
                 everReady = true
                 lastError = nil
@@ -159,6 +165,10 @@ final class PluginSupervisor {
         }
         if stopping {
             setState(.stopped)
+            return
+        }
+        if case .failedToStart = termination.cause, let failure = connection?.startFailure, failure.isResourceExhaustion {
+            retryAfterExhaustion(failure)
             return
         }
         let wasStarting = state == .starting
@@ -214,6 +224,31 @@ final class PluginSupervisor {
             start()
             return
         }
+        if backoffTimer == nil { backoffTimer = try? UVTimer(loop: loop) }
+        do {
+            try backoffTimer?.start(after: delay) { [weak self] in
+                guard let self, self.state == .restarting, !self.stopping else { return }
+                self.start()
+            }
+        } catch {
+            start()
+        }
+    }
+
+    /// The spawn failed for lack of descriptors, processes or memory (`EMFILE`, `ENFILE`, `EAGAIN`, `ENOMEM`): the
+    /// system's fault, not the plugin's. Retried with backoff (50 ms doubling to 2 s) for as long as it lasts, and not
+    /// counted against the restart intensity, so the plugin is served again once resources come back instead of
+    /// being failed for good. At start-up the app waits for it like for any plugin still starting.
+    private func retryAfterExhaustion(_ failure: UVError) {
+        exhaustedAttempts += 1
+        handshakeError = nil
+        let base = min(UInt64(2_000), UInt64(50) << UInt64(min(exhaustedAttempts - 1, 6)))
+        let delay = UInt64(Double(base) * Double.random(in: 0.8...1.2))
+        lastError = .pluginUnavailable(name, "cannot start: \(failure.name) (out of resources); retrying")
+        if exhaustedAttempts == 1 || exhaustedAttempts % 20 == 0 {
+            logger.warning("cannot start plugin '\(name)': \(failure.name) (\(failure)); out of resources, retrying in \(delay) ms (attempt \(exhaustedAttempts); not counted as a restart)")
+        }
+        setState(.restarting)
         if backoffTimer == nil { backoffTimer = try? UVTimer(loop: loop) }
         do {
             try backoffTimer?.start(after: delay) { [weak self] in

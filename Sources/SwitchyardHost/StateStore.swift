@@ -103,14 +103,23 @@ final class StateStore {
         case setAside(reason: String, movedTo: String?)
     }
 
-    /// Reads the state file. A torn, corrupt or foreign file is reported and moved aside (`FILE.corrupt-TIME`),
-    /// never fatal: the app then starts fresh.
+    /// The largest state file read (Protocol/README.md §17): far above any real tree, far below what would hurt.
+    static let maxBytes = FileSystem.defaultReadLimit
+
+    /// Reads the state file. A torn, corrupt or foreign file, or one that is not a regular file of at most
+    /// ``maxBytes``, is reported and moved aside (`FILE.corrupt-TIME`), never fatal: the app then starts fresh.
     func load() -> Loaded {
         removeStaleTemporaries()
-        guard FileSystem.exists(path) else { return .none }
         let reason: String
         do {
-            let bytes = try FileSystem.readFile(path)
+            let bytes: [UInt8]
+            do { bytes = try FileSystem.readRegularFile(path, maxBytes: Self.maxBytes) } catch {
+                // A dangling symlink is "no file" too: the first write replaces the link.
+                if error.isNotFound { return .none }
+                // A FIFO, a device, a folder or an oversized file is set aside like a corrupt one: it is not a tree
+                // this host wrote, and reading on would block or never end.
+                return setAside(error.description)
+            }
             let file = try Coding.decode(StateFile.self, from: try JSONParser.parse(bytes))
             guard file.format == StateFile.formatName, file.version == 1 else {
                 throw ResponseError(.invalidParams, "not a version 1 switchyard state file (format '\(file.format)', version \(file.version))")

@@ -139,8 +139,8 @@ public enum SystemProcess {
     public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(UVError) -> Completed {
         guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "run: no program") }
         var pipeFDs: [Int32] = [0, 0]
-        // Both ends become close-on-exec in the sweep before the spawn; the child gets the write end as 1 and 2.
-        guard SpawnLock.withLock({ pipe(&pipeFDs) }) == 0 else { throw UVError(errno: errno, operation: "pipe") }
+        // Close-on-exec from birth (dup2 clears it on the child's 1 and 2), so no other thread's fork inherits them.
+        guard switchyard_pipe_cloexec(&pipeFDs) == 0 else { throw UVError(errno: errno, operation: "pipe2") }
         let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -312,23 +312,16 @@ public enum SystemProcess {
 
 /// Synchronous file operations the host needs outside the loop's I/O path (manifest, state file).
 public enum FileSystem {
-    /// Reads a whole file.
-    public static func readFile(_ path: String) throws(UVError) -> [UInt8] {
-        let fd = Glibc.open(path, O_RDONLY | O_CLOEXEC)
-        if fd < 0 { throw UVError(errno: errno, operation: "open \(path)") }
-        defer { Glibc.close(fd) }
-        var result: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        while true {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw UVError(errno: errno, operation: "read \(path)")
+    /// Reads a whole regular file of at most `maxBytes` (see ``readRegularFile(_:maxBytes:)``, whose typed error
+    /// says what was wrong; this variant folds it into a ``UVError`` for callers that only report it).
+    public static func readFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(UVError) -> [UInt8] {
+        do { return try readRegularFile(path, maxBytes: maxBytes) } catch {
+            switch error.problem {
+            case .system(let cause): throw UVError(code: cause.code, operation: "\(cause.operation) \(path)")
+            case .notRegular: throw UVError(code: UV_EINVAL.rawValue, operation: error.description)
+            case .tooLarge: throw UVError(code: UV_EFBIG.rawValue, operation: error.description)
             }
-            if count == 0 { break }
-            result.append(contentsOf: chunk[0..<count])
         }
-        return result
     }
 
     /// Replaces `path` atomically: write a temporary file beside it, fsync it, rename it over `path`, fsync the
@@ -486,7 +479,11 @@ public final class UnixSocket {
     private var fd: Int32
 
     /// Connects to a listening socket at `path`.
-    public init(connectingTo path: String) throws(UVError) {
+    ///
+    /// With `requireSameUser` (the default) the server's credentials (`SO_PEERCRED`) must be this process's
+    /// effective uid, whoever that is (root included): a socket another user put at a path this client trusts is an
+    /// impostor, and the request (and its answer) must not go to it. The refusal is `EPERM`, naming both uids.
+    public init(connectingTo path: String, requireSameUser: Bool = true) throws(UVError) {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         if fd < 0 { throw UVError(errno: errno, operation: "socket") }
         var address = sockaddr_un()
@@ -511,13 +508,27 @@ public final class UnixSocket {
             Glibc.close(fd)
             throw error
         }
+        guard requireSameUser else { return }
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        if switchyard_peer_uid(fd, &uid, &pid) != 0 {
+            let error = UVError(errno: errno, operation: "getsockopt(SO_PEERCRED) \(path)")
+            Glibc.close(fd)
+            throw error
+        }
+        if uid != geteuid() {
+            Glibc.close(fd)
+            throw UVError(
+                code: UV_EPERM.rawValue,
+                operation: "connect \(path): the server there runs as \(FileSystem.describeOwner(uid)) (pid \(pid)), not as this user (\(FileSystem.describeOwner(geteuid()))); refusing to talk to it")
+        }
     }
 
     deinit { close() }
 
-    /// Whether something accepts connections at `path` (a stale socket file does not).
+    /// Whether something accepts connections at `path` (a stale socket file does not), whoever runs it.
     public static func isListening(_ path: String) -> Bool {
-        (try? UnixSocket(connectingTo: path)) != nil
+        (try? UnixSocket(connectingTo: path, requireSameUser: false)) != nil
     }
 
     /// Writes all of `bytes`.

@@ -107,7 +107,8 @@ struct RunCommand: AsyncParsableCommand {
             while let line = readLine() { lines.append(line) }
             text = lines.joined(separator: "\n")
         } else {
-            do { text = String(decoding: try FileSystem.readFile(path), as: UTF8.self) } catch {
+            // A script is a regular file (of at most 64 MiB); `--script -` reads a pipe.
+            do { text = String(decoding: try FileSystem.readRegularFile(path), as: UTF8.self) } catch {
                 return "cannot read the script: \(error)"
             }
         }

@@ -166,11 +166,20 @@ struct CLITests {
         #expect(denied.status != 0)
         #expect(denied.stderr.joined().contains("EACCES"), "\(denied.stderr)")
 
-        // Opened up by mistake: the peer-credential check still refuses the other user, with a typed error.
+        // Opened up by mistake: the CLI of the other user refuses this host (its own SO_PEERCRED check)...
         chmod(socket, 0o666)
         let refused = try await Self.run(asNobody + ["tree", "--socket", socket], executable: "/usr/bin/setpriv")
         #expect(refused.status != 0)
-        #expect(refused.stderr.joined().contains("unauthorized (-32007)"), "\(refused.stderr)")
+        #expect(refused.stderr.joined().contains("refusing to talk to it"), "\(refused.stderr)")
+        // ...and a raw client of the other user that does not check is refused by the host, with a typed error (sent
+        // at once on accept: the client only reads, so its own write cannot race the host's close).
+        let raw = try await Self.run(
+            asNobody.dropLast() + [
+                "/usr/bin/python3", "-c",
+                "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(65536).decode())",
+                socket,
+            ], executable: "/usr/bin/setpriv")
+        #expect(raw.stdout.joined().contains("-32007"), "\(raw)")
 
         let mine = try await Self.run(["tree", "--socket", socket])
         #expect(mine.status == 0)

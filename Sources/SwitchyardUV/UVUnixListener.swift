@@ -1,0 +1,157 @@
+import CLibUV
+import Glibc
+
+/// A listening Unix-domain socket that survives running out of descriptors.
+///
+/// libuv's own listener (`uv_listen`) retries `accept` in a loop when it fails with `EMFILE`: once its reserve
+/// descriptor is gone too, that loop never returns and the whole host spins at 100 % CPU, serving nothing (not even
+/// the plugin pipes whose closing would free descriptors). Here the socket is watched with a `uv_poll_t` that this
+/// class can stop: when `accept4` fails for lack of descriptors, memory or buffers, watching stops and resumes after a
+/// backoff (50 ms doubling to 1 s). Waiting clients stay in the kernel's backlog and are served once descriptors come
+/// back. Every descriptor is close-on-exec from birth (`SOCK_CLOEXEC`, `accept4`).
+///
+/// - Important: Loop thread only.
+public final class UVUnixListener: UVHandle {
+    private var fd: Int32
+    private var handler: ((UVPipe) -> Void)?
+    private var retryTimer: UVTimer?
+    private var backoffMs: UInt64 = 0
+    /// Called when accepting paused for lack of resources, with the error and the delay before the next attempt.
+    public var onPause: ((UVError, UInt64) -> Void)?
+
+    /// Creates the socket file at `path` with `mode` (applied between `bind` and `listen`, so no client can connect
+    /// before it holds) and listens.
+    public init(loop: UVLoop, path: String, mode: UInt32 = 0o600, backlog: Int32 = 64) throws(UVError) {
+        fd = try Self.listeningSocket(path: path, mode: mode, backlog: backlog)
+        super.init(loop: loop, type: UV_POLL)
+        guard let raw else {
+            Glibc.close(fd)
+            throw UVError.closed("uv_poll_init")
+        }
+        let status = uv_poll_init(loop.raw, raw.assumingMemoryBound(to: uv_poll_t.self), fd)
+        if status < 0 {
+            abandon()
+            Glibc.close(fd)
+            unlink(path)
+            throw UVError(code: status, operation: "uv_poll_init")
+        }
+        adopt()
+    }
+
+    private static func listeningSocket(path: String, mode: UInt32, backlog: Int32) throws(UVError) -> Int32 {
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
+        if fd < 0 { throw UVError(errno: errno, operation: "socket") }
+        var address = sockaddr_un()
+        address.sun_family = sa_family_t(AF_UNIX)
+        let bytes = Array(path.utf8)
+        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+            Glibc.close(fd)
+            throw UVError(code: UV_ENAMETOOLONG.rawValue, operation: "bind \(path)")
+        }
+        withUnsafeMutableBytes(of: &address.sun_path) { raw in
+            for (index, byte) in bytes.enumerated() { raw[index] = byte }
+            raw[bytes.count] = 0
+        }
+        let bound = withUnsafePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
+        }
+        if bound != 0 {
+            let error = UVError(errno: errno, operation: "bind \(path)")
+            Glibc.close(fd)
+            throw error
+        }
+        if chmod(path, mode) != 0 || Glibc.listen(fd, backlog) != 0 {
+            let error = UVError(errno: errno, operation: "listen \(path)")
+            Glibc.close(fd)
+            unlink(path)
+            throw error
+        }
+        return fd
+    }
+
+    /// Starts accepting; `handler` gets each connection as an open ``UVPipe``.
+    public func start(_ handler: @escaping (UVPipe) -> Void) throws(UVError) {
+        self.handler = handler
+        try watch()
+    }
+
+    private func watch() throws(UVError) {
+        guard isOpen, let raw else { throw UVError.closed("uv_poll_start") }
+        try UVError.check(
+            uv_poll_start(raw.assumingMemoryBound(to: uv_poll_t.self), Int32(UV_READABLE.rawValue), listenerPollCallback),
+            "uv_poll_start")
+    }
+
+    fileprivate func readable(_ status: Int32) {
+        if status < 0 {
+            pause(UVError(code: status, operation: "poll"))
+            return
+        }
+        // A bounded batch per wake-up: a flood of connections must not starve the plugins' pipes.
+        for _ in 0..<32 {
+            guard isOpen else { return }
+            let client = switchyard_accept_cloexec(fd)
+            if client < 0 {
+                let failure = errno
+                if failure == EINTR || failure == ECONNABORTED { continue }
+                if failure == EAGAIN || failure == EWOULDBLOCK {
+                    backoffMs = 0
+                    return
+                }
+                pause(UVError(errno: failure, operation: "accept4"))
+                return
+            }
+            backoffMs = 0
+            do {
+                let pipe = try UVPipe(loop: loop)
+                do { try pipe.open(fileDescriptor: client) } catch {
+                    pipe.close()
+                    Glibc.close(client)
+                    continue
+                }
+                handler?(pipe)
+            } catch {
+                Glibc.close(client)
+            }
+        }
+    }
+
+    /// Stops watching (so the loop does not spin on a socket it cannot accept from) and tries again after a backoff.
+    private func pause(_ error: UVError) {
+        guard isOpen, let raw else { return }
+        uv_poll_stop(raw.assumingMemoryBound(to: uv_poll_t.self))
+        backoffMs = backoffMs == 0 ? 50 : min(backoffMs * 2, 1_000)
+        onPause?(error, backoffMs)
+        guard let timer = retryTimer ?? (try? UVTimer(loop: loop)) else {
+            try? watch()
+            return
+        }
+        retryTimer = timer
+        do {
+            try timer.start(after: backoffMs) { [weak self] in try? self?.watch() }
+        } catch {
+            try? watch()
+        }
+    }
+
+    override func willClose() {
+        handler = nil
+        onPause = nil
+        retryTimer?.close()
+        retryTimer = nil
+    }
+
+    override func didClose() {
+        // Only now: a descriptor must outlive the poll handle watching it.
+        if fd >= 0 { Glibc.close(fd) }
+        fd = -1
+    }
+
+    override var kindName: String { "listener" }
+}
+
+private let listenerPollCallback: uv_poll_cb = { handle, status, _ in
+    wrapper(handle?.pointee.data, as: UVUnixListener.self)?.readable(status)
+}
