@@ -174,9 +174,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
                 } else {
                     keys.remove(at: index)
                     values.remove(at: index)
-                    // Removal shifts every later position; it is O(n) anyway, and rare.
-                    positions = nil
-                    buildIndexIfLarge()
+                    forgetPosition(of: key, removedAt: index)
                 }
             } else if let newValue {
                 appendUnique(key, newValue)
@@ -193,6 +191,16 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         } else {
             buildIndexIfLarge()
         }
+    }
+
+    /// Removal shifts the keys after it; only their positions change (removing the last key is O(1)).
+    private mutating func forgetPosition(of key: String, removedAt index: Int) {
+        // Taken out so the table is uniquely referenced and updated in place.
+        guard var table = positions.take() else { return }
+        guard keys.count > Self.indexThreshold else { return }
+        table[key] = nil
+        for position in index..<keys.count { table[keys[position]] = position }
+        positions = table
     }
 
     private mutating func buildIndexIfLarge() {
