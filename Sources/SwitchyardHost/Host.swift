@@ -1,7 +1,7 @@
 import Glibc
 import Logging
 import SwitchyardNavigation
-import SwitchyardProtocol
+public import SwitchyardProtocol
 import SwitchyardUV
 
 /// How to run a host (everything the manifest does not say).
@@ -16,6 +16,8 @@ public struct HostOptions: Sendable {
     public var controlSocket: String?
     /// Where to keep the tree across host runs (nil: not kept).
     public var stateFile: String?
+    /// Bounds on deep links and `navigate` chains from control clients and plugins (spec §6).
+    public var requestLimits = RequestLimits.defaults
 
     public init(
         productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
@@ -71,6 +73,7 @@ final class Host {
         self.options = options
         self.logger = logger
         self.navigator = Navigator(logger: logger)
+        navigator.requestLimits = options.requestLimits
         navigator.connection = { [weak self] name in
             guard let supervisor = self?.supervisorsByName[name], supervisor.state == .ready,
                 let connection = supervisor.connection, connection.state == .ready

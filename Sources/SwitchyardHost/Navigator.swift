@@ -51,6 +51,8 @@ final class Navigator {
     var incarnation: (String) -> Int = { _ in 0 }
     /// A plugin's `maxInstances` limit.
     var maxInstances: (String) -> Int = { _ in .max }
+    /// Bounds on the data of a request, checked before anything is done with it.
+    var requestLimits = RequestLimits.defaults
     private var observers: [Int: (HostEvent) -> Void] = [:]
     private var nextObserver = 0
     private static let maxConflictRetries = 3
@@ -149,6 +151,13 @@ final class Navigator {
             completion(.failure(ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"])))
             return
         }
+        // A conflict retry runs the same steps again: checked once is enough.
+        if attempt == 0 {
+            do throws(ResponseError) { try requestLimits.check(steps: steps) } catch {
+                completion(.failure(error))
+                return
+            }
+        }
         if case .plugin(let plugin) = requester, let instance = tree[origin], instance.plugin != plugin,
             !tree.instances(of: plugin).contains(where: { tree.ancestors(of: $0.id).contains(origin) })
         {
@@ -210,7 +219,7 @@ final class Navigator {
     /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
     func open(_ url: String, apply: Bool, _ completion: @escaping (Result<(plan: DeepLinkPlan, result: NavigateRequest.Result?), ResponseError>) -> Void) {
         let link: DeepLinkURL
-        do { link = try DeepLinkURL(parsing: url) } catch {
+        do { link = try DeepLinkURL(parsing: url, limits: requestLimits) } catch {
             completion(.failure(error))
             return
         }

@@ -195,8 +195,8 @@ private struct Reader {
 
     /// Builds an object with unique keys (last value wins) in linear time, whatever the input.
     static func makeObject(_ keys: [String], _ values: [JSONValue]) -> JSONObject {
-        var object = JSONObject(minimumCapacity: keys.count)
         if keys.count <= 8 {
+            var object = JSONObject(minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) { object[key] = value }
             return object
         }
@@ -204,11 +204,11 @@ private struct Reader {
         last.reserveCapacity(keys.count)
         for (position, key) in keys.enumerated() { last[key] = position }
         if last.count == keys.count {
-            for (key, value) in zip(keys, values) { object.appendUnique(key, value) }
-        } else {
-            for (position, key) in keys.enumerated() where last[key] == position {
-                object.appendUnique(key, values[position])
-            }
+            return JSONObject(uniqueKeys: keys, values: values, positions: last)
+        }
+        var object = JSONObject(minimumCapacity: last.count)
+        for (position, key) in keys.enumerated() where last[key] == position {
+            object.appendUnique(key, values[position])
         }
         return object
     }

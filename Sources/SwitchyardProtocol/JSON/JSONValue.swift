@@ -121,12 +121,19 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 
 /// A JSON object: unique keys in insertion order.
 ///
-/// Lookups are linear, which beats hashing for the small objects of this protocol (envelopes, params, props);
-/// collections on the wire are arrays, never objects keyed by id, so no object grows large by design.
+/// Small objects (the envelopes, params and props of this protocol) are looked up linearly, which beats hashing at
+/// that size. An object that grows past ``indexThreshold`` keys also keeps a hash index of key positions, so lookups
+/// and inserts stay O(1) however many keys a peer sends: with linear lookups only, decoding or building an object of
+/// 40,000 keys (a deep link's query) took seconds of the host's loop.
 /// Duplicate keys in input keep the last value (as Python and JavaScript do).
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
     public private(set) var keys: [String]
     public private(set) var values: [JSONValue]
+    /// Position of each key; nil while the object is small enough for linear lookups.
+    private var positions: [String: Int]?
+
+    /// Above this many keys an object keeps a hash index.
+    static let indexThreshold = 16
 
     public init() {
         keys = []
@@ -138,6 +145,13 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         values = []
         keys.reserveCapacity(minimumCapacity)
         values.reserveCapacity(minimumCapacity)
+    }
+
+    /// An object from keys known to be unique, with their positions already hashed (the parser builds them anyway).
+    init(uniqueKeys keys: [String], values: [JSONValue], positions: [String: Int]) {
+        self.keys = keys
+        self.values = values
+        self.positions = keys.count > Self.indexThreshold ? positions : nil
     }
 
     public init(dictionaryLiteral elements: (String, JSONValue)...) {
@@ -160,10 +174,10 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
                 } else {
                     keys.remove(at: index)
                     values.remove(at: index)
+                    forgetPosition(of: key, removedAt: index)
                 }
             } else if let newValue {
-                keys.append(key)
-                values.append(newValue)
+                appendUnique(key, newValue)
             }
         }
     }
@@ -172,9 +186,33 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     mutating func appendUnique(_ key: String, _ value: JSONValue) {
         keys.append(key)
         values.append(value)
+        if positions != nil {
+            positions?[key] = keys.count - 1
+        } else {
+            buildIndexIfLarge()
+        }
+    }
+
+    /// Removal shifts the keys after it; only their positions change (removing the last key is O(1)).
+    private mutating func forgetPosition(of key: String, removedAt index: Int) {
+        // Taken out so the table is uniquely referenced and updated in place.
+        guard var table = positions.take() else { return }
+        guard keys.count > Self.indexThreshold else { return }
+        table[key] = nil
+        for position in index..<keys.count { table[keys[position]] = position }
+        positions = table
+    }
+
+    private mutating func buildIndexIfLarge() {
+        guard positions == nil, keys.count > Self.indexThreshold else { return }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(keys.count)
+        for (position, key) in keys.enumerated() { index[key] = position }
+        positions = index
     }
 
     private func index(of key: String) -> Int? {
+        if let positions { return positions[key] }
         var index = keys.count - 1
         while index >= 0 {
             if keys[index] == key { return index }
@@ -190,17 +228,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public static func == (lhs: JSONObject, rhs: JSONObject) -> Bool {
         guard lhs.count == rhs.count else { return false }
         if lhs.keys == rhs.keys { return lhs.values == rhs.values }
-        if lhs.count <= 16 {
-            for (key, value) in lhs where rhs[key] != value { return false }
-            return true
-        }
-        // Large objects: hash once instead of a linear lookup per key.
-        var index: [String: Int] = [:]
-        index.reserveCapacity(rhs.count)
-        for (position, key) in rhs.keys.enumerated() { index[key] = position }
-        for (key, value) in lhs {
-            guard let position = index[key], rhs.values[position] == value else { return false }
-        }
+        // Small objects look up linearly, large ones through their index: linear either way.
+        for (key, value) in lhs where rhs[key] != value { return false }
         return true
     }
 

@@ -27,6 +27,9 @@ private final class Slot {
     var value = JSONValue.null
     var keys: [String] = []
     var children: [Slot] = []
+    /// Position of each key once the object is large (a dictionary's entries): linear lookups made encoding a
+    /// 40,000-entry query take seconds.
+    var positions: [String: Int]?
 
     func setValue(_ newValue: JSONValue) {
         kind = .value
@@ -38,6 +41,7 @@ private final class Slot {
             kind = .object
             keys = []
             children = []
+            positions = nil
         }
     }
 
@@ -46,6 +50,7 @@ private final class Slot {
             kind = .array
             keys = []
             children = []
+            positions = nil
         }
     }
 
@@ -54,8 +59,9 @@ private final class Slot {
         case .empty: return .object(JSONObject())
         case .value: return value
         case .object:
+            // Keys are unique by construction (objectSlot reuses a key's slot).
             var object = JSONObject(minimumCapacity: keys.count)
-            for (key, child) in zip(keys, children) { object[key] = child.resolve() }
+            for (key, child) in zip(keys, children) { object.appendUnique(key, child.resolve()) }
             return .object(object)
         case .array: return .array(children.map { $0.resolve() })
         }
@@ -63,10 +69,19 @@ private final class Slot {
 
     func objectSlot(for key: String) -> Slot {
         becomeObject()
-        if let index = keys.lastIndex(of: key) { return children[index] }
+        if let positions {
+            if let index = positions[key] { return children[index] }
+        } else if let index = keys.lastIndex(of: key) {
+            return children[index]
+        }
         let slot = Slot()
         keys.append(key)
         children.append(slot)
+        if positions != nil {
+            positions?[key] = keys.count - 1
+        } else if keys.count > JSONObject.indexThreshold {
+            positions = Dictionary(uniqueKeysWithValues: keys.enumerated().map { ($1, $0) })
+        }
         return slot
     }
 

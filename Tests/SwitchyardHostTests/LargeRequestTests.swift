@@ -1,0 +1,142 @@
+import Glibc
+import SwitchyardHost
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// Issue 11 item 7, "no input can stall the loop": the largest request under each request-data limit (spec §6) goes
+/// through the real host's control socket while a second client pings it, and every ping is answered within 50 ms;
+/// the request one over the limit gets `-32004 limitExceeded` naming the limit.
+///
+/// Serialized: four hosts pinging at once on a two-core machine would measure each other, not the host.
+@Suite("Large requests do not stall the loop", .serialized, .timeLimit(.minutes(1)))
+struct LargeRequestTests {
+    static let limits = RequestLimits.defaults
+    /// The latency bound the issue sets for a ping while a large request is processed.
+    static let maxPingMilliseconds = 50.0
+
+    /// A stack type with a `**` route (one hop takes any number of segments) and a route without declared params
+    /// (any params object goes through to the plugin and back as screen props).
+    static let lab = TestPlugins.misbehave("lab", ["--route-table", #"""
+        [{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [
+          {"name": "bench", "transition": "root"},
+          {"name": "all", "transition": "push", "deepLink": "**rest"},
+          {"name": "item", "transition": "push"}]}]
+        """#])
+
+    @Test("a deep link with maxQueryItems query items is served while pings are answered; one more is refused")
+    func queryItems() async throws {
+        func link(_ count: Int) -> JSONValue {
+            .string("lab://q?" + (0..<count).map { "key\($0)=value%20\($0)" }.joined(separator: "&"))
+        }
+        try await exercise(
+            method: "open", under: ["url": link(Self.limits.maxQueryItems)], over: ["url": link(Self.limits.maxQueryItems + 1)],
+            limit: "maxQueryItems", max: Self.limits.maxQueryItems)
+    }
+
+    @Test("a deep link with maxPathSegments segments is served while pings are answered; one more is refused")
+    func pathSegments() async throws {
+        func link(_ count: Int) -> JSONValue {
+            // The URL's host is the first segment.
+            .string("lab://" + (0..<count).map { "segment\($0)" }.joined(separator: "/"))
+        }
+        try await exercise(
+            method: "open", under: ["url": link(Self.limits.maxPathSegments)], over: ["url": link(Self.limits.maxPathSegments + 1)],
+            limit: "maxPathSegments", max: Self.limits.maxPathSegments)
+    }
+
+    @Test("a chain of maxChainSteps pushes is served while pings are answered; one more step is refused")
+    func chainSteps() async throws {
+        func steps(_ count: Int) -> JSONValue {
+            ["steps": .array(Array(repeating: ["op": "route", "route": "item"], count: count))]
+        }
+        try await exercise(
+            method: "navigate", under: steps(Self.limits.maxChainSteps), over: steps(Self.limits.maxChainSteps + 1),
+            limit: "maxChainSteps", max: Self.limits.maxChainSteps)
+    }
+
+    @Test("params of maxParamsKeys keys are served while pings are answered; one more key, even nested, is refused")
+    func paramsKeys() async throws {
+        func object(_ count: Int) -> JSONValue {
+            var object = JSONObject(minimumCapacity: count)
+            for index in 0..<count { object["key\(index)"] = .int(Int64(index)) }
+            return .object(object)
+        }
+        func steps(_ params: JSONValue) -> JSONValue { ["steps": [["op": "route", "route": "item", "params": params]]] }
+        let max = Self.limits.maxParamsKeys
+        try await exercise(
+            method: "navigate", under: steps(object(max)), over: steps(object(max + 1)), limit: "maxParamsKeys", max: max)
+        try await exercise(
+            method: "navigate", under: steps(["nested": [object(max)]]), over: steps(["nested": [object(max + 1)]]),
+            limit: "maxParamsKeys", max: max)
+    }
+
+    /// Sends `under` (which must succeed) and `over` (which must fail with the limit) on one client, each while
+    /// another client pings the host back to back; checks every ping's round trip.
+    private func exercise(method: String, under: JSONValue, over: JSONValue, limit: String, max: Int) async throws {
+        let path = "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        options.controlSocket = path
+        try await withHost([Self.lab], root: CoordinatorReference(plugin: "lab", type: "lab"), options: options) { _ in
+            let client = try ControlClient(path: path, timeoutMilliseconds: 20_000)
+            defer { client.close() }
+            let pinger = try ControlClient(path: path, timeoutMilliseconds: 20_000)
+            defer { pinger.close() }
+            _ = try pinger.call("$/ping")
+
+            let served = try Self.whilePinging(client, pinger, method, under)
+            if case .failure(let error) = served.answer {
+                Issue.record("the largest request under \(limit) failed: \(error)")
+            }
+            Self.check(served.pings, "\(method) at \(limit) = \(max)")
+
+            let refused = try Self.whilePinging(client, pinger, method, over)
+            Self.check(refused.pings, "\(method) over \(limit)")
+            guard case .failure(let error) = refused.answer else {
+                Issue.record("a request over \(limit) succeeded")
+                return
+            }
+            #expect(error.code == .limitExceeded)
+            #expect(error.data?["limit"] == .string(limit))
+            #expect(error.data?["max"] == .int(Int64(max)))
+            #expect(error.data?["actual"] == .int(Int64(max + 1)))
+            #expect(error.message.contains(limit))
+            // The host is still serving, and the refused request changed nothing a later request depends on.
+            _ = try client.call("$/ping")
+        }
+    }
+
+    /// Writes the request on `client`, then pings on `pinger` until the request's answer has arrived: every ping
+    /// is sent while the request is outstanding, so at least one measures the loop while it has the request.
+    private static func whilePinging(
+        _ client: ControlClient, _ pinger: ControlClient, _ method: String, _ params: JSONValue
+    ) throws -> (answer: Result<JSONValue, ResponseError>, pings: [Double]) {
+        let id = RequestID.number(Int64.random(in: 1_000_000...Int64.max))
+        try client.sendRaw(Message.request(id: id, method: method, params: params).encodedLine())
+        var pings: [Double] = []
+        // Checked between pings without blocking; restored for the calls after.
+        client.timeoutMilliseconds = 0
+        defer { client.timeoutMilliseconds = 20_000 }
+        while true {
+            let sent = UVLoop.hrtime
+            _ = try pinger.call("$/ping")
+            pings.append(Double(UVLoop.hrtime - sent) / 1e6)
+            let message: Message
+            do { message = try client.next() } catch {
+                if case .timeout = error { continue }
+                throw error
+            }
+            switch message {
+            case .response(id, let result): return (.success(result), pings)
+            case .errorResponse(id, let error): return (.failure(error), pings)
+            default: continue
+            }
+        }
+    }
+
+    private static func check(_ pings: [Double], _ what: String) {
+        let slowest = pings.max() ?? 0
+        #expect(slowest < maxPingMilliseconds, "a ping took \(slowest) ms during \(what) (\(pings.count) pings)")
+    }
+}
