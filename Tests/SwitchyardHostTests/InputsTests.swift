@@ -28,7 +28,7 @@ private func runCLI(_ arguments: [String], executable: String = product("switchy
 
 /// Issue 11 item 4: the control socket's folder, a file already at its path, and the server a client reaches are
 /// checked, so another user cannot put an impostor between the CLI and its host.
-@Suite("control socket cannot be hijacked", .timeLimit(.minutes(1)))
+@Suite("control socket cannot be hijacked", .heavy, .timeLimit(.minutes(1)))
 struct SocketHijackTests {
     /// Starts `switchyard run --socket` and expects it to refuse with `message`, leaving nothing listening.
     func expectRefused(socket: String, _ message: String) async throws {
@@ -125,7 +125,7 @@ struct SocketHijackTests {
 }
 
 /// Issue 11 item 6: a state file or a manifest that is not a regular file of bounded size is refused at once.
-@Suite("files are inputs too", .timeLimit(.minutes(1)))
+@Suite("files are inputs too", .heavy, .timeLimit(.minutes(1)))
 struct FileInputTests {
     enum Shape: String, CaseIterable, Sendable {
         case fifo, devZero, huge, folder
@@ -201,7 +201,7 @@ struct FileInputTests {
 }
 
 /// Issue 11 item 5: running out of descriptors is a pause, not a crash and not a plugin failed for good.
-@Suite("resource exhaustion is not a crash", .timeLimit(.minutes(1)))
+@Suite("resource exhaustion is not a crash", .heavy, .timeLimit(.minutes(1)))
 struct ResourceExhaustionTests {
     /// The pids of `host`'s children whose command line mentions `name`.
     static func children(of host: Int32, named name: String) -> [Int32] {

@@ -109,7 +109,7 @@ struct StallTests {
 /// Sixty seconds of the demo app beside four busy loops on a 2-core machine: nobody healthy is killed. Long and
 /// heavy by design, so it runs when asked (`SWITCHYARD_SOAK=1`, as `Tests/stress.sh` does), not on every `swift test`.
 @Suite(
-    "Soak: the demo app beside four busy loops", .heavy, .timeLimit(.minutes(3)),
+    "Soak: the demo app beside four busy loops", .heavyAlone, .timeLimit(.minutes(3)),
     .enabled(if: SystemProcess.environmentValue("SWITCHYARD_SOAK") != nil, "set SWITCHYARD_SOAK=1"))
 struct SoakTests {
     @Test("60 s with four busy loops: every plugin stays ready, none restarted, none killed")
