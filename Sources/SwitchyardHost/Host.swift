@@ -16,16 +16,19 @@ public struct HostOptions: Sendable {
     public var controlSocket: String?
     /// Where to keep the tree across host runs (nil: not kept).
     public var stateFile: String?
+    /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
+    public var containment: ContainmentMechanism?
 
     public init(
         productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
-        controlSocket: String? = nil, stateFile: String? = nil
+        controlSocket: String? = nil, stateFile: String? = nil, containment: ContainmentMechanism? = nil
     ) {
         self.productsDirectory = productsDirectory
         self.shutdownGraceMs = shutdownGraceMs
         self.handleSignals = handleSignals
         self.controlSocket = controlSocket
         self.stateFile = stateFile
+        self.containment = containment
     }
 }
 
@@ -49,7 +52,7 @@ final class Host {
     private(set) var supervisors: [PluginSupervisor] = []
     private var supervisorsByName: [String: PluginSupervisor] = [:]
     private var unresolved: [PluginStatus] = []
-    private var guardian: Guardian?
+    private(set) var guardian: Guardian?
     private var control: ControlServer?
     private var signals: [UVSignal] = []
     private var keepAlive: UVTimer?
@@ -106,7 +109,10 @@ final class Host {
             logger.error("cannot create the keep-alive timer: \(error)")
         }
         if options.handleSignals { installSignalHandlers() }
-        guardian = Guardian.start(loop: loop, productsDirectory: options.productsDirectory, logger: logger)
+        guardian = Guardian.start(
+            loop: loop, productsDirectory: options.productsDirectory,
+            requested: options.containment ?? Guardian.requestedByEnvironment(), ownsProcess: options.handleSignals,
+            logger: logger)
         if let path = options.controlSocket {
             let server = ControlServer(host: self, path: path, logger: logger)
             do {

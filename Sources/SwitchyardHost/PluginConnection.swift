@@ -158,11 +158,10 @@ final class PluginConnection {
         spawnedAt = UVLoop.hrtime
         do {
             deadlineTimer = try UVTimer(loop: loop)
-            let process = try UVProcess.spawn(loop: loop, options: plugin.spawn) { [weak self] status in
-                self?.processExited(status)
-            }
+            let onExit: (TerminationStatus) -> Void = { [weak self] status in self?.processExited(status) }
+            let process = try guardian?.spawn(plugin.spawn, onExit: onExit)
+                ?? UVProcess.spawn(loop: loop, options: plugin.spawn, onExit: onExit)
             self.process = process
-            guardian?.watch(processGroup: process.pid)
             try process.stdout?.startReading { [weak self] event in self?.stdoutEvent(event) }
             try process.stderr?.startReading { [weak self] event in self?.stderrEvent(event) }
             process.stdin?.onWriteError = { [weak self] error in

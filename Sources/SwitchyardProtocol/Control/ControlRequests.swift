@@ -138,11 +138,31 @@ public enum HostStatusRequest: ControlRequest {
         public var plugins: [Plugin]
         /// Composition problems found at start-up (the app started without the plugins they name).
         public var composition: [ResponseError]
+        /// Which containment is in effect (absent from hosts that predate it).
+        public var containment: Containment?
 
-        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError]) {
+        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError], containment: Containment? = nil) {
             self.revision = revision
             self.plugins = plugins
             self.composition = composition
+            self.containment = containment
+        }
+    }
+
+    /// How the host keeps every descendant of its plugins (including ones that `setsid()` or double-fork) from
+    /// outliving it.
+    public struct Containment: Codable, Sendable, Equatable {
+        /// `pid-namespace`, `cgroup`, `process-group` or `none`.
+        public var mechanism: String
+        /// Each stronger mechanism that is not in effect, with the reason.
+        public var notUsed: [String: String]
+        /// The running guardian's pid (absent with `none`, or while a new one is being started).
+        public var guardian: Int32?
+
+        public init(mechanism: String, notUsed: [String: String], guardian: Int32? = nil) {
+            self.mechanism = mechanism
+            self.notUsed = notUsed
+            self.guardian = guardian
         }
     }
 }
