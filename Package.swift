@@ -142,6 +142,8 @@ let package = Package(
             name: "misbehave",
             dependencies: [
                 "SwitchyardProtocol",
+                // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
+                "SwitchyardUV",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/misbehave",

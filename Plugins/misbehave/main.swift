@@ -31,11 +31,18 @@
 //   --fuzz-lines N               after the handshake, write N mutated protocol lines (seeded by --fuzz-seed)
 //   --type NAME                  the "lab" type's name (to stand in for another plugin's coordinator type)
 //
+//   --descendants KIND FILE      when initialize arrives (first run only), leave a descendant that ignores SIGTERM/SIGHUP and sleeps: `setsid` (in
+//                                a session of its own, via setsid -f), `daemon` (double fork, orphaned in our group) or
+//                                `both` (fork, setsid, fork: a classic daemon); its pid, as the host sees it, is
+//                                appended to FILE once it runs (repeatable)
+//   --descendants-at-eof         leave them at stdin EOF instead (when the host has gone), then exit
+//
 //   --flood-on-sigusr1           SIGUSR1 floods stdout with --flood-lines valid notifications (for `switchyard
 //                                chaos`); off by default, since the signal thread costs descriptors of its own
 import Dispatch
 import Glibc
 import SwitchyardProtocol
+import SwitchyardUV
 import SystemPackage
 
 struct Options {
@@ -68,6 +75,8 @@ struct Options {
     var exitStatus: Int32 = 3
     var fuzzLines = 0
     var fuzzSeed: UInt64 = 1
+    var descendants: [(kind: String, file: String)] = []
+    var descendantsAtEOF = false
 }
 
 func parseOptions() -> Options {
@@ -111,6 +120,8 @@ func parseOptions() -> Options {
         case "--exit-status": options.exitStatus = Int32(int(flag))
         case "--fuzz-lines": options.fuzzLines = int(flag)
         case "--fuzz-seed": options.fuzzSeed = UInt64(int(flag))
+        case "--descendants": options.descendants.append((arguments.next() ?? "", arguments.next() ?? "/dev/null"))
+        case "--descendants-at-eof": options.descendantsAtEOF = true
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -137,6 +148,23 @@ final class NSLockLike: @unchecked Sendable {
     }
 }
 func send(_ message: Message) { writeStdout(message.encodedLine()) }
+
+/// Leaves the descendants --descendants asks for, through sh (no fork in this threaded Swift process). Each reads
+/// its own pid from /proc/self/stat (the host's /proc, so the host's pid even inside a PID namespace), prints it and
+/// closes stdout: the command substitution returns once it runs, and the pid goes to the file only then.
+func leaveDescendants() {
+    for (kind, file) in options.descendants {
+        let body = "trap '' TERM HUP; read p _ </proc/self/stat; echo \\$p; exec sleep 100000 >/dev/null"
+        let launch: String
+        switch kind {
+        case "setsid": launch = "setsid -f sh -c \"\(body)\""
+        case "daemon": launch = "(sh -c \"\(body)\" &)"
+        default: launch = "(setsid sh -c \"\(body)\" &)"
+        }
+        let script = "exec </dev/null 2>/dev/null; p=$( \(launch) ); echo $p >>'\(file)'"
+        _ = try? SystemProcess.run(["/bin/sh", "-c", script])
+    }
+}
 
 let options = parseOptions()
 if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
@@ -212,6 +240,9 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
     switch method {
     case InitializeRequest.method:
         run = params?["restarts"]?.intValue.map(Int.init) ?? 0
+        // Once initialize arrives the host has placed this process in its containment (a cgroup move follows the
+        // spawn), which is what the descendants test, not the spawn-to-move window; and they exist once it is ready.
+        if !options.descendantsAtEOF && run == 0 { leaveDescendants() }
         if faulty, let code = options.exitInHandshake { exit(code) }
         if faulty && options.hangInHandshake { return }
         let offered = params?["protocolVersions"]?.arrayValue?.compactMap(\.intValue).map(Int.init) ?? []
@@ -300,6 +331,7 @@ func respondNormally(_ message: Message) {
 while let line = readLine(strippingNewline: true) {
     handle(line)
 }
+if options.descendantsAtEOF { leaveDescendants() }
 if options.ignoreEOF {
     while true { pause() }
 }

@@ -34,6 +34,12 @@ static inline int switchyard_pidfd_open(int pid) {
 #endif
 }
 
+// Linux namespaces and prctl: the glibc wrappers need _GNU_SOURCE (or are variadic, which Swift cannot call).
+#define SWITCHYARD_CLONE_NEWPID 0x20000000
+static inline int switchyard_unshare_pid(void) { return (int)syscall(SYS_unshare, SWITCHYARD_CLONE_NEWPID); }
+static inline int switchyard_setns_pid(int fd) { return (int)syscall(SYS_setns, fd, SWITCHYARD_CLONE_NEWPID); }
+static inline int switchyard_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+
 static inline int switchyard_peer_uid(int fd, unsigned int *uid, int *pid) {
     // struct ucred needs _GNU_SOURCE, which a module header cannot set reliably; same layout.
     struct { int pid; unsigned int uid; unsigned int gid; } cred;

@@ -215,7 +215,9 @@ final class ControlServer {
         case HostStatusRequest.method:
             let plugins = host.pluginStatuses.map(\.wire)
             let issues = navigator.composition?.issues.map(\.error) ?? []
-            reply(encode(HostStatusRequest.Result(revision: navigator.tree.revision, plugins: plugins, composition: issues, host: host.facts)))
+            reply(encode(HostStatusRequest.Result(
+                revision: navigator.tree.revision, plugins: plugins, composition: issues, host: host.facts,
+                containment: host.guardian?.status)))
         case HostShutdownRequest.method:
             reply(.success(.object(JSONObject())))
             host.shutdown {}

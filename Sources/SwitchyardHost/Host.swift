@@ -19,15 +19,19 @@ public struct HostOptions: Sendable {
     /// Bounds on deep links and `navigate` chains from control clients and plugins (spec §6).
     public var requestLimits = RequestLimits.defaults
 
+    /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
+    public var containment: ContainmentMechanism?
+
     public init(
         productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
-        controlSocket: String? = nil, stateFile: String? = nil
+        controlSocket: String? = nil, stateFile: String? = nil, containment: ContainmentMechanism? = nil
     ) {
         self.productsDirectory = productsDirectory
         self.shutdownGraceMs = shutdownGraceMs
         self.handleSignals = handleSignals
         self.controlSocket = controlSocket
         self.stateFile = stateFile
+        self.containment = containment
     }
 }
 
@@ -51,7 +55,7 @@ final class Host {
     private(set) var supervisors: [PluginSupervisor] = []
     private var supervisorsByName: [String: PluginSupervisor] = [:]
     private var unresolved: [PluginStatus] = []
-    private var guardian: Guardian?
+    private(set) var guardian: Guardian?
     private var control: ControlServer?
     private var signals: [UVSignal] = []
     private var keepAlive: UVTimer?
@@ -120,7 +124,10 @@ final class Host {
         loop.onStall = { [logger] milliseconds in
             if milliseconds > 100 { logger.warning("host loop stalled \(milliseconds) ms") }
         }
-        guardian = Guardian.start(loop: loop, productsDirectory: options.productsDirectory, logger: logger)
+        guardian = Guardian.start(
+            loop: loop, productsDirectory: options.productsDirectory,
+            requested: options.containment ?? Guardian.requestedByEnvironment(), ownsProcess: options.handleSignals,
+            logger: logger)
         if let path = options.controlSocket {
             let server = ControlServer(host: self, path: path, logger: logger)
             do {

@@ -163,6 +163,11 @@ public final class HostHandle: Sendable {
 
     // MARK: - Plugins
 
+    /// Which containment keeps the plugins' descendants from outliving the host (as in `host/status`).
+    public func containment() async -> HostStatusRequest.Containment? {
+        await onLoop { host, done in done(host.guardian?.status) } ?? nil
+    }
+
     /// Each plugin's state, pid, restarts and last error.
     public func status() async -> [PluginStatus] {
         await onLoop { host, done in done(host.pluginStatuses) } ?? []

@@ -166,13 +166,16 @@ final class PluginConnection {
     /// Spawns the process and sends `initialize`. Failures arrive as events (`handshakeFailed`, `terminated`).
     func start(guardian: Guardian?) {
         spawnedAt = UVLoop.hrtime
-        do {
+        do throws(UVError) {
             deadlineTimer = try UVTimer(loop: loop)
-            let process = try UVProcess.spawn(loop: loop, options: plugin.spawn) { [weak self] status in
-                self?.processExited(status)
+            let onExit: (TerminationStatus) -> Void = { [weak self] status in self?.processExited(status) }
+            let process: UVProcess
+            if let guardian {
+                process = try guardian.spawn(plugin.spawn, onExit: onExit)
+            } else {
+                process = try UVProcess.spawn(loop: loop, options: plugin.spawn, onExit: onExit)
             }
             self.process = process
-            guardian?.watch(processGroup: process.pid)
             try process.stdout?.startReading { [weak self] event in self?.stdoutEvent(event) }
             try process.stderr?.startReading { [weak self] event in self?.stderrEvent(event) }
             process.stdin?.onWriteError = { [weak self] error in

@@ -69,6 +69,8 @@ final class PluginSupervisor {
     private(set) var incarnation = 0
     private var stopping = false
     private var everReady = false
+    /// The guardian generation the running process was spawned under (see ``Guardian/lostNamespace(since:)``).
+    private var guardianGeneration = 0
     private var handshakeError: ResponseError?
     private var restartTimes = Deque<UInt64>()
     private var backoffTimer: UVTimer?
@@ -113,6 +115,7 @@ final class PluginSupervisor {
             self.handle(event, from: connection)
         }
         setState(.starting)
+        guardianGeneration = guardian?.generation ?? 0
         connection.start(guardian: guardian)
     }
 
@@ -186,6 +189,15 @@ final class PluginSupervisor {
             return
         }
         lastCrashAt = loop.now
+        if let guardian, guardian.lostNamespace(since: guardianGeneration) {
+            // Killed with its PID namespace because the guardian died: not the plugin's fault, so it restarts at
+            // once and the restart does not count toward its intensity (its spawn starts the next guardian).
+            restarts += 1
+            logger.notice("plugin '\(name)' ended with its PID namespace (\(termination)); restarting (restart \(restarts), not counted)")
+            setState(.restarting)
+            start()
+            return
+        }
         let abnormal = termination.isAbnormal || wasStarting
         switch plugin.restart.policy {
         case .temporary:

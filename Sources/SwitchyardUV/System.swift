@@ -72,6 +72,36 @@ public enum SystemProcess {
         return ready > 0
     }
 
+    /// Whether `pid` is gone, a zombie, or already exiting (`PF_EXITING` in `/proc/PID/stat`'s flags). A PID
+    /// namespace's init that has died stays "running" in its state letter until every process in the namespace is
+    /// reaped; this sees it as gone at once.
+    public static func isExiting(_ pid: Int32) -> Bool {
+        guard let stat = try? FileSystem.readFile("/proc/\(pid)/stat"),
+            let close = stat.lastIndex(of: UInt8(ascii: ")"))
+        else { return true }
+        // Fields after the command: state, ppid, pgrp, session, tty_nr, tpgid, flags, ...
+        let fields = String(decoding: stat[(close + 2)...], as: UTF8.self).split(separator: " ")
+        guard fields.count > 6, let flags = UInt64(fields[6]) else { return true }
+        return fields[0] == "Z" || fields[0] == "X" || flags & 0x4 != 0
+    }
+
+    /// SIGKILLs and reaps every child of this process that was not spawned through ``UVProcess`` (orphaned
+    /// descendants reparented to it as a subreaper, see ``ProcessContainment/becomeSubreaper()``).
+    /// - Returns: how many there were.
+    @discardableResult
+    public static func endAdoptedOrphans() -> Int {
+        let spawned = UVProcess.spawned.withLock { $0 }
+        let adopted = childPIDs(of: getpid()).filter { !spawned.contains($0) }
+        for pid in adopted { Glibc.kill(pid, SIGKILL) }
+        for pid in adopted {
+            // SIGKILL cannot be ignored: each exits promptly, and waitpid on its own pid takes no one else's status.
+            _ = waitForExit(pid, milliseconds: 1_000)
+            var status: Int32 = 0
+            _ = waitpid(pid, &status, WNOHANG)
+        }
+        return adopted.count
+    }
+
     /// The descriptors a process has open, from `/proc/PID/fd`.
     public static func openDescriptors(of pid: Int32) -> [Int32] {
         guard let directory = opendir("/proc/\(pid)/fd") else { return [] }
@@ -405,6 +435,21 @@ public enum FileSystem {
 
     @discardableResult
     public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+    /// Writes `text` to an existing file in one `write` (no create, no rename): for kernel control files such as
+    /// `cgroup.procs`, where each write is one command.
+    public static func writeExisting(_ path: String, _ text: String) throws(UVError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UVError(errno: errno, operation: "open \(path)") }
+        defer { Glibc.close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw UVError(errno: errno, operation: "write \(path)") }
+    }
+
+    /// Removes an empty directory. Returns false if it failed.
+    @discardableResult
+    public static func removeDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
+
 
     /// Seconds since the epoch (wall clock, for file names and reports).
     public static var secondsSinceEpoch: Int { Int(Glibc.time(nil)) }

@@ -1,5 +1,6 @@
 import CLibUV
 import Glibc
+import Synchronization
 
 /// How a child process ended.
 ///
@@ -64,6 +65,8 @@ public struct UVSpawnOptions: Sendable {
     public var stdin: Stdio
     public var stdout: Stdio
     public var stderr: Stdio
+    /// Fork the child into this PID namespace (nil: the host's own). See ``PIDNamespace``.
+    public var pidNamespace: PIDNamespace?
 
     public init(
         executable: String, arguments: [String] = [], environment: [String: String] = [:],
@@ -192,7 +195,9 @@ public final class UVProcess: UVHandle {
 
         let status: Int32 = SpawnLock.withLock {
             markAllDescriptorsCloseOnExec()
-            return spawn(handle, &spawnOptions, argv: argv, workingDirectory: options.workingDirectory)
+            return PIDNamespace.forking(into: options.pidNamespace) {
+                spawn(handle, &spawnOptions, argv: argv, workingDirectory: options.workingDirectory)
+            }
         }
         // uv_spawn initialises the handle even when it fails, so it must be closed either way (libuv#5055).
         adopt()
@@ -203,7 +208,12 @@ public final class UVProcess: UVHandle {
             throw UVError(code: status, operation: "uv_spawn \(options.executable)")
         }
         pid = handle.pointee.pid
+        UVProcess.spawned.withLock { _ = $0.insert(pid) }
     }
+
+    /// Every child spawned through ``spawn(loop:options:onExit:)`` in this process and not yet reaped: the children
+    /// that are not in here were adopted (see ``SystemProcess/endAdoptedOrphans()``).
+    static let spawned = Mutex<Set<Int32>>([])
 
     private func spawn(
         _ handle: UnsafeMutablePointer<uv_process_t>, _ spawnOptions: inout uv_process_options_t,
@@ -253,6 +263,7 @@ public final class UVProcess: UVHandle {
     fileprivate func exited(status: Int64, signal: Int32) {
         let termination: TerminationStatus = signal != 0 ? .signaled(signal) : .exited(status)
         terminationStatus = termination
+        UVProcess.spawned.withLock { _ = $0.remove(pid) }
         let handler = exitHandler
         exitHandler = nil
         handler?(termination)

@@ -156,12 +156,35 @@ public enum HostStatusRequest: ControlRequest {
         public var composition: [ResponseError]
         /// The host process (absent from hosts before this field existed).
         public var host: Host?
+        /// Which containment is in effect (absent from hosts that predate it).
+        public var containment: Containment?
 
-        public init(revision: UInt64, plugins: [Plugin], composition: [ResponseError], host: Host? = nil) {
+        public init(
+            revision: UInt64, plugins: [Plugin], composition: [ResponseError], host: Host? = nil,
+            containment: Containment? = nil
+        ) {
             self.revision = revision
             self.plugins = plugins
             self.composition = composition
             self.host = host
+            self.containment = containment
+        }
+    }
+
+    /// How the host keeps every descendant of its plugins (including ones that `setsid()` or double-fork) from
+    /// outliving it.
+    public struct Containment: Codable, Sendable, Equatable {
+        /// `pid-namespace`, `cgroup`, `process-group` or `none`.
+        public var mechanism: String
+        /// Each stronger mechanism that is not in effect, with the reason.
+        public var notUsed: [String: String]
+        /// The running guardian's pid (absent with `none`, or while a new one is being started).
+        public var guardian: Int32?
+
+        public init(mechanism: String, notUsed: [String: String], guardian: Int32? = nil) {
+            self.mechanism = mechanism
+            self.notUsed = notUsed
+            self.guardian = guardian
         }
     }
 }
