@@ -519,6 +519,28 @@ private func writeAll(_ fd: Int32, _ text: String) {
     }
 }
 
+/// Calls `bind` or `connect` on `fd` with `path` as a `sockaddr_un`. Returns the call's status; a path too long for
+/// `sun_path` fails with `ENAMETOOLONG` in `errno`, like the kernel would, instead of being cut.
+func unixAddressCall(
+    _ fd: Int32, _ path: String, _ name: String,
+    _ call: (Int32, UnsafePointer<sockaddr>?, socklen_t) -> Int32
+) -> Int32 {
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    let bytes = Array(path.utf8)
+    guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
+        errno = ENAMETOOLONG
+        return -1
+    }
+    withUnsafeMutableBytes(of: &address.sun_path) { raw in
+        for (index, byte) in bytes.enumerated() { raw[index] = byte }
+        raw[bytes.count] = 0
+    }
+    return withUnsafePointer(to: &address) { pointer in
+        pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { call(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+}
+
 /// A blocking Unix-domain stream socket client (for the CLI's control commands and for probing stale sockets).
 public final class UnixSocket {
     private var fd: Int32
@@ -531,24 +553,7 @@ public final class UnixSocket {
     public init(connectingTo path: String, requireSameUser: Bool = true) throws(UVError) {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         if fd < 0 { throw UVError(errno: errno, operation: "socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        let capacity = MemoryLayout.size(ofValue: address.sun_path)
-        guard bytes.count < capacity else {
-            Glibc.close(fd)
-            throw UVError(code: UV_ENAMETOOLONG.rawValue, operation: "connect \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-            raw[bytes.count] = 0
-        }
-        let status = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if status != 0 {
+        if unixAddressCall(fd, path, "connect", Glibc.connect) != 0 {
             let error = UVError(errno: errno, operation: "connect \(path)")
             Glibc.close(fd)
             throw error

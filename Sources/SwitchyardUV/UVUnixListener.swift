@@ -41,23 +41,7 @@ public final class UVUnixListener: UVHandle {
     private static func listeningSocket(path: String, mode: UInt32, backlog: Int32) throws(UVError) -> Int32 {
         let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
         if fd < 0 { throw UVError(errno: errno, operation: "socket") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        guard bytes.count < MemoryLayout.size(ofValue: address.sun_path) else {
-            Glibc.close(fd)
-            throw UVError(code: UV_ENAMETOOLONG.rawValue, operation: "bind \(path)")
-        }
-        withUnsafeMutableBytes(of: &address.sun_path) { raw in
-            for (index, byte) in bytes.enumerated() { raw[index] = byte }
-            raw[bytes.count] = 0
-        }
-        let bound = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                Glibc.bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
-        if bound != 0 {
+        if unixAddressCall(fd, path, "bind", Glibc.bind) != 0 {
             let error = UVError(errno: errno, operation: "bind \(path)")
             Glibc.close(fd)
             throw error
