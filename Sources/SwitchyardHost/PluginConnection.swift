@@ -1,51 +1,7 @@
-import DequeModule
 import Glibc
 import Logging
 import SwitchyardProtocol
-public import SwitchyardUV
-
-/// How a plugin process ended, and why, as the host classifies it (systemd's and Chrome's exit classes).
-public struct PluginTermination: Sendable, Equatable, CustomStringConvertible {
-    public enum Cause: Sendable, Equatable {
-        /// The host asked it to stop (shutdown ladder).
-        case stopped
-        /// It exited on its own with status 0.
-        case exitedCleanly
-        /// It exited on its own with a non-zero status.
-        case exitedWithError
-        /// A signal the host did not send (a crash: SIGSEGV, SIGABRT, an outside SIGKILL...).
-        case crashed
-        /// The host killed it: the reason says why (hung, stopped reading, protocol violations, timeout).
-        case killed(String)
-        /// It could not be started at all (exec failed).
-        case failedToStart(String)
-    }
-
-    public let status: TerminationStatus?
-    public let cause: Cause
-    /// The last lines it wrote to stderr, for the crash report.
-    public let stderrTail: [String]
-
-    /// Abnormal in Erlang's sense: anything but an exit the host asked for or a clean exit.
-    public var isAbnormal: Bool {
-        switch cause {
-        case .stopped, .exitedCleanly: false
-        default: true
-        }
-    }
-
-    public var description: String {
-        let how = status.map { "\($0)" } ?? "not started"
-        switch cause {
-        case .stopped: return "stopped (\(how))"
-        case .exitedCleanly: return "exited cleanly"
-        case .exitedWithError: return how
-        case .crashed: return "crashed (\(how))"
-        case .killed(let reason): return "killed by the host: \(reason)"
-        case .failedToStart(let reason): return "failed to start: \(reason)"
-        }
-    }
-}
+import SwitchyardUV
 
 /// One running plugin process and the JSON-lines conversation with it.
 ///
@@ -115,26 +71,15 @@ final class PluginConnection {
 
     /// How many times the supervisor restarted this plugin before this process (sent in `initialize`).
     private let restarts: Int
-    /// Token bucket for messages from the plugin (`maxMessagesPerSecond`, burst of the same size).
-    private var tokens: Double
-    private var tokensRefilledAt: UInt64 = 0
+    // The rules, as values (PluginPolicies.swift); this class does the I/O and the timers. Every `now` they get
+    // is the loop's running clock, read after a poll (spec §6.1).
+    private var admission: AdmissionPolicy
+    private var heartbeat: HeartbeatPolicy
+    private var writeQueue: WriteQueuePolicy
     /// Messages dropped over the rate.
     private(set) var droppedOverRate = 0
-    /// Requests from the plugin the host has not answered yet (`maxOutstandingRequests`).
-    private var inboundOutstanding = Set<RequestID>()
-    /// Loop times of recent protocol errors (the quarantine window).
-    private var recentErrors = Deque<UInt64>()
-    private static let errorWindowMs: UInt64 = 10_000
     private var heartbeatTimer: UVTimer?
     private var heartbeatJudgementPending = false
-    /// The unanswered heartbeat's id and when it was sent (running clock). Heartbeats use string ids (`hb-N`) of
-    /// their own, so they never shift the numbering of the host's other requests.
-    private var heartbeatOutstanding: (id: String, sentAt: UInt64)?
-    private var heartbeatCount = 0
-    private var lastHeardAt: UInt64 = 0
-    /// Set while the write queue is over `maxWriteQueueBytes`: the bytes queued and the running-clock time when the
-    /// plugin last made progress reading them.
-    private var writeStall: (queued: Int, since: UInt64)?
     private var writeStallTimer: UVTimer?
 
     /// Counters for status and benchmarks.
@@ -153,7 +98,9 @@ final class PluginConnection {
         self.plugin = plugin
         self.loop = loop
         self.restarts = restarts
-        self.tokens = Double(plugin.limits.maxMessagesPerSecond)
+        self.admission = AdmissionPolicy(plugin.limits)
+        self.heartbeat = HeartbeatPolicy(intervalMs: 0, timeoutMs: 0, now: 0)
+        self.writeQueue = WriteQueuePolicy(limitBytes: plugin.maxWriteQueueBytes, windowMs: plugin.limits.heartbeatTimeoutMs)
         var logger = logger
         logger[metadataKey: "plugin"] = .string(plugin.name)
         self.logger = logger
@@ -323,12 +270,12 @@ final class PluginConnection {
 
     /// Answers a request the plugin sent.
     func respond(to id: RequestID, result: JSONValue) {
-        inboundOutstanding.remove(id)
+        admission.endRequest(id)
         _ = write(.response(id: id, result: result))
     }
 
     func respond(to id: RequestID, error: ResponseError) {
-        inboundOutstanding.remove(id)
+        admission.endRequest(id)
         _ = write(.errorResponse(id: id, error: error))
     }
 
@@ -339,7 +286,7 @@ final class PluginConnection {
         }
         let line = message.encodedLine()
         let queued = stdin.queuedBytes
-        if queued + line.count > 2 * plugin.maxWriteQueueBytes {
+        if !writeQueue.fits(line.count, queued: queued) {
             // The hard bound on host memory: answers and notifications may overrun the soft limit (refusing them
             // would lose them), but not without end.
             kill(reason: "stopped reading its stdin (\(queued) bytes queued, twice the limit of \(plugin.maxWriteQueueBytes))")
@@ -351,7 +298,7 @@ final class PluginConnection {
             return .pluginUnavailable(name, "writing failed: \(error)")
         }
         messagesSent += 1
-        if writeStall == nil && stdin.queuedBytes > plugin.maxWriteQueueBytes { beginWriteStall() }
+        if writeQueue.wrote(queued: stdin.queuedBytes, now: loop.activeNow) { beginWriteStall() }
         return nil
     }
 
@@ -364,9 +311,8 @@ final class PluginConnection {
     /// New requests are refused (not queued) while the plugin is behind on reading, so a caller gets back-pressure
     /// at once and host memory stays bounded; the plugin itself is judged by ``judgeWriteStall()``.
     private func refuseWhileNotReading(method: String) -> ResponseError? {
-        guard writeStall != nil, method != ShutdownRequest.method else { return nil }
         let queued = queuedBytes
-        guard queued > plugin.maxWriteQueueBytes else { return nil }
+        guard method != ShutdownRequest.method, writeQueue.refusesRequests(queued: queued) else { return nil }
         return notReadingError(queued: queued)
     }
 
@@ -377,37 +323,28 @@ final class PluginConnection {
     // shrink at all.
 
     private func beginWriteStall() {
-        let queued = queuedBytes
-        let window = UInt64(plugin.limits.heartbeatTimeoutMs)
-        writeStall = (queued, loop.activeNow)
         logger.warning(
-            "plugin '\(name)' stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes)): requests are refused; it is killed unless it reads within \(window) ms")
+            "plugin '\(name)' stopped reading its stdin (\(queuedBytes) bytes queued, limit \(plugin.maxWriteQueueBytes)): requests are refused; it is killed unless it reads within \(writeQueue.windowMs) ms")
         if writeStallTimer == nil { writeStallTimer = try? UVTimer(loop: loop) }
-        try? writeStallTimer?.start(after: window) { [weak self] in
+        armWriteStallCheck(after: writeQueue.windowMs)
+    }
+
+    private func armWriteStallCheck(after milliseconds: UInt64) {
+        try? writeStallTimer?.start(after: milliseconds) { [weak self] in
             self?.loop.afterNextPoll { [weak self] in self?.judgeWriteStall() }
         }
     }
 
     private func judgeWriteStall() {
-        guard let stall = writeStall, state != .terminated else { return }
+        guard state != .terminated else { return }
         let queued = queuedBytes
-        let now = loop.activeNow
-        let window = UInt64(plugin.limits.heartbeatTimeoutMs)
-        if queued <= plugin.maxWriteQueueBytes {
-            writeStall = nil
+        switch writeQueue.judge(queued: queued, now: loop.activeNow) {
+        case .recovered:
             logger.notice("plugin '\(name)' reads its stdin again (\(queued) bytes queued)")
-            return
-        }
-        if queued < stall.queued {
-            writeStall = (queued, now)
-        } else if now &- stall.since >= window {
-            kill(reason: "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes), nothing read for \(now &- stall.since) ms)")
-            return
-        }
-        let since = writeStall?.since ?? now
-        let remaining = since + window > now ? since + window - now : 1
-        try? writeStallTimer?.start(after: remaining) { [weak self] in
-            self?.loop.afterNextPoll { [weak self] in self?.judgeWriteStall() }
+        case .checkAgain(let milliseconds):
+            armWriteStallCheck(after: milliseconds)
+        case .notReading(let milliseconds):
+            kill(reason: "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes), nothing read for \(milliseconds) ms)")
         }
     }
 
@@ -415,7 +352,7 @@ final class PluginConnection {
     var queuedBytes: Int { process?.stdin?.queuedBytes ?? 0 }
 
     // MARK: - Deadlines
-
+    //
     // A timer only wakes the loop; the verdict waits for the next poll (``UVLoop/afterNextPoll(_:)``), so an answer
     // already in the pipe is read first, and is measured on the running clock, so the host's own stall is not
     // counted against the plugin.
@@ -510,7 +447,7 @@ final class PluginConnection {
             report(named)
         case .message(let message, let lineNumber):
             messagesReceived += 1
-            lastHeardAt = loop.activeNow
+            heartbeat.heard(now: loop.activeNow)
             guard withinRate(message, lineNumber: lineNumber) else { return }
             switch message {
             case .response(let id, let result):
@@ -528,8 +465,8 @@ final class PluginConnection {
                     respond(
                         to: id,
                         error: ResponseError(.notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
-                } else if inboundOutstanding.count >= plugin.limits.maxOutstandingRequests || inboundOutstanding.contains(id) {
-                    let error = inboundOutstanding.contains(id)
+                } else if case let verdict = admission.beginRequest(id), verdict != .accepted {
+                    let error = verdict == .duplicateID
                         ? ResponseError(.invalidRequest, "line \(lineNumber): request id \(id) is already in use", data: ["line": .int(Int64(lineNumber)), "field": "id"])
                         : ResponseError(
                             .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxOutstandingRequests) requests outstanding",
@@ -538,7 +475,6 @@ final class PluginConnection {
                     _ = write(.errorResponse(id: id, error: named))
                     report(named)
                 } else {
-                    inboundOutstanding.insert(id)
                     onEvent(.request(id: id, method: method, params: params))
                 }
             case .notification(let method, let params):
@@ -552,10 +488,7 @@ final class PluginConnection {
     }
 
     private func resolve(_ id: RequestID, _ result: Result<JSONValue, ResponseError>, lineNumber: Int) {
-        if case .string(let text) = id, text == heartbeatOutstanding?.id {
-            heartbeatOutstanding = nil
-            return
-        }
+        if heartbeat.answered(id) { return }
         guard case .number(let number) = id, let request = pending.removeValue(forKey: number) else {
             report(
                 ResponseError(
@@ -576,12 +509,8 @@ final class PluginConnection {
         guard state == .ready || state == .starting else { return }
         // The window is running time: a backlog read after the host's own stall must not look like a burst.
         let now = loop.activeNow
-        recentErrors.append(now)
-        while let first = recentErrors.first, now &- first > Self.errorWindowMs || recentErrors.count > plugin.limits.maxProtocolErrors + 1 {
-            recentErrors.removeFirst()
-        }
-        if recentErrors.count > plugin.limits.maxProtocolErrors {
-            kill(reason: "quarantined: \(recentErrors.count) protocol errors within \(Self.errorWindowMs / 1_000) s (last: \(error.message))")
+        if admission.recordError(now: now) {
+            kill(reason: "quarantined: \(admission.errorsInWindow) protocol errors within \(admission.errorWindowMs / 1_000) s (last: \(error.message))")
         }
     }
 
@@ -596,15 +525,8 @@ final class PluginConnection {
         default:
             break
         }
-        let now = loop.now
-        let rate = Double(plugin.limits.maxMessagesPerSecond)
-        if tokensRefilledAt == 0 { tokensRefilledAt = now }
-        tokens = min(rate, tokens + Double(now &- tokensRefilledAt) * rate / 1_000)
-        tokensRefilledAt = now
-        if tokens >= 1 {
-            tokens -= 1
-            return true
-        }
+        // The rate is refilled by real time, not running time: the plugin really had that time to send in.
+        if admission.takeToken(now: loop.now) { return true }
         let error = ResponseError(
             .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxMessagesPerSecond) messages per second",
             data: ["line": .int(Int64(lineNumber)), "limit": "maxMessagesPerSecond"]
@@ -620,34 +542,29 @@ final class PluginConnection {
     /// Pings the plugin when it has been silent for `heartbeatIntervalMs`; a ping unanswered for
     /// `heartbeatTimeoutMs` means it is hung (stopped, deadlocked, spinning) and it is killed like a crash.
     private func startHeartbeat() {
-        let interval = UInt64(plugin.limits.heartbeatIntervalMs)
-        guard interval > 0, let timer = try? UVTimer(loop: loop) else { return }
+        heartbeat = HeartbeatPolicy(
+            intervalMs: plugin.limits.heartbeatIntervalMs, timeoutMs: plugin.limits.heartbeatTimeoutMs, now: loop.activeNow)
+        guard heartbeat.isEnabled, let timer = try? UVTimer(loop: loop) else { return }
         heartbeatTimer = timer
-        lastHeardAt = loop.activeNow
-        let tick = max(20, min(interval, UInt64(plugin.limits.heartbeatTimeoutMs)) / 4)
-        try? timer.start(after: tick, repeatEvery: tick) { [weak self] in
+        try? timer.start(after: heartbeat.tickMs, repeatEvery: heartbeat.tickMs) { [weak self] in
             // Judged after the next poll, on the running clock, like every other deadline.
             guard let self, !self.heartbeatJudgementPending else { return }
             self.heartbeatJudgementPending = true
-            self.loop.afterNextPoll { [weak self] in self?.heartbeat() }
+            self.loop.afterNextPoll { [weak self] in self?.heartbeatTick() }
         }
     }
 
-    private func heartbeat() {
+    private func heartbeatTick() {
         heartbeatJudgementPending = false
         guard state == .ready else { return }
-        let now = loop.activeNow
-        if let outstanding = heartbeatOutstanding {
-            if now &- outstanding.sentAt >= UInt64(plugin.limits.heartbeatTimeoutMs) {
-                kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms of running time")
-            }
-            return
+        switch heartbeat.tick(now: loop.activeNow) {
+        case .none:
+            break
+        case .ping(let id):
+            _ = write(.request(id: .string(id), method: PingRequest.method, params: .object(JSONObject())))
+        case .hung:
+            kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms of running time")
         }
-        guard now &- lastHeardAt >= UInt64(plugin.limits.heartbeatIntervalMs) else { return }
-        heartbeatCount += 1
-        let id = "hb-\(heartbeatCount)"
-        heartbeatOutstanding = (id, now)
-        _ = write(.request(id: .string(id), method: PingRequest.method, params: .object(JSONObject())))
     }
 
     private func log(_ params: JSONValue?) {
@@ -687,37 +604,48 @@ final class PluginConnection {
     func stop(graceMs: Int = 2_000, shutdownTimeoutMs: Int = 1_000) {
         guard !stopRequested, state != .terminated else { return }
         stopRequested = true
-        let wasReady = state == .ready
+        let steps = TeardownStep.ladder(
+            graceMs: graceMs, shutdownTimeoutMs: shutdownTimeoutMs, ready: state == .ready, term: SIGTERM, kill: SIGKILL)
         state = .stopping
-        guard wasReady else {
-            closeStdinAndEscalate(graceMs: graceMs)
-            return
-        }
-        sendRaw(method: ShutdownRequest.method, params: .object(JSONObject()), timeoutMs: shutdownTimeoutMs) {
-            [weak self] _ in
-            guard let self, self.state != .terminated else { return }
-            _ = self.write(.notification(method: ExitNotification.method, params: nil))
-            self.closeStdinAndEscalate(graceMs: graceMs)
-        }
+        runTeardown(steps[...], previous: nil)
     }
 
-    private func closeStdinAndEscalate(graceMs: Int) {
-        if let stdin = process?.stdin, stdin.isOpen {
-            try? stdin.shutdown { _ in stdin.close() }
-        }
-        guard ladderTimer == nil, let timer = try? UVTimer(loop: loop) else { return }
-        ladderTimer = timer
-        try? timer.start(after: UInt64(graceMs)) { [weak self] in
-            guard let self, let process = self.process, process.terminationStatus == nil else { return }
-            self.logger.notice("plugin '\(self.name)' did not exit after stdin closed; sending SIGTERM")
-            try? process.killGroup(SIGTERM)
-            try? timer.start(after: UInt64(graceMs)) { [weak self] in
-                guard let self, let process = self.process, process.terminationStatus == nil else { return }
-                self.logger.warning("plugin '\(self.name)' ignored SIGTERM; sending SIGKILL")
-                if self.killReason == nil { self.killReason = "ignored SIGTERM during shutdown" }
-                try? process.killGroup(SIGKILL)
+    /// Runs the ladder one step at a time: each step acts, then waits for the exit (which ends the ladder through
+    /// ``checkTerminated()``) or for its time to run out.
+    private func runTeardown(_ steps: ArraySlice<TeardownStep>, previous: TeardownStep?) {
+        guard let step = steps.first, state != .terminated, let process, process.terminationStatus == nil else { return }
+        let rest = steps.dropFirst()
+        switch step {
+        case .shutdownRequest(let waitMs):
+            sendRaw(method: ShutdownRequest.method, params: .object(JSONObject()), timeoutMs: waitMs) { [weak self] _ in
+                guard let self, self.state != .terminated else { return }
+                _ = self.write(.notification(method: ExitNotification.method, params: nil))
+                self.runTeardown(rest, previous: step)
             }
+            return
+        case .closeStdin:
+            if let stdin = process.stdin, stdin.isOpen {
+                try? stdin.shutdown { _ in stdin.close() }
+            }
+        case .signal(let number, _):
+            switch (previous, number) {
+            case (.closeStdin?, _):
+                logger.notice("plugin '\(name)' did not exit after stdin closed; sending SIGTERM")
+            case (.signal?, SIGKILL):
+                logger.warning("plugin '\(name)' ignored SIGTERM; sending SIGKILL")
+                if killReason == nil { killReason = "ignored SIGTERM during shutdown" }
+            default:
+                logger.notice("plugin '\(name)': shutdown ladder sends signal \(number)")
+            }
+            try? process.killGroup(number)
         }
+        let waitMs: Int
+        switch step {
+        case .shutdownRequest(let wait), .closeStdin(let wait), .signal(_, let wait): waitMs = wait
+        }
+        guard !rest.isEmpty else { return }
+        if ladderTimer == nil { ladderTimer = try? UVTimer(loop: loop) }
+        try? ladderTimer?.start(after: UInt64(max(0, waitMs))) { [weak self] in self?.runTeardown(rest, previous: step) }
     }
 
     private func processExited(_ status: TerminationStatus) {
