@@ -1,0 +1,160 @@
+import Glibc
+import Logging
+import SwitchyardProtocol
+import SwitchyardUV
+
+// Reading: every line from stdout is framed, parsed strictly and classified; stderr goes to the log.
+extension PluginConnection {
+    // MARK: - Reading
+
+    func stdoutEvent(_ event: UVPipe.ReadEvent) {
+        switch event {
+        case .data(let bytes):
+            // A plugin being killed (quarantined, hung, not reading) has nothing more to say: what it still had in
+            // the pipe is drained unparsed, so a flood costs nothing once it has been caught.
+            guard killReason == nil else { return }
+            reader.append(bytes)
+            while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
+        case .eof, .error:
+            // A condemned plugin's unterminated remainder is not one more line to judge (nor to log twice).
+            if let last = reader.finish(), killReason == nil { handle(last) }
+            stdoutClosed = true
+            process?.stdout?.close()
+            checkTerminated()
+        }
+    }
+
+    func stderrEvent(_ event: UVPipe.ReadEvent) {
+        switch event {
+        case .data(let bytes):
+            let (lines, startedDropping) = stderr.consume(bytes, now: loop.now)
+            for line in lines { logger.info("\(line)") }
+            if startedDropping {
+                report(ResponseError(
+                    .limitExceeded, "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
+                    data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
+            }
+        case .eof, .error:
+            for line in stderr.finish() { logger.info("\(line)") }
+            if stderr.droppedBytes > 0 {
+                logger.warning("dropped \(stderr.droppedBytes) stderr bytes over the rate limit")
+            }
+            stderrClosed = true
+            process?.stderr?.close()
+            checkTerminated()
+        }
+    }
+
+    func handle(_ event: MessageReader.Event) {
+        switch event {
+        case .violation(let violation):
+            let named = violation.error.naming(plugin: name)
+            if let id = violation.requestID { respond(to: id, error: named) }
+            report(named)
+        case .message(let message, let lineNumber):
+            messagesReceived += 1
+            heartbeat.heard(now: loop.activeNow)
+            guard withinRate(message, lineNumber: lineNumber) else { return }
+            switch message {
+            case .response(let id, let result):
+                resolve(id, .success(result), lineNumber: lineNumber)
+            case .errorResponse(let id, let error):
+                guard let id else {
+                    report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
+                    return
+                }
+                resolve(id, .failure(error), lineNumber: lineNumber)
+            case .request(let id, let method, let params):
+                if method == PingRequest.method {
+                    respond(to: id, result: .object(JSONObject()))
+                } else if state != .ready {
+                    respond(
+                        to: id,
+                        error: ResponseError(.notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
+                } else if case let verdict = admission.beginRequest(id), verdict != .accepted {
+                    let error = verdict == .duplicateID
+                        ? ResponseError(.invalidRequest, "line \(lineNumber): request id \(id) is already in use", data: ["line": .int(Int64(lineNumber)), "field": "id"])
+                        : ResponseError(
+                            .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxOutstandingRequests) requests outstanding",
+                            data: ["line": .int(Int64(lineNumber)), "limit": "maxOutstandingRequests"])
+                    let named = error.naming(plugin: name)
+                    _ = write(.errorResponse(id: id, error: named))
+                    report(named)
+                } else {
+                    onEvent(.request(id: id, method: method, params: params))
+                }
+            case .notification(let method, let params):
+                if method == LogNotification.method {
+                    log(params)
+                } else {
+                    onEvent(.notification(method: method, params: params))
+                }
+            }
+        }
+    }
+
+    func resolve(_ id: RequestID, _ result: Result<JSONValue, ResponseError>, lineNumber: Int) {
+        if heartbeat.answered(id) { return }
+        guard case .number(let number) = id, let request = pending.removeValue(forKey: number) else {
+            report(
+                ResponseError(
+                    .invalidRequest, "line \(lineNumber): response to unknown request id \(id)",
+                    data: ["line": .int(Int64(lineNumber)), "field": "id"]
+                ).naming(plugin: name))
+            return
+        }
+        request.completion(result)
+    }
+
+    /// A protocol error: logged, reported, and counted; more than `maxProtocolErrors` within 10 s quarantines the
+    /// plugin (killed; its supervisor's policy decides whether it comes back).
+    func report(_ error: ResponseError, log: Bool = true) {
+        guard killReason == nil else { return }
+        if log { logger.warning("\(error.message)") }
+        onEvent(.violation(error))
+        guard state == .ready || state == .starting else { return }
+        // The window is running time: a backlog read after the host's own stall must not look like a burst.
+        let now = loop.activeNow
+        if admission.recordError(now: now) {
+            kill(reason: "quarantined: \(admission.errorsInWindow) protocol errors within \(admission.errorWindowMs / 1_000) s (last: \(error.message))")
+        }
+    }
+
+    /// Takes a token for one message; a message over the rate is a protocol error (a request is answered with
+    /// `-32004`), logged for the first and every 10,000th, not for each.
+    func withinRate(_ message: Message, lineNumber: Int) -> Bool {
+        // Answers to the host's own requests are bounded by the host's sending, so they take no token: a pipelined
+        // burst the host asked for must not look like a flood. Unsolicited answers (unknown ids) still count.
+        switch message {
+        case .response(.number(let number), _), .errorResponse(.number(let number)?, _):
+            if pending[number] != nil { return true }
+        default:
+            break
+        }
+        // The rate is refilled by real time, not running time: the plugin really had that time to send in.
+        if admission.takeToken(now: loop.now) { return true }
+        let error = ResponseError(
+            .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxMessagesPerSecond) messages per second",
+            data: ["line": .int(Int64(lineNumber)), "limit": "maxMessagesPerSecond"]
+        ).naming(plugin: name)
+        if case .request(let id, _, _) = message { _ = write(.errorResponse(id: id, error: error)) }
+        droppedOverRate += 1
+        report(error, log: droppedOverRate % 10_000 == 1)
+        return false
+    }
+
+    func log(_ params: JSONValue?) {
+        guard let log = try? Coding.decode(LogNotification.Params.self, from: params) else { return }
+        let level: Logger.Level =
+            switch log.level {
+            case .trace: .trace
+            case .debug: .debug
+            case .info: .info
+            case .notice: .notice
+            case .warning: .warning
+            case .error: .error
+            case .critical: .critical
+            }
+        logger.log(level: level, "\(log.message)")
+    }
+}
