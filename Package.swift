@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SwitchyardPlugin", targets: ["SwitchyardPlugin"]),
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
+        .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,6 +43,21 @@ let package = Package(
         .testTarget(
             name: "SwitchyardProtocolTests",
             dependencies: ["SwitchyardProtocol", "SwitchyardTestSupport"]
+        ),
+
+        // MARK: - Control client (no libuv: a tool that only talks to a running host builds without libuv1-dev)
+        // The socket syscalls (connect, SO_PEERCRED, poll), as plain C so the Swift side stays memory-safe.
+        .target(
+            name: "CSwitchyardSocket"
+        ),
+        .target(
+            name: "SwitchyardClient",
+            dependencies: ["SwitchyardProtocol", "CSwitchyardSocket"]
+        ),
+        // Depends on the client alone, so it also proves the client links without the host.
+        .testTarget(
+            name: "SwitchyardClientTests",
+            dependencies: ["SwitchyardClient", "SwitchyardProtocol"]
         ),
 
         // MARK: - Navigation (pure: the tree, chains, deep links, composition, renderers; no processes)
@@ -98,6 +114,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardClient",
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -166,6 +183,7 @@ let package = Package(
             name: "SwitchyardHostTests",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
                 "SwitchyardUV",
@@ -190,6 +208,7 @@ let package = Package(
             name: "switchyard-bench",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
                 "SwitchyardUV",

@@ -150,85 +150,12 @@ final class ControlServer {
         _ method: String, _ params: JSONValue?, from session: ControlSession,
         replyEncoded: @escaping ([UInt8]) -> Void, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void
     ) {
-        // The socket listens from the first moment (so a second host sees it taken), but requests wait until the app
-        // has started: a client that connects right after `switchyard run` gets the composed tree, not an empty one.
-        // `$/ping` and `host/status` answer at once.
-        guard host.isStarted || method == PingRequest.method || method == HostStatusRequest.method else {
-            host.whenStarted { [weak self] in self?.handle(method, params, from: session, replyEncoded: replyEncoded, reply) }
-            return
-        }
-        let navigator = host.navigator
-        func encode<T: Encodable>(_ value: T) -> Result<JSONValue, ResponseError> {
-            Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) }
-        }
-        func replyBytes<T: Encodable>(_ value: T) {
-            let bytes: [UInt8]
-            do { bytes = try JSONValueEncoder().encodeBytes(value) } catch {
-                reply(.failure(ResponseError.wrapping(error)))
-                return
-            }
-            replyEncoded(bytes)
-            // A big snapshot leaves megabytes of small freed blocks behind; hand them back so the host stays lean
-            // (its size is what every uv_spawn has to copy).
-            if bytes.count > Self.trimAfterBytes { SystemProcess.returnFreeMemory() }
-        }
-        func decode<T: Decodable>(_ type: T.Type) -> T? { navigator.decode(type, params, method, reply) }
-        switch method {
-        case PingRequest.method:
-            reply(.success(.object(JSONObject())))
-        case NavigateRequest.method:
-            guard let request = decode(NavigateRequest.Params.self) else { return }
-            navigator.navigate(from: request.instance, steps: request.steps, requester: .control) { reply($0.flatMap(encode)) }
-        case OpenRequest.method:
-            guard let request = decode(OpenRequest.Params.self) else { return }
-            navigator.open(request.url, apply: true) { result in
-                reply(result.flatMap { outcome in outcome.result.map(encode) ?? .failure(ResponseError(.internalError, "no result")) })
-            }
-        case ValidateRequest.method:
-            guard let request = decode(ValidateRequest.Params.self) else { return }
-            navigator.open(request.url, apply: false) { result in
-                switch result {
-                case .success(let outcome): reply(encode(ValidateRequest.Result(valid: true, steps: outcome.plan.steps)))
-                case .failure(let error): reply(encode(ValidateRequest.Result(valid: false, error: error)))
-                }
-            }
-        case TreeGetRequest.method:
-            replyBytes(navigator.snapshot)
-        case TreeRenderRequest.method:
-            guard let request = decode(TreeRenderRequest.Params.self) else { return }
-            let snapshot = navigator.snapshot
-            reply(encode(TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))))
-        case TreeQueryRequest.method:
-            guard let request = decode(TreeQueryRequest.Params.self) else { return }
-            reply(Result { () throws(ResponseError) in JSONValue.object(["result": try navigator.tree.answer(request)]) })
-        case TreeSubscribeRequest.method:
-            guard let request = decode(TreeSubscribeRequest.Params.self) else { return }
-            session.subscribed = true
-            session.wantsSnapshots = request.snapshots ?? true
-            replyBytes(navigator.snapshot)
-        case TreeUnsubscribeRequest.method:
-            session.subscribed = false
-            reply(.success(.object(JSONObject())))
-        case UserDismissedRequest.method:
-            guard let request = decode(UserDismissedRequest.Params.self) else { return }
-            navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user) { reply($0.flatMap(encode)) }
-        case HostStatusRequest.method:
-            let plugins = host.pluginStatuses.map(\.wire)
-            let issues = navigator.composition?.issues.map(\.error) ?? []
-            reply(encode(HostStatusRequest.Result(
-                revision: navigator.tree.revision, plugins: plugins, composition: issues, host: host.facts,
-                containment: host.guardian?.status)))
-        case HostShutdownRequest.method:
-            reply(.success(.object(JSONObject())))
-            host.shutdown {}
-        default:
-            reply(.failure(.methodNotFound(method)))
-        }
+        HostService.dispatch(method, params, host: host, subscriber: session, replyEncoded: replyEncoded, reply: reply)
     }
 }
 
 /// One connected control client.
-final class ControlSession {
+final class ControlSession: ControlSubscriber {
     let id: Int
     private let pipe: UVPipe
     private unowned let server: ControlServer

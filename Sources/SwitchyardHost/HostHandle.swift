@@ -82,44 +82,29 @@ public final class HostHandle: Sendable {
 
     /// Applies a chain of steps from `instance` (default: the root) as one atomic revision.
     public func navigate(from instance: InstanceID? = nil, _ steps: [NavigationStep]) async throws(ResponseError) -> NavigateRequest.Result {
-        try await call { host, done in
-            host.navigator.navigate(from: instance, steps: steps, requester: .control, done)
-        }
+        try await perform(NavigateRequest.self, .init(instance: instance, steps: steps))
     }
 
     /// Applies a deep link (validated first; atomic).
     public func open(_ url: String) async throws(ResponseError) -> NavigateRequest.Result {
-        try await call { host, done in
-            host.navigator.open(url, apply: true) { result in
-                done(result.flatMap { outcome in
-                    outcome.result.map { .success($0) } ?? .failure(ResponseError(.internalError, "applied without a result"))
-                })
-            }
-        }
+        try await perform(OpenRequest.self, .init(url: url))
     }
 
     /// The dry run of ``open(_:)``: is the link valid, and which chain would it apply?
     public func validate(_ url: String) async -> ValidateRequest.Result {
-        await onLoop { host, done in
-            host.navigator.open(url, apply: false) { result in
-                switch result {
-                case .success(let outcome): done(ValidateRequest.Result(valid: true, steps: outcome.plan.steps))
-                case .failure(let error): done(ValidateRequest.Result(valid: false, error: error))
-                }
-            }
-        } ?? ValidateRequest.Result(valid: false, error: ResponseError(.shuttingDown, "the host has stopped"))
+        do { return try await perform(ValidateRequest.self, .init(url: url)) } catch {
+            return ValidateRequest.Result(valid: false, error: error)
+        }
     }
 
     /// The user dismissed an entry in the UI: the tree follows and the owner is told (reason `user`).
     public func userDismissed(instance: InstanceID, entry: EntryID) async throws(ResponseError) -> NavigateRequest.Result {
-        try await call { host, done in
-            host.navigator.navigate(from: instance, steps: [.pop(entry)], requester: .control, reason: .user, done)
-        }
+        try await perform(UserDismissedRequest.self, .init(instance: instance, entry: entry))
     }
 
     /// The current tree.
     public func snapshot() async -> TreeSnapshot {
-        await onLoop { host, done in done(host.navigator.snapshot) } ?? TreeSnapshot(revision: 0, root: nil, instances: [])
+        (try? await perform(TreeGetRequest.self, Empty())) ?? TreeSnapshot(revision: 0, root: nil, instances: [])
     }
 
     /// The current tree rendered as text, JSON, DOT or Mermaid.
@@ -129,9 +114,13 @@ public final class HostHandle: Sendable {
 
     /// A read-only question about the tree.
     public func query(_ query: TreeQueryRequest.Params) async throws(ResponseError) -> JSONValue {
-        try await call { host, done in
-            done(Result { () throws(ResponseError) in try host.navigator.tree.answer(query) })
-        }
+        try await perform(TreeQueryRequest.self, query).result
+    }
+
+    /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
+    /// socket does, without the JSON.
+    private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
+        try await call { host, done in HostService.perform(R.self, params, host: host, done: done) }
     }
 
     /// Problems the composition check found at start-up.

@@ -1,4 +1,5 @@
 import ArgumentParser
+import SwitchyardClient
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol

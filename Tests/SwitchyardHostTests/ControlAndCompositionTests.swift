@@ -1,5 +1,6 @@
 import Glibc
 import Logging
+import SwitchyardClient
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol

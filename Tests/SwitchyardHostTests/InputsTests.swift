@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardClient
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol

@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardClient
 import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardTestSupport

@@ -43,17 +43,46 @@ public final class PluginRuntime {
     public private(set) var isInitialized = false
     private var shutdownRequested = false
 
-    private var handlers: [String: Handler] = [:]
-    private var asyncHandlers: [String: AsyncHandler] = [:]
-    private var notificationHandlers: [String: @MainActor (JSONValue?) -> Void] = [:]
-    private var pending: [Int64: CheckedContinuation<JSONValue, any Error>] = [:]
-    private var nextID: Int64 = 1
+    /// Request ids, the requests awaiting the host's answer, and incoming dispatch by method.
+    private let endpoint = RPCEndpoint()
     private var output = Output()
     /// Called once the handshake has completed (`initialized` received).
     public var onInitialized: (@MainActor () -> Void)?
 
     public init(configuration: Configuration) {
         self.configuration = configuration
+        endpoint.send = { [weak self] line in self?.write(line) }
+        registerLifecycle()
+    }
+
+    /// The protocol's own methods: the handshake, `$/ping`, `shutdown` and `exit`. Registered first and never
+    /// replaced by plugin code (see ``isBuiltIn(_:)``).
+    private func registerLifecycle() {
+        endpoint.onRequest(PingRequest.method) { _, responder in responder.reply(.success(.object(JSONObject()))) }
+        endpoint.onRequest(InitializeRequest.method) { [weak self] params, responder in
+            guard let self else { return }
+            responder.reply(Result { () throws(ResponseError) in try initialize(params) })
+        }
+        endpoint.onRequest(ShutdownRequest.method) { [weak self] _, responder in
+            self?.shutdownRequested = true
+            responder.reply(.success(.object(JSONObject())))
+        }
+        endpoint.onNotification(InitializedNotification.method) { [weak self] _ in
+            guard let self else { return }
+            isInitialized = true
+            onInitialized?()
+        }
+        endpoint.onNotification(ExitNotification.method) { [weak self] _ in
+            guard let self else { return }
+            flush()
+            exit(shutdownRequested ? 0 : 1)
+        }
+    }
+
+    /// Whether `method` is one of the protocol's own, which plugin handlers cannot take over.
+    private static func isBuiltIn(_ method: String) -> Bool {
+        [PingRequest.method, InitializeRequest.method, ShutdownRequest.method, InitializedNotification.method,
+         ExitNotification.method].contains(method)
     }
 
     /// Replaces the declared coordinators (before `initialize`).
@@ -65,27 +94,34 @@ public final class PluginRuntime {
 
     /// Handles `method` synchronously.
     public func onRequest(_ method: String, _ handler: @escaping Handler) {
-        handlers[method] = handler
+        guard !Self.isBuiltIn(method) else { return }
+        endpoint.onRequest(method) { params, responder in
+            do { responder.reply(.success(try handler(params))) } catch {
+                responder.reply(.failure(ResponseError.wrapping(error)))
+            }
+        }
     }
 
     /// Handles `method` with an async handler (runs in a main-actor task).
     public func onRequestAsync(_ method: String, _ handler: @escaping AsyncHandler) {
-        asyncHandlers[method] = handler
+        guard !Self.isBuiltIn(method) else { return }
+        endpoint.onRequest(method) { params, responder in
+            Task { @MainActor in
+                do { responder.reply(.success(try await handler(params))) } catch {
+                    responder.reply(.failure(ResponseError.wrapping(error)))
+                }
+            }
+        }
     }
 
     /// Handles a typed host-to-plugin request synchronously.
     public func onRequest<R: HostToPluginRequest>(
         _ type: R.Type, _ handler: @escaping @MainActor (R.Params) throws -> R.Result
     ) {
-        handlers[R.method] = { raw in
-            let params: R.Params
-            do { params = try Coding.decode(R.Params.self, from: raw) } catch {
-                throw ResponseError.invalidParams(method: R.method, error)
-            }
-            let result = try handler(params)
-            do { return try Coding.encode(result) } catch {
-                throw ResponseError(.internalError, "cannot encode the result of \(R.method): \(error)")
-            }
+        guard !Self.isBuiltIn(R.method) else { return }
+        // Params that do not decode are answered `invalidParams` by the endpoint, naming the field.
+        endpoint.onRequest(R.self) { params, responder in
+            responder.reply(encoding: Result { try handler(params) }.mapError { ResponseError.wrapping($0) })
         }
     }
 
@@ -93,10 +129,8 @@ public final class PluginRuntime {
     public func onNotification<N: HostToPluginNotification>(
         _ type: N.Type, _ handler: @escaping @MainActor (N.Params) -> Void
     ) {
-        notificationHandlers[N.method] = { raw in
-            guard let params = try? Coding.decode(N.Params.self, from: raw) else { return }
-            handler(params)
-        }
+        guard !Self.isBuiltIn(N.method) else { return }
+        endpoint.onNotification(N.self, handler)
     }
 
     // MARK: - Talking to the host
@@ -109,32 +143,28 @@ public final class PluginRuntime {
         do { value = try Coding.encode(params) } catch {
             throw ResponseError(.internalError, "cannot encode \(R.method) params: \(error)")
         }
-        let answer = try await requestRaw(R.method, params: value)
-        do { return try Coding.decode(R.Result.self, from: answer) } catch {
-            throw ResponseError(.invalidAnswer, "the host answered \(R.method) with an unexpected result: \(error)")
+        let answer: Result<JSONValue, ResponseError> = await withCheckedContinuation { continuation in
+            endpoint.request(R.method, params: value) { continuation.resume(returning: $0) }
+        }
+        switch RPCEndpoint.decode(R.self, answer) {
+        case .success(let result): return result
+        case .failure(.response(let error)): throw error
+        case .failure(.undecodable(_, let reason)), .failure(.unencodable(_, let reason)):
+            throw ResponseError(.invalidAnswer, "the host answered \(R.method) with an unexpected result: \(reason)")
         }
     }
 
     /// Sends an untyped request to the host.
     public func requestRaw(_ method: String, params: JSONValue?) async throws(ResponseError) -> JSONValue {
-        let id = nextID
-        nextID += 1
-        do {
-            return try await withCheckedThrowingContinuation { continuation in
-                pending[id] = continuation
-                send(.request(id: .number(id), method: method, params: params))
-            }
-        } catch let error as ResponseError {
-            throw error
-        } catch {
-            throw ResponseError(.internalError, "\(error)")
+        let answer: Result<JSONValue, ResponseError> = await withCheckedContinuation { continuation in
+            endpoint.request(method, params: params) { continuation.resume(returning: $0) }
         }
+        return try answer.get()
     }
 
     /// Sends a typed notification to the host.
     public func notify<N: PluginToHostNotification>(_ type: N.Type, _ params: N.Params) {
-        guard let value = try? Coding.encode(params) else { return }
-        send(.notification(method: N.method, params: value))
+        endpoint.notify(N.self, params)
     }
 
     /// Logs through the host with a level (plain stderr works too).
@@ -142,8 +172,10 @@ public final class PluginRuntime {
         notify(LogNotification.self, LogNotification.Params(level: level, message: message))
     }
 
-    private func send(_ message: Message) {
-        output.append(message.encodedLine())
+    private func send(_ message: Message) { write(message.encodedLine()) }
+
+    private func write(_ line: [UInt8]) {
+        output.append(line)
         scheduleFlush()
     }
 
@@ -210,68 +242,9 @@ public final class PluginRuntime {
     }
 
     private func handle(_ message: Message) {
-        switch message {
-        case .request(let id, let method, let params):
-            handleRequest(id: id, method: method, params: params)
-        case .notification(let method, let params):
-            switch method {
-            case InitializedNotification.method:
-                isInitialized = true
-                onInitialized?()
-            case ExitNotification.method:
-                flush()
-                exit(shutdownRequested ? 0 : 1)
-            default:
-                notificationHandlers[method]?(params)
-            }
-        case .response(let id, let result):
-            if case .number(let number) = id, let continuation = pending.removeValue(forKey: number) {
-                continuation.resume(returning: result)
-            }
-        case .errorResponse(let id, let error):
-            if case .number(let number)? = id, let continuation = pending.removeValue(forKey: number) {
-                continuation.resume(throwing: error)
-            }
-        }
-    }
-
-    private func handleRequest(id: RequestID, method: String, params: JSONValue?) {
-        switch method {
-        case PingRequest.method:
-            send(.response(id: id, result: .object(JSONObject())))
-            return
-        case InitializeRequest.method:
-            reply(id) { try initialize(params) }
-            return
-        case ShutdownRequest.method:
-            shutdownRequested = true
-            send(.response(id: id, result: .object(JSONObject())))
-            return
-        default:
-            break
-        }
-        if let handler = handlers[method] {
-            reply(id) { try handler(params) }
-        } else if let handler = asyncHandlers[method] {
-            Task { @MainActor in
-                do {
-                    let result = try await handler(params)
-                    self.send(.response(id: id, result: result))
-                } catch {
-                    self.send(.errorResponse(id: id, error: ResponseError.wrapping(error)))
-                }
-            }
-        } else {
-            send(.errorResponse(id: id, error: .methodNotFound(method)))
-        }
-    }
-
-    private func reply(_ id: RequestID, _ body: () throws -> JSONValue) {
-        do {
-            send(.response(id: id, result: try body()))
-        } catch {
-            send(.errorResponse(id: id, error: ResponseError.wrapping(error)))
-        }
+        // Answers complete the requests this plugin sent; requests and notifications go to their handlers (an
+        // unknown request is answered `methodNotFound`). An error without an id concerns no request: ignored.
+        endpoint.receive(message)
     }
 
     private func initialize(_ params: JSONValue?) throws(ResponseError) -> JSONValue {
@@ -296,10 +269,7 @@ public final class PluginRuntime {
 
     private func stdinClosed() {
         // The plugin contract: exit when stdin reaches EOF (the host closed it, or died).
-        for (_, continuation) in pending {
-            continuation.resume(throwing: ResponseError(.shuttingDown, "the host closed the connection"))
-        }
-        pending.removeAll()
+        endpoint.close(ResponseError(.shuttingDown, "the host closed the connection"))
         flush()
         exit(0)
     }

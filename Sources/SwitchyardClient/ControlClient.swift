@@ -1,14 +1,15 @@
 public import SwitchyardProtocol
-import SwitchyardUV
 
 /// A blocking client of a running host's control socket (Protocol/README.md §15): what `switchyard open`, `tree`
-/// and `watch` use, and what a test or a tool can use to drive an app from outside.
+/// and `watch` use, and what a test or a tool can use to drive an app from outside. Needs no libuv (only
+/// SwitchyardProtocol and a few socket syscalls), so a tool that only talks to a host builds without libuv1-dev.
 ///
-/// One request at a time; notifications that arrive while waiting for a response are kept for
-/// ``nextNotification(timeoutMilliseconds:)``.
+/// One request at a time, on the caller's thread; notifications that arrive while waiting for a response are kept
+/// for ``nextNotification()``. Ids and the matching of answers are ``RPCEndpoint``'s. For concurrent calls from
+/// async code, use ``AsyncControlClient``.
 public final class ControlClient {
     /// Why a call did not produce a result.
-    public enum Failure: Error, CustomStringConvertible {
+    public enum Failure: Error, CustomStringConvertible, Sendable, Equatable {
         /// The host answered with a typed error.
         case response(ResponseError)
         /// The socket could not be reached, or broke.
@@ -24,24 +25,51 @@ public final class ControlClient {
             case .connection(let message), .protocolViolation(let message), .timeout(let message): message
             }
         }
+
+        /// A typed request's failure in the client's terms.
+        static func typed(_ failure: RPCFailure) -> Failure {
+            switch failure {
+            case .response(let error): .response(error)
+            case .unencodable(let method, let reason): .protocolViolation("cannot encode the params of \(method): \(reason)")
+            case .undecodable(let method, let reason): .protocolViolation("the host's answer to \(method) does not decode: \(reason)")
+            }
+        }
+
+        /// A failure to connect, with a hint when nothing listens at `path`.
+        static func unreachable(_ path: String, _ error: SocketError) -> Failure {
+            let hint = error.isNotFound || error.isConnectionRefused
+                ? " (is `switchyard run` running? --socket or --app choose another host)" : ""
+            return .connection("cannot reach the host at \(path): \(error)\(hint)")
+        }
     }
 
-    private let socket: UnixSocket
+    private let socket: ControlSocket
     private let path: String
     private var reader = MessageReader(maxLineLength: 64 << 20)
-    private var nextID: Int64 = 1
+    private let endpoint = RPCEndpoint()
+    /// A write error from the endpoint's `send`, which cannot throw; checked after each request leaves.
+    private var writeFailure: Failure?
     private var pending: [(method: String, params: JSONValue?)] = []
     /// How long one read may block; `-1` waits forever (`watch`).
     public var timeoutMilliseconds: Int32
 
+    /// Connects to the host listening at `path`, refusing a server that runs as another user.
     public init(path: String, timeoutMilliseconds: Int32 = 30_000) throws(Failure) {
         self.path = path
         self.timeoutMilliseconds = timeoutMilliseconds
-        do { socket = try UnixSocket(connectingTo: path) } catch {
-            let hint = error.isNotFound || error.isConnectionRefused
-                ? " (is `switchyard run` running? --socket or --app choose another host)" : ""
-            throw .connection("cannot reach the host at \(path): \(error)\(hint)")
+        do { socket = try ControlSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
+        endpoint.send = { [unowned self] line in
+            do throws(Failure) { try self.sendRaw(line) } catch { self.writeFailure = error }
         }
+    }
+
+    deinit { socket.close() }
+
+    /// Whether something accepts connections at `path` (a stale socket file does not), whoever runs it.
+    public static func isListening(_ path: String) -> Bool {
+        guard let socket = try? ControlSocket(connectingTo: path, requireSameUser: false) else { return false }
+        socket.close()
+        return true
     }
 
     /// Sends text as it is (tests use it to send garbage).
@@ -55,12 +83,13 @@ public final class ControlClient {
     /// Sends a typed request and decodes its result.
     public func call<R: ControlRequest>(_: R.Type, _ params: R.Params) throws(Failure) -> R.Result {
         let encoded: JSONValue
-        do { encoded = try JSONValueEncoder().encode(params) } catch {
-            throw .protocolViolation("cannot encode the params of \(R.method): \(error)")
+        do { encoded = try Coding.encode(params) } catch {
+            throw .typed(.unencodable(method: R.method, reason: "\(error)"))
         }
-        let result = try call(R.method, encoded)
-        do { return try JSONValueDecoder().decode(R.Result.self, from: result) } catch {
-            throw .protocolViolation("the host's answer to \(R.method) does not decode: \(error)")
+        let raw = try response(R.method, encoded)
+        switch RPCEndpoint.decode(R.self, raw) {
+        case .success(let result): return result
+        case .failure(let failure): throw .typed(failure)
         }
     }
 
@@ -74,28 +103,34 @@ public final class ControlClient {
 
     /// Sends a request and returns the host's answer, result or typed error; throws only when there is no answer.
     public func response(_ method: String, _ params: JSONValue? = nil) throws(Failure) -> Result<JSONValue, ResponseError> {
-        let id = nextID
-        nextID += 1
-        let line = Message.request(id: .number(id), method: method, params: params).encodedLine()
-        do { try sendRaw(line) } catch {
+        var answer: Result<JSONValue, ResponseError>?
+        writeFailure = nil
+        let id = endpoint.request(method, params: params) { answer = $0 }
+        if let failure = writeFailure {
+            endpoint.cancel(id)
             // The host may have refused the connection before reading anything (-32007 unauthorized): its error
             // is waiting in the socket and says more than the broken pipe.
             if case .errorResponse(nil, let refusal)? = try? next() { return .failure(refusal) }
-            throw error
+            throw failure
         }
-        while true {
-            let message = try next()
+        while answer == nil {
+            let message: Message
+            do { message = try next() } catch {
+                endpoint.cancel(id)
+                throw error
+            }
             switch message {
-            case .response(let answered, let result):
-                if answered == .number(id) { return .success(result) }
-            case .errorResponse(let answered, let error):
-                if answered == nil || answered == .number(id) { return .failure(error) }
             case .notification(let method, let params):
                 pending.append((method, params))
             case .request:
-                continue
+                continue  // the host sends clients no requests; nothing to answer
+            case .response, .errorResponse:
+                // One request at a time, so an error the host could not attribute (a parse error, a refusal) is
+                // this request's.
+                if case .unattributedError(let error) = endpoint.receive(message) { endpoint.cancel(id, error: error) }
             }
         }
+        return answer ?? .failure(ResponseError(.internalError, "no answer"))
     }
 
     /// The next notification (kept from earlier waits first).
@@ -114,7 +149,7 @@ public final class ControlClient {
         }
     }
 
-    /// The next message of any kind.
+    /// The next message of any kind, as read (not matched to requests: for tests that speak raw lines).
     public func next() throws(Failure) -> Message {
         switch nextResult() {
         case .success(let message): return message
@@ -144,5 +179,6 @@ public final class ControlClient {
         }
     }
 
-    public func close() { socket.close() }
+    /// Ends the connection (the host sees end of stream); later calls fail with `connection`.
+    public func close() { socket.shutdown() }
 }

@@ -1,0 +1,155 @@
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+
+/// A control client's per-connection state that a method may change (`tree/subscribe`). The socket's sessions have
+/// it; `HostHandle` has none.
+protocol ControlSubscriber: AnyObject {
+    var subscribed: Bool { get set }
+    var wantsSnapshots: Bool { get set }
+}
+
+/// The control methods, once: method name → typed handler working on the host. `ControlServer` dispatches socket
+/// requests through ``dispatch(_:_:host:subscriber:replyEncoded:reply:)`` and `HostHandle`'s typed methods call
+/// ``perform(_:_:host:subscriber:done:)``, so no two places in the host decide what a control method does.
+///
+/// - Important: Loop thread only.
+enum HostService {
+    typealias Done<T> = (Result<T, ResponseError>) -> Void
+
+    /// One method's handler, with its types erased for the table.
+    private protocol Method: Sendable {
+        /// Decodes `params`, runs the handler and answers: results that are snapshots go out as encoded bytes.
+        func dispatch(
+            _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
+            replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>)
+    }
+
+    private struct Typed<R: ControlRequest>: Method {
+        let run: @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
+        /// Encode the result straight to bytes (snapshots: one walk, no `JSONValue`), then hand freed memory back.
+        var encodedDirectly = false
+
+        func dispatch(
+            _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
+            replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>
+        ) {
+            guard let decoded = host.navigator.decode(R.Params.self, params, R.method, reply) else { return }
+            run(host, decoded, subscriber) { [encodedDirectly] result in
+                let value: R.Result
+                switch result {
+                case .failure(let error):
+                    reply(.failure(error))
+                    return
+                case .success(let success): value = success
+                }
+                guard encodedDirectly else {
+                    reply(Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) })
+                    return
+                }
+                let bytes: [UInt8]
+                do { bytes = try JSONValueEncoder().encodeBytes(value) } catch {
+                    reply(.failure(ResponseError.wrapping(error)))
+                    return
+                }
+                replyEncoded(bytes)
+                // A big snapshot leaves megabytes of small freed blocks behind; hand them back so the host stays lean
+                // (its size is what every uv_spawn has to copy).
+                if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
+            }
+        }
+    }
+
+    private static func entry<R: ControlRequest>(
+        _ type: R.Type, encodedDirectly: Bool = false,
+        _ run: @escaping @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
+    ) -> (String, any Method) {
+        (R.method, Typed<R>(run: run, encodedDirectly: encodedDirectly))
+    }
+
+    private static let methods: [String: any Method] = Dictionary(uniqueKeysWithValues: [
+        entry(PingRequest.self) { _, _, _, done in done(.success(Empty())) },
+        entry(NavigateRequest.self) { host, request, _, done in
+            host.navigator.navigate(from: request.instance, steps: request.steps, requester: .control, done)
+        },
+        entry(OpenRequest.self) { host, request, _, done in
+            host.navigator.open(request.url, apply: true) { result in
+                done(result.flatMap { outcome in outcome.result.map { .success($0) } ?? .failure(ResponseError(.internalError, "no result")) })
+            }
+        },
+        entry(ValidateRequest.self) { host, request, _, done in
+            host.navigator.open(request.url, apply: false) { result in
+                switch result {
+                case .success(let outcome): done(.success(ValidateRequest.Result(valid: true, steps: outcome.plan.steps)))
+                case .failure(let error): done(.success(ValidateRequest.Result(valid: false, error: error)))
+                }
+            }
+        },
+        entry(TreeGetRequest.self, encodedDirectly: true) { host, _, _, done in done(.success(host.navigator.snapshot)) },
+        entry(TreeRenderRequest.self) { host, request, _, done in
+            let snapshot = host.navigator.snapshot
+            done(.success(TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))))
+        },
+        entry(TreeQueryRequest.self) { host, request, _, done in
+            done(Result { () throws(ResponseError) in TreeQueryRequest.Result(result: try host.navigator.tree.answer(request)) })
+        },
+        entry(TreeSubscribeRequest.self, encodedDirectly: true) { host, request, subscriber, done in
+            subscriber?.subscribed = true
+            subscriber?.wantsSnapshots = request.snapshots ?? true
+            done(.success(host.navigator.snapshot))
+        },
+        entry(TreeUnsubscribeRequest.self) { _, _, subscriber, done in
+            subscriber?.subscribed = false
+            done(.success(Empty()))
+        },
+        entry(UserDismissedRequest.self) { host, request, _, done in
+            host.navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user, done)
+        },
+        entry(HostStatusRequest.self) { host, _, _, done in
+            let issues = host.navigator.composition?.issues.map(\.error) ?? []
+            done(.success(HostStatusRequest.Result(
+                revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire), composition: issues,
+                host: host.facts, containment: host.guardian?.status)))
+        },
+        entry(HostShutdownRequest.self) { host, _, _, done in
+            done(.success(Empty()))
+            host.shutdown {}
+        },
+    ])
+
+    /// Requests wait until the app has started: a client that connects right after `switchyard run` gets the
+    /// composed tree, not an empty one. `$/ping` and `host/status` answer at once.
+    private static func whenReady(_ method: String, _ host: Host, _ body: @escaping () -> Void) {
+        if host.isStarted || method == PingRequest.method || method == HostStatusRequest.method {
+            body()
+        } else {
+            host.whenStarted(body)
+        }
+    }
+
+    /// Runs a request that came over the socket; `replyEncoded` answers with a result already encoded to JSON bytes.
+    static func dispatch(
+        _ method: String, _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
+        replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>
+    ) {
+        guard let handler = methods[method] else {
+            whenReady(method, host) { reply(.failure(.methodNotFound(method))) }
+            return
+        }
+        whenReady(method, host) {
+            handler.dispatch(params, host: host, subscriber: subscriber, replyEncoded: replyEncoded, reply: reply)
+        }
+    }
+
+    /// Runs a typed request in-process (`HostHandle`): the same handler as the socket's, without the JSON.
+    static func perform<R: ControlRequest>(
+        _ type: R.Type, _ params: R.Params, host: Host, subscriber: (any ControlSubscriber)? = nil,
+        done: @escaping Done<R.Result>
+    ) {
+        guard let handler = methods[R.method] as? Typed<R> else {
+            done(.failure(.methodNotFound(R.method)))
+            return
+        }
+        whenReady(R.method, host) { handler.run(host, params, subscriber, done) }
+    }
+}
