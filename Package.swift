@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "SwitchyardPlugin", targets: ["SwitchyardPlugin"]),
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
+        .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -41,7 +42,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardProtocolTests",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
+        ),
+
+        // MARK: - Testing tools for protocol users (transcripts, seeded randomness); kept out of the protocol module,
+        // which every plugin links, and offered as a product to plugin authors writing their own tests.
+        .target(
+            name: "SwitchyardTesting",
+            dependencies: ["SwitchyardProtocol"]
         ),
 
         // MARK: - Navigation (pure: the tree, chains, deep links, composition, renderers; no processes)
@@ -54,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardNavigationTests",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
         ),
 
         // MARK: - Host
@@ -98,6 +106,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardHost",
+                "SwitchyardTesting",
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -142,6 +151,7 @@ let package = Package(
             name: "misbehave",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
                 "SwitchyardUV",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -155,6 +165,7 @@ let package = Package(
             name: "transcript-replayer",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/transcript-replayer",
@@ -168,6 +179,7 @@ let package = Package(
                 "SwitchyardHost",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
                 .product(name: "Logging", package: "swift-log"),

@@ -3,6 +3,7 @@ import Glibc
 import Logging
 import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardTesting
 import SwitchyardUV
 import Synchronization
 

@@ -3,6 +3,7 @@ import Logging
 import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardTestSupport
+import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardTestSupport
+import SwitchyardTesting
 import SwitchyardUV
 import Testing
 
