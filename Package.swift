@@ -81,6 +81,12 @@ let package = Package(
             name: "switchyard-guardian"
         ),
 
+        // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
+        .target(
+            name: "SwitchyardChaos",
+            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+        ),
+
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
         .target(
             name: "CSwitchyardStdio"
@@ -105,8 +111,8 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
+                "SwitchyardChaos",
                 "SwitchyardHost",
-                "SwitchyardTesting",
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -117,7 +123,7 @@ let package = Package(
                 "DemoMain",
                 "DemoAuthenticated",
                 "DemoTodos",
-                // `switchyard chaos` puts it in the app.
+                // `switchyard chaos` puts it in the app as a process; listed only so it is built, never imported.
                 "misbehave",
             ]
         ),
