@@ -62,7 +62,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardNavigationTests",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting"]
         ),
 
         // MARK: - Host
@@ -188,6 +188,7 @@ let package = Package(
                 "SwitchyardTesting",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
@@ -245,15 +246,24 @@ let package = Package(
         ),
 
         // MARK: - Test support
+        // The core (deadlines, change notification, product paths, CLI processes, schemas, the heavy-suite trait)
+        // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
+            dependencies: ["SwitchyardProtocol", "SwitchyardUV"],
+            path: "Tests/SwitchyardTestSupport"
+        ),
+        // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.
+        .target(
+            name: "SwitchyardHostTestSupport",
             dependencies: [
-                "SwitchyardProtocol",
-                "SwitchyardUV",
                 "SwitchyardHost",
+                "SwitchyardProtocol",
+                "SwitchyardTestSupport",
+                "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/SwitchyardTestSupport"
+            path: "Tests/SwitchyardHostTestSupport"
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport

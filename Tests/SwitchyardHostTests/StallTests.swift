@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardTesting

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardTesting
