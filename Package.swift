@@ -12,6 +12,7 @@ let package = Package(
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
+        .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -42,7 +43,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardProtocolTests",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
+        ),
+
+        // MARK: - Testing tools for protocol users (transcripts, seeded randomness); kept out of the protocol module,
+        // which every plugin links, and offered as a product to plugin authors writing their own tests.
+        .target(
+            name: "SwitchyardTesting",
+            dependencies: ["SwitchyardProtocol"]
         ),
 
         // MARK: - Control client (no libuv: a tool that only talks to a running host builds without libuv1-dev)
@@ -70,7 +78,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardNavigationTests",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting"]
         ),
 
         // MARK: - Host
@@ -87,6 +95,12 @@ let package = Package(
         // Kills every plugin process group if the host dies (see its main.c). Plain C, spawned once per host.
         .executableTarget(
             name: "switchyard-guardian"
+        ),
+
+        // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
+        .target(
+            name: "SwitchyardChaos",
+            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
@@ -113,6 +127,7 @@ let package = Package(
         .executableTarget(
             name: "switchyard",
             dependencies: [
+                "SwitchyardChaos",
                 "SwitchyardHost",
                 "SwitchyardClient",
                 "SwitchyardUV",
@@ -125,7 +140,7 @@ let package = Package(
                 "DemoMain",
                 "DemoAuthenticated",
                 "DemoTodos",
-                // `switchyard chaos` puts it in the app.
+                // `switchyard chaos` puts it in the app as a process; listed only so it is built, never imported.
                 "misbehave",
             ]
         ),
@@ -159,6 +174,7 @@ let package = Package(
             name: "misbehave",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
                 "SwitchyardUV",
                 .product(name: "SystemPackage", package: "swift-system"),
@@ -172,6 +188,7 @@ let package = Package(
             name: "transcript-replayer",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/transcript-replayer",
@@ -186,8 +203,10 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardTesting",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
@@ -246,15 +265,24 @@ let package = Package(
         ),
 
         // MARK: - Test support
+        // The core (deadlines, change notification, product paths, CLI processes, schemas, the heavy-suite trait)
+        // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
+            dependencies: ["SwitchyardProtocol", "SwitchyardUV"],
+            path: "Tests/SwitchyardTestSupport"
+        ),
+        // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.
+        .target(
+            name: "SwitchyardHostTestSupport",
             dependencies: [
-                "SwitchyardProtocol",
-                "SwitchyardUV",
                 "SwitchyardHost",
+                "SwitchyardProtocol",
+                "SwitchyardTestSupport",
+                "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
             ],
-            path: "Tests/SwitchyardTestSupport"
+            path: "Tests/SwitchyardHostTestSupport"
         ),
     ],
     swiftLanguageModes: [.v6]

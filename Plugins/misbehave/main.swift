@@ -42,6 +42,7 @@
 import Dispatch
 import Glibc
 import SwitchyardProtocol
+import SwitchyardTesting
 import SwitchyardUV
 import SystemPackage
 

@@ -8,6 +8,7 @@
 //   transcript-replayer "$(cat TRANSCRIPT.jsonl)"     (the transcript's text; transcripts are small)
 import Glibc
 import SwitchyardProtocol
+import SwitchyardTesting
 import SystemPackage
 
 func fail(_ text: String) -> Never {

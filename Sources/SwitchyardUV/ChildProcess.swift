@@ -76,7 +76,7 @@ public final class ChildProcess: Sendable {
         if status.withLock({ $0 }) == nil {
             Glibc.kill(pid, SIGKILL)
             var raw: Int32 = 0
-            while waitpid(pid, &raw, 0) < 0 && errno == EINTR {}
+            _ = retryingEINTR { waitpid(pid, &raw, 0) }
         }
     }
 
@@ -85,8 +85,7 @@ public final class ChildProcess: Sendable {
             var partial: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {
-                let count = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
-                if count < 0 && errno == EINTR { continue }
+                let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
                 if count <= 0 { break }
                 var start = 0
                 for index in 0..<count where buffer[index] == 0x0A {
@@ -108,16 +107,7 @@ public final class ChildProcess: Sendable {
     public func write(_ bytes: [UInt8]) -> Bool {
         stdinFD.withLock { fd in
             guard fd >= 0 else { return false }
-            var offset = 0
-            while offset < bytes.count {
-                let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress! + offset, $0.count - offset) }
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return false
-                }
-                offset += written
-            }
-            return true
+            return writeFully(bytes) { Glibc.write(fd, $0, $1) } == 0
         }
     }
 
@@ -148,8 +138,7 @@ public final class ChildProcess: Sendable {
         return status.withLock { status in
             if let status { return status }
             var raw: Int32 = 0
-            var reaped: pid_t
-            repeat { reaped = waitpid(pid, &raw, WNOHANG) } while reaped < 0 && errno == EINTR
+            let reaped = retryingEINTR { waitpid(pid, &raw, WNOHANG) }
             guard reaped == pid else { return nil }
             let signal = raw & 0x7f
             let code = signal == 0 ? (raw >> 8) & 0xff : 128 + signal

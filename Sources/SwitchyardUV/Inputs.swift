@@ -68,9 +68,8 @@ extension FileSystem {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let wanted = min(chunk.count, maxBytes + 1 - result.count)
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) }
+            let count = retryingEINTR { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) } }
             if count < 0 {
-                if errno == EINTR { continue }
                 throw FileReadError(path: path, problem: .system(UVError(errno: errno, operation: "read")))
             }
             if count == 0 { break }

@@ -76,10 +76,10 @@ public final class UVUnixListener: UVHandle {
         // A bounded batch per wake-up: a flood of connections must not starve the plugins' pipes.
         for _ in 0..<32 {
             guard isOpen else { return }
-            let client = switchyard_accept_cloexec(fd)
+            let client = retryingEINTR { switchyard_accept_cloexec(fd) }
             if client < 0 {
                 let failure = errno
-                if failure == EINTR || failure == ECONNABORTED { continue }
+                if failure == ECONNABORTED { continue }
                 if failure == EAGAIN || failure == EWOULDBLOCK {
                     backoffMs = 0
                     return

@@ -2,6 +2,7 @@ import Glibc
 import SwitchyardClient
 import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardHostTestSupport
 import SwitchyardTestSupport
 import Testing
 

@@ -1,6 +1,7 @@
 import Foundation
 import Glibc
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import SwitchyardClient
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport

@@ -1,6 +1,7 @@
 import Foundation
 import SwitchyardClient
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport

@@ -1,6 +1,7 @@
 import Glibc
 import SwitchyardClient
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV

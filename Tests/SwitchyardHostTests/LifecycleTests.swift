@@ -1,5 +1,6 @@
 import Glibc
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV

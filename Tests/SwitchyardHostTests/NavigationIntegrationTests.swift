@@ -1,4 +1,5 @@
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport

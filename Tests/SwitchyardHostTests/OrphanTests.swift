@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardHostTestSupport
 import SwitchyardTestSupport
 import SwitchyardUV
 import Testing

@@ -2,8 +2,10 @@ import Glibc
 import Logging
 import SwitchyardClient
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
+import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport

@@ -1,7 +1,9 @@
 import Foundation
 import SwitchyardHost
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
+import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

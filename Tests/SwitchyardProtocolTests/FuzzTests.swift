@@ -1,5 +1,6 @@
 import SwitchyardProtocol
 import SwitchyardTestSupport
+import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

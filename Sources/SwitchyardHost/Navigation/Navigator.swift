@@ -1,35 +1,7 @@
 import Logging
 import SwitchyardNavigation
-public import SwitchyardProtocol
+import SwitchyardProtocol
 import SwitchyardUV
-
-/// What a host tells its observers (the CLI, tests, control clients).
-public enum HostEvent: Sendable {
-    /// The tree has a new revision.
-    case treeChanged(TreeChange)
-    /// A plugin changed state.
-    case pluginChanged(PluginStatus)
-    /// A plugin acknowledged `coordinator/destroy` for one of its instances.
-    case destroyed(plugin: String, instance: InstanceID, type: String)
-}
-
-/// A new revision of the tree. Its ``snapshot`` costs O(instances) and is built only when read, so a change nobody
-/// looks at in full (no watcher asked for snapshots) keeps a tree operation O(depth); holding the change is O(1)
-/// (the tree is a persistent structure that shares its storage).
-public struct TreeChange: Sendable {
-    public let revision: UInt64
-    let tree: NavigationTree
-    /// Plugins not serving at the time of the change, with why.
-    let unavailable: [String: String?]
-
-    /// The tree as `tree/get` returns it.
-    public var snapshot: TreeSnapshot {
-        tree.snapshot { plugin in
-            if let reason = unavailable[plugin] { return (.unavailable, reason) }
-            return (.ok, nil)
-        }
-    }
-}
 
 /// Applies navigation to the authoritative tree: runs chains and deep links through the plugins that own the nodes,
 /// commits them as one revision each, sends the resulting notifications, and publishes every change.
@@ -40,7 +12,7 @@ final class Navigator {
     private(set) var registry = RouteRegistry()
     private(set) var composition: CompositionReport?
     private var allocator = IDAllocator()
-    private let logger: Logger
+    let logger: Logger
     /// Finds the connection of a ready plugin.
     var connection: (String) -> PluginConnection? = { _ in nil }
     /// A plugin's availability for snapshots.
@@ -337,109 +309,12 @@ final class Navigator {
     /// later from a timer" would otherwise act on a root the chain has not committed yet. Chains that never
     /// consulted the plugin do not delay it, so a slow plugin elsewhere holds nobody up. A plugin must not make a
     /// route answer wait for its own `navigate` (that would wait for the request timeout).
-    private func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
+    func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
         let waitingFor = Set(inFlight.filter { $0.value[plugin] != nil }.keys)
         if waitingFor.isEmpty {
             run()
         } else {
             heldBack.append((waitingFor, run))
-        }
-    }
-
-    // MARK: - Restore
-
-    /// Re-creates every instance `plugin` owns in the tree, in a restarted process: `coordinator/create` with
-    /// reason `restore`, the state the host kept and the instance as the tree holds it, parents before children
-    /// (pipelined: one round trip for all of them). The tree does not change. Failures are logged and returned;
-    /// the instances stay (the tree is authoritative), and the next route on one tells the plugin's answer.
-    func restore(plugin: String, via connection: PluginConnection, _ completion: @escaping ([ResponseError]) -> Void) {
-        let owned = tree.instances(of: plugin).map { (instance: $0, depth: tree.depth(of: $0.id)) }
-            .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
-        guard !owned.isEmpty else {
-            completion([])
-            return
-        }
-        var remaining = owned.count
-        var failures: [ResponseError] = []
-        for instance in owned {
-            let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
-                guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
-                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
-            }
-            let params = CoordinatorCreateRequest.Params(
-                instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,
-                state: instance.state, restore: tree.snapshot(of: instance.id))
-            connection.send(CoordinatorCreateRequest.self, params) { [weak self] result in
-                if case .failure(let error) = result {
-                    self?.logger.warning("restore of \(instance.type)\(instance.id) in '\(plugin)' failed: \(error.message)")
-                    failures.append(error)
-                }
-                remaining -= 1
-                if remaining == 0 { completion(failures) }
-            }
-        }
-    }
-
-    // MARK: - Effects
-
-    private func send(_ effects: [ChainEffect]) {
-        for effect in effects {
-            switch effect {
-            case .destroy(let instance, let plugin, let type):
-                destroy([(instance, plugin, type)])
-            case .dismissed(let instance, let plugin, let entry, let route, let reason):
-                connection(plugin)?.notify(
-                    CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
-            case .tabSelected(let instance, let plugin, let tab, let isRepeat):
-                connection(plugin)?.notify(
-                    CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
-            }
-        }
-    }
-
-    /// Sends `coordinator/destroy` for each instance (in the order given: deepest first) and publishes each
-    /// acknowledgement.
-    private func destroy(_ instances: [(InstanceID, String, String)]) {
-        for (instance, plugin, type) in instances {
-            guard let connection = connection(plugin) else { continue }
-            connection.send(CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
-                switch result {
-                case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))
-                case .failure(let error): self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")
-                }
-            }
-        }
-    }
-
-    // MARK: - Plugin requests
-
-    /// Handles `navigate` and `tree/query` from a plugin.
-    func handle(request method: String, params: JSONValue?, from plugin: String, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void) {
-        switch method {
-        case NavigateRequest.method:
-            guard let request = decode(NavigateRequest.Params.self, params, method, reply) else { return }
-            afterChainsConsulting(plugin) { [weak self] in
-                self?.navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin)) { result in
-                    reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
-                }
-            }
-        case TreeQueryRequest.method:
-            guard let request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
-            afterChainsConsulting(plugin) { [weak self] in
-                guard let self else { return }
-                reply(Result { () throws(ResponseError) in JSONValue.object(["result": try self.tree.answer(request)]) })
-            }
-        default:
-            reply(.failure(.methodNotFound(method)))
-        }
-    }
-
-    func decode<T: Decodable>(_ type: T.Type, _ params: JSONValue?, _ method: String, _ reply: (Result<JSONValue, ResponseError>) -> Void) -> T? {
-        do {
-            return try Coding.decode(type, from: params)
-        } catch {
-            reply(.failure(.invalidParams(method: method, error)))
-            return nil
         }
     }
 }

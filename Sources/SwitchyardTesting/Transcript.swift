@@ -1,3 +1,5 @@
+public import SwitchyardProtocol
+
 /// An example conversation from `Protocol/transcripts/*.jsonl`, replayed by the tests so the spec and the code
 /// cannot drift apart.
 ///

@@ -1,0 +1,115 @@
+import SwitchyardProtocol
+
+// Plugin answers, checked against the route table before anything lands in the tree.
+extension ChainRunner {
+    func applyRouteAnswer(
+        _ answer: CoordinatorRouteRequest.Result, question: RouteQuestion, declaration: RouteDeclaration, purpose: Purpose
+    ) throws(ResponseError) {
+        var owner = try instance(question.instance)
+        let entryID = allocator.entry()
+        let content = try materialize(answer.content, route: declaration, owner: owner, entry: entryID, params: question.params)
+        owner = tree[owner.id] ?? owner
+        if let state = answer.state { owner.state = state }
+        let entry = Entry(id: entryID, route: declaration.name, transition: declaration.transition, params: question.params, content: content)
+        switch purpose {
+        case .push:
+            owner.entries.append(entry)
+            tree.put(owner)
+        case .setRoot(let keepStack):
+            tree.put(owner)
+            if let previous = owner.root?.content.coordinator { destroySubtree(previous) }
+            if !keepStack { try removeEntries(of: owner.id, from: 0) }
+            var updated = try instance(owner.id)
+            updated.root = entry
+            tree.put(updated)
+        }
+        pendingLanding = content.coordinator ?? owner.id
+    }
+
+    func applyCreateAnswer(_ answer: CoordinatorCreateRequest.Result, question: CreateQuestion) throws(ResponseError) {
+        var created = try instance(question.instance)
+        let declaration = try declaration(created)
+        func route(_ name: String, _ transition: Transition) throws(ResponseError) -> RouteDeclaration {
+            guard let route = declaration.route(named: name), route.transition == transition else {
+                throw .invalidAnswer(created.plugin, "'\(name)' is not a \(transition.rawValue) route of \(created.type)", instance: created, route: name)
+            }
+            return route
+        }
+        switch created.kind {
+        case .stack:
+            guard let root = answer.root else {
+                throw .invalidAnswer(created.plugin, "the created stack \(created.type) needs 'root'", instance: created)
+            }
+            let declared = try route(root.route, .root)
+            try validate(root.params, declared, created)
+            let entryID = allocator.entry()
+            let content = try materialize(root.content, route: declared, owner: created, entry: entryID, params: root.params)
+            created = tree[created.id] ?? created
+            created.root = Entry(id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
+        case .tabs:
+            let declaredTabs = declaration.routes.filter { $0.transition == .tab }
+            guard let tabs = answer.tabs, tabs.map(\.route) == declaredTabs.map(\.name) else {
+                throw .invalidAnswer(
+                    created.plugin, "the created tabs \(created.type) must give every declared tab in order: \(declaredTabs.map(\.name))",
+                    instance: created)
+            }
+            var entries: [Entry] = []
+            for (tab, declared) in zip(tabs, declaredTabs) {
+                let entryID = allocator.entry()
+                let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil)
+                entries.append(Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
+            }
+            created = tree[created.id] ?? created
+            created.tabs = entries
+            let selected = answer.selectedTab ?? declaration.initialRoute ?? entries.first?.route
+            created.selectedTab = entries.firstIndex { $0.route == selected } ?? 0
+        case .wrapper:
+            guard let child = answer.child, let declared = declaration.routes.first(where: { $0.transition == .child }) else {
+                throw .invalidAnswer(created.plugin, "the created wrapper \(created.type) needs 'child'", instance: created)
+            }
+            let entryID = allocator.entry()
+            let content = try materialize(child, route: declared, owner: created, entry: entryID, params: nil)
+            created = tree[created.id] ?? created
+            created.child = Entry(id: entryID, route: declared.name, transition: .child, params: nil, content: content)
+        }
+        if let state = answer.state { created.state = state }
+        tree.put(created)
+    }
+
+    /// Turns a plugin's content into tree content, checking it against the route's declaration; a coordinator is
+    /// created (as a placeholder now, filled in when its plugin answers `coordinator/create`).
+    private func materialize(_ content: RouteContent, route: RouteDeclaration, owner: Instance, entry: EntryID, params: JSONValue?) throws(ResponseError) -> Content {
+        switch content {
+        case .screen(let screen):
+            if let target = RouteRegistry.target(of: route, declaredBy: owner.plugin) {
+                throw .invalidAnswer(owner.plugin, "route '\(route.name)' opens \(target), but the answer is a screen", instance: owner, route: route.name)
+            }
+            return .screen(screen)
+        case .coordinator(let reference, let createParams):
+            guard let target = RouteRegistry.target(of: route, declaredBy: owner.plugin) else {
+                throw .invalidAnswer(owner.plugin, "route '\(route.name)' declares no target, so it must show a screen", instance: owner, route: route.name)
+            }
+            let answered = RouteRegistry.TypeKey(plugin: reference.plugin ?? owner.plugin, type: reference.type)
+            guard answered == target else {
+                throw .invalidAnswer(owner.plugin, "route '\(route.name)' opens \(target), but the answer is \(answered)", instance: owner, route: route.name)
+            }
+            guard let declaration = registry.declaration(plugin: target.plugin, type: target.type) else {
+                throw ResponseError.pluginUnavailable(target.plugin, "it does not serve \(target.type) (excluded, missing or failed)")
+            }
+            let id = allocator.instance()
+            let child = Instance(
+                id: id, plugin: target.plugin, type: target.type, kind: declaration.kind,
+                parent: InstanceSnapshot.ParentLink(instance: owner.id, entry: entry), params: createParams,
+                version: tree.revision)
+            tree.put(child)
+            touched.insert(id)
+            created.append((id, target.plugin, target.type))
+            creations.append(
+                CreateQuestion(
+                    instance: id, plugin: target.plugin, type: target.type, reason: .new, params: createParams,
+                    parent: CoordinatorCreateRequest.Parent(instance: owner.id, plugin: owner.plugin, route: route.name),
+                    state: nil))
+            return .coordinator(id)
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import SwitchyardProtocol
+
+// The step switch: one case per `NavigationStep.Op`, each applying fully to the working tree or throwing.
+extension ChainRunner {
+    func execute(_ step: NavigationStep, index: Int) throws(ResponseError) -> ChainNeed? {
+        let current = try instance(cursor)
+        func name(_ value: String?, _ field: String) throws(ResponseError) -> String {
+            guard let value, !value.isEmpty else {
+                throw ResponseError(.invalidParams, "step \(index) (\(step.op.rawValue)) needs '\(field)'", data: ["field": .string("steps[\(index)].\(field)")])
+            }
+            return value
+        }
+        switch step.op {
+        case .route:
+            try requireKind(current, .stack, operation: "route")
+            let route = try name(step.route, "route")
+            let declaration = try routeDeclaration(current, route)
+            guard declaration.transition.isStackEntry else {
+                throw .notAllowed(current, "route '\(route)' is a \(declaration.transition.rawValue) route, not one to push or present\(declaration.transition == .root ? " (use setRoot)" : "")", route: route)
+            }
+            try authorize(current, "route", ancestorMayRequest: true)
+            try validate(step.params, declaration, current)
+            return ask(current, declaration, params: step.params, index: index, purpose: .push)
+
+        case .setRoot:
+            try requireKind(current, .stack, operation: "setRoot")
+            let route = try name(step.route, "route")
+            let declaration = try routeDeclaration(current, route)
+            guard declaration.transition == .root else {
+                throw .notAllowed(current, "route '\(route)' is not a root route", route: route)
+            }
+            try authorize(current, "setRoot", ancestorMayRequest: true)
+            try validate(step.params, declaration, current)
+            if let root = current.root, root.route == route, sameParams(root.params, step.params) {
+                // Already the root with these params: nothing changes (Stinsen's root() contract).
+                land(root.content.coordinator ?? current.id)
+                return nil
+            }
+            return ask(current, declaration, params: step.params, index: index, purpose: .setRoot(keepStack: step.keepStack ?? false))
+
+        case .hasRoot:
+            try requireKind(current, .stack, operation: "hasRoot")
+            let route = try name(step.route, "route")
+            guard let root = current.root, root.route == route, step.params == nil || sameParams(root.params, step.params) else {
+                throw .routeNotFound(current, route, "the root is '\(current.root?.route ?? "none")'")
+            }
+            land(root.content.coordinator ?? current.id)
+
+        case .focusFirst:
+            let route = try name(step.route, "route")
+            switch current.kind {
+            case .stack:
+                guard let position = current.entries.firstIndex(where: { $0.route == route && (step.params == nil || sameParams($0.params, step.params)) }) else {
+                    throw .routeNotFound(current, route, "no entry of it in the stack")
+                }
+                try authorize(current, "focusFirst")
+                let target = current.entries[position].content.coordinator ?? current.id
+                try removeEntries(of: current.id, from: position + 1)
+                land(target)
+            case .tabs:
+                try selectTab(current, route)
+            case .wrapper:
+                throw .notAllowed(current, "focusFirst works on stack and tabs coordinators", route: route)
+            }
+
+        case .selectTab:
+            try requireKind(current, .tabs, operation: "selectTab")
+            try selectTab(current, try name(step.tab ?? step.route, "tab"))
+
+        case .popLast:
+            try requireKind(current, .stack, operation: "popLast")
+            try authorize(current, "popLast")
+            guard !current.entries.isEmpty else { throw .notAllowed(current, "nothing to pop: the stack is at its root") }
+            try removeEntries(of: current.id, from: current.entries.count - 1)
+            land(current.id)
+
+        case .pop:
+            try requireKind(current, .stack, operation: "pop")
+            try authorize(current, "pop")
+            guard let entry = step.entry else { _ = try name(nil, "entry"); return nil }
+            if current.root?.id == entry { throw .notAllowed(current, "the root entry cannot be popped (use setRoot or dismissCoordinator)") }
+            guard let position = current.entries.firstIndex(where: { $0.id == entry }) else { throw .entryNotFound(current, entry) }
+            try removeEntries(of: current.id, from: position)
+            land(current.id)
+
+        case .popTo:
+            try requireKind(current, .stack, operation: "popTo")
+            try authorize(current, "popTo")
+            guard let target = step.index else { _ = try name(nil, "index"); return nil }
+            guard target >= -1 && target < current.entries.count else {
+                throw .notAllowed(current, "popTo index \(target) is out of range (-1 ... \(current.entries.count - 1))")
+            }
+            try removeEntries(of: current.id, from: target + 1)
+            land(current.id)
+
+        case .popCount:
+            try requireKind(current, .stack, operation: "popCount")
+            try authorize(current, "popCount")
+            guard let count = step.count else { _ = try name(nil, "count"); return nil }
+            guard count >= 1 && count <= current.entries.count else {
+                throw .notAllowed(current, "cannot pop \(count) entries: the stack holds \(current.entries.count) above its root")
+            }
+            try removeEntries(of: current.id, from: current.entries.count - count)
+            land(current.id)
+
+        case .popToRoot:
+            try requireKind(current, .stack, operation: "popToRoot")
+            try authorize(current, "popToRoot")
+            try removeEntries(of: current.id, from: 0)
+            land(current.id)
+
+        case .popToInitialRoute:
+            try requireKind(current, .stack, operation: "popToInitialRoute")
+            try authorize(current, "popToInitialRoute")
+            try removeEntries(of: current.id, from: 0)
+            // Whatever sits above this coordinator in the stacks it was pushed onto goes too, up to a tab boundary.
+            var node = current
+            while let link = node.parent {
+                let parent = try instance(link.instance)
+                if parent.kind == .tabs { break }
+                if parent.kind == .stack, let position = parent.entries.firstIndex(where: { $0.id == link.entry }) {
+                    try authorize(parent, "popToInitialRoute")
+                    try removeEntries(of: parent.id, from: position + 1)
+                } else if parent.kind == .stack {
+                    // This coordinator is the parent's root: everything the parent shows above it goes.
+                    try authorize(parent, "popToInitialRoute")
+                    try removeEntries(of: parent.id, from: 0)
+                }
+                node = try instance(parent.id)
+            }
+            land(current.id)
+
+        case .dismiss:
+            try requireKind(current, .stack, operation: "dismiss")
+            try authorize(current, "dismiss")
+            guard let position = current.entries.lastIndex(where: { $0.transition.isModal }) else {
+                throw .notAllowed(current, "no modal to dismiss")
+            }
+            try removeEntries(of: current.id, from: position)
+            land(current.id)
+
+        case .close:
+            try requireKind(current, .stack, operation: "close")
+            try authorize(current, "close")
+            if let position = current.entries.lastIndex(where: { $0.transition.isModal }) {
+                try removeEntries(of: current.id, from: position)
+            } else if !current.entries.isEmpty {
+                try removeEntries(of: current.id, from: current.entries.count - 1)
+            } else {
+                throw .notAllowed(current, "nothing to close: no modal and no pushed entry")
+            }
+            land(current.id)
+
+        case .dismissCoordinator:
+            try authorize(current, "dismissCoordinator")
+            land(try dismiss(current, finishingFlow: false))
+
+        case .finishFlow:
+            try authorize(current, "finishFlow")
+            land(try dismiss(current, finishingFlow: true))
+
+        case .restart:
+            try authorize(current, "restart")
+            for entry in current.allEntries {
+                if let child = entry.content.coordinator { destroySubtree(child) }
+            }
+            var reset = current
+            reset.root = nil
+            reset.entries = []
+            reset.tabs = []
+            reset.selectedTab = 0
+            reset.child = nil
+            tree.put(reset)
+            let parent = current.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
+                guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
+                return CoordinatorCreateRequest.Parent(instance: owner.id, plugin: owner.plugin, route: entry.route)
+            }
+            creations.append(
+                CreateQuestion(
+                    instance: current.id, plugin: current.plugin, type: current.type, reason: .restart,
+                    params: current.params, parent: parent, state: current.state))
+            pendingLanding = current.id
+
+        case .child:
+            let entry: Entry? =
+                switch current.kind {
+                case .wrapper: current.child
+                case .tabs: current.selectedTabEntry
+                case .stack: current.root
+                }
+            guard let child = entry?.content.coordinator else {
+                throw .notAllowed(current, "its \(current.kind == .tabs ? "selected tab" : current.kind == .stack ? "root" : "child") shows a screen, not a coordinator")
+            }
+            land(child)
+
+        case .parent:
+            guard let parent = current.parent?.instance else { throw .notAllowed(current, "the tree's root has no parent") }
+            land(parent)
+
+        case .top:
+            land(tree.topCoordinator(from: current.id))
+        }
+        return nil
+    }
+}

@@ -1,0 +1,153 @@
+import CLibUV
+import Glibc
+import Synchronization
+
+/// Synchronous file operations the host needs outside the loop's I/O path (manifest, state file).
+public enum FileSystem {
+    /// Reads a whole regular file of at most `maxBytes` (see ``readRegularFile(_:maxBytes:)``, whose typed error
+    /// says what was wrong; this variant folds it into a ``UVError`` for callers that only report it).
+    public static func readFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(UVError) -> [UInt8] {
+        do { return try readRegularFile(path, maxBytes: maxBytes) } catch {
+            switch error.problem {
+            case .system(let cause): throw UVError(code: cause.code, operation: "\(cause.operation) \(path)")
+            case .notRegular: throw UVError(code: UV_EINVAL.rawValue, operation: error.description)
+            case .tooLarge: throw UVError(code: UV_EFBIG.rawValue, operation: error.description)
+            }
+        }
+    }
+
+    /// Replaces `path` atomically: write a temporary file beside it, fsync it, rename it over `path`, fsync the
+    /// directory. A crash at any point leaves either the old or the new content, never a torn file.
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o600) throws(UVError) {
+        let temporary = "\(path).tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
+        if fd < 0 { throw UVError(errno: errno, operation: "open \(temporary)") }
+        let failure = writeFully(bytes) { Glibc.write(fd, $0, $1) }
+        if failure != 0 {
+            Glibc.close(fd)
+            unlink(temporary)
+            throw UVError(errno: failure, operation: "write \(temporary)")
+        }
+        if fsync(fd) != 0 {
+            let error = UVError(errno: errno, operation: "fsync \(temporary)")
+            Glibc.close(fd)
+            unlink(temporary)
+            throw error
+        }
+        Glibc.close(fd)
+        if Glibc.rename(temporary, path) != 0 {
+            let error = UVError(errno: errno, operation: "rename \(temporary)")
+            unlink(temporary)
+            throw error
+        }
+        let directory = parentDirectory(of: path)
+        let directoryFD = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        if directoryFD >= 0 {
+            fsync(directoryFD)
+            Glibc.close(directoryFD)
+        }
+    }
+
+    private static let temporaryCounter = Atomic<Int>(0)
+
+    public static func parentDirectory(of path: String) -> String {
+        guard let slash = path.lastIndex(of: "/") else { return "." }
+        return slash == path.startIndex ? "/" : String(path[..<slash])
+    }
+
+    public static func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+    public static func isExecutable(_ path: String) -> Bool {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return false }
+        return (info.st_mode & S_IFMT) == S_IFREG && access(path, X_OK) == 0
+    }
+    public static func isDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+    }
+
+    /// File permission bits (e.g. `0o600`), or nil if the path does not exist.
+    public static func permissions(_ path: String) -> UInt32? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return info.st_mode & 0o7777
+    }
+
+    public static func setPermissions(_ path: String, _ mode: UInt32) throws(UVError) {
+        if chmod(path, mode) != 0 { throw UVError(errno: errno, operation: "chmod \(path)") }
+    }
+
+    /// Creates a directory (and missing parents) with `mode`.
+    public static func makeDirectory(_ path: String, mode: UInt32 = 0o700) throws(UVError) {
+        if isDirectory(path) { return }
+        let parent = parentDirectory(of: path)
+        if parent != path && !parent.isEmpty && parent != "." && !isDirectory(parent) {
+            try makeDirectory(parent, mode: mode)
+        }
+        if mkdir(path, mode) != 0 && errno != EEXIST {
+            throw UVError(errno: errno, operation: "mkdir \(path)")
+        }
+    }
+
+    @discardableResult
+    public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
+    /// Writes `text` to an existing file in one `write` (no create, no rename): for kernel control files such as
+    /// `cgroup.procs`, where each write is one command.
+    public static func writeExisting(_ path: String, _ text: String) throws(UVError) {
+        let fd = open(path, O_WRONLY | O_CLOEXEC)
+        guard fd >= 0 else { throw UVError(errno: errno, operation: "open \(path)") }
+        defer { Glibc.close(fd) }
+        let bytes = Array(text.utf8)
+        let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
+        guard written == bytes.count else { throw UVError(errno: errno, operation: "write \(path)") }
+    }
+
+    /// Removes an empty directory. Returns false if it failed.
+    @discardableResult
+    public static func removeDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
+
+
+    /// Seconds since the epoch (wall clock, for file names and reports).
+    public static var secondsSinceEpoch: Int { Int(Glibc.time(nil)) }
+
+    /// The names in a directory (not `.` and `..`), sorted; empty if it cannot be read.
+    public static func listDirectory(_ path: String) -> [String] {
+        guard let directory = opendir(path) else { return [] }
+        defer { closedir(directory) }
+        var names: [String] = []
+        while let entry = readdir(directory) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names.sorted()
+    }
+
+    public static func move(_ source: String, to destination: String) throws(UVError) {
+        if Glibc.rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
+    }
+
+    public static var currentDirectory: String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        guard getcwd(&buffer, buffer.count) != nil else { return "." }
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// The canonical absolute path (`realpath`), or nil if it does not exist.
+    public static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// Looks `name` up in a `PATH` value, like `execvp` would.
+    public static func findExecutable(_ name: String, path: String?) -> String? {
+        if name.contains("/") { return isExecutable(name) ? name : nil }
+        for directory in (path ?? "/usr/local/bin:/usr/bin:/bin").split(separator: ":") {
+            let candidate = "\(directory)/\(name)"
+            if isExecutable(candidate) { return candidate }
+        }
+        return nil
+    }
+}
