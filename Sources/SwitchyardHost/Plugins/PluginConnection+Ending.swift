@@ -129,11 +129,7 @@ extension PluginConnection {
             logger.error("\(error.message)")
             onEvent(.handshakeFailed(error))
         }
-        let failed = pending
-        pending.removeAll()
-        for (_, request) in failed.sorted(by: { $0.key < $1.key }) {
-            request.completion(.failure(.pluginUnavailable(name, "\(termination)")))
-        }
+        endpoint.close(.pluginUnavailable(name, "\(termination)"))
         switch cause {
         case .stopped, .exitedCleanly: logger.debug("plugin '\(name)' \(termination)")
         default: logger.warning("plugin '\(name)' \(termination)")

@@ -95,7 +95,12 @@ extension PluginConnection {
 
     func resolve(_ id: RequestID, _ result: Result<JSONValue, ResponseError>, lineNumber: Int) {
         if heartbeat.answered(id) { return }
-        guard case .number(let number) = id, let request = pending.removeValue(forKey: number) else {
+        let message: Message =
+            switch result {
+            case .success(let value): .response(id: id, result: value)
+            case .failure(let error): .errorResponse(id: id, error: error)
+            }
+        guard case .resolved = endpoint.receive(message) else {
             report(
                 ResponseError(
                     .invalidRequest, "line \(lineNumber): response to unknown request id \(id)",
@@ -103,7 +108,6 @@ extension PluginConnection {
                 ).naming(plugin: name))
             return
         }
-        request.completion(result)
     }
 
     /// A protocol error: logged, reported, and counted; more than `maxProtocolErrors` within 10 s quarantines the
@@ -126,8 +130,8 @@ extension PluginConnection {
         // Answers to the host's own requests are bounded by the host's sending, so they take no token: a pipelined
         // burst the host asked for must not look like a flood. Unsolicited answers (unknown ids) still count.
         switch message {
-        case .response(.number(let number), _), .errorResponse(.number(let number)?, _):
-            if pending[number] != nil { return true }
+        case .response(let id, _), .errorResponse(let id?, _):
+            if endpoint.pendingRequest(id) != nil { return true }
         default:
             break
         }

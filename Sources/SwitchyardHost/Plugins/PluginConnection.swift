@@ -45,16 +45,11 @@ final class PluginConnection {
     var reader: MessageReader
     var stderr: StderrForwarder
 
-    struct Pending {
-        let method: String
-        /// On the loop's running clock (``UVLoop/activeNow``): the host's own stalls do not count.
-        let deadline: UInt64
-        let timeoutMs: Int
-        let completion: (Result<JSONValue, ResponseError>) -> Void
-    }
-
-    var pending: [Int64: Pending] = [:]
-    var nextID: Int64 = 1
+    /// Ids, pending requests and deadlines (the protocol's bookkeeping, shared with the SDK and the control client).
+    /// Deadlines are on the loop's running clock (``UVLoop/activeNow``): the host's own stalls do not count.
+    let endpoint = RPCEndpoint()
+    /// Set by the endpoint's `send` when a request's line could not be written, so ``sendRaw`` fails just it.
+    var writeFailure: ResponseError?
     var deadlineTimer: UVTimer?
     var armedDeadline: UInt64 = .max
     /// A deadline verdict is waiting for the next poll (see ``judgeDeadlines()``).
@@ -91,7 +86,7 @@ final class PluginConnection {
     private(set) var readyAt: UInt64 = 0
 
     var pid: Int32 { process?.pid ?? 0 }
-    var pendingRequestCount: Int { pending.count }
+    var pendingRequestCount: Int { endpoint.pendingCount }
 
     init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, restarts: Int = 0) {
         self.name = plugin.name
@@ -106,6 +101,10 @@ final class PluginConnection {
         self.logger = logger
         self.reader = MessageReader(maxLineLength: plugin.limits.maxLineBytes)
         self.stderr = StderrForwarder(maxBytesPerSecond: plugin.limits.maxStderrBytesPerSecond)
+        endpoint.send = { [weak self] line in
+            guard let self else { return }
+            self.writeFailure = self.writeLine(line)
+        }
     }
 
     // MARK: - Start and handshake
@@ -249,16 +248,16 @@ final class PluginConnection {
             completion(.failure(error))
             return
         }
-        let id = nextID
-        nextID += 1
         let timeout = timeoutMs ?? plugin.limits.requestTimeoutMs
         let deadline = loop.activeNow + UInt64(timeout)
-        pending[id] = Pending(method: method, deadline: deadline, timeoutMs: timeout, completion: completion)
-        if let error = write(.request(id: .number(id), method: method, params: params)) {
-            pending[id] = nil
-            completion(.failure(error))
+        writeFailure = nil
+        let id = endpoint.request(method, params: params, deadline: deadline, timeoutMs: timeout, completion: completion)
+        if let error = writeFailure {
+            writeFailure = nil
+            endpoint.cancel(id, error: error)
             return
         }
+        // One timer for the earliest deadline; moved only when a sooner one comes (O(1) per request).
         if deadline < armedDeadline { armDeadlineTimer(deadline) }
     }
 
@@ -280,11 +279,13 @@ final class PluginConnection {
     }
 
     /// Writes one message; returns an error instead of throwing so callers can fail just their request.
-    func write(_ message: Message) -> ResponseError? {
+    func write(_ message: Message) -> ResponseError? { writeLine(message.encodedLine()) }
+
+    /// Writes one encoded line (what the endpoint hands over, too).
+    func writeLine(_ line: [UInt8]) -> ResponseError? {
         guard let stdin = process?.stdin, stdin.isOpen else {
             return .pluginUnavailable(name, "its stdin is closed")
         }
-        let line = message.encodedLine()
         let queued = stdin.queuedBytes
         if !writeQueue.fits(line.count, queued: queued) {
             // The hard bound on host memory: answers and notifications may overrun the soft limit (refusing them
@@ -341,27 +342,18 @@ final class PluginConnection {
         deadlineJudgementPending = false
         armedDeadline = .max
         guard state != .terminated else { return }
-        let now = loop.activeNow
-        var expired: [(Int64, Pending)] = []
-        var next: UInt64 = .max
-        for (id, request) in pending {
-            if request.deadline <= now {
-                expired.append((id, request))
-            } else {
-                next = min(next, request.deadline)
-            }
+        let expired = endpoint.expire(now: loop.activeNow) { [name] request in
+            .timeout(name, method: request.method, milliseconds: request.timeoutMs ?? 0)
         }
-        for (id, request) in expired.sorted(by: { $0.0 < $1.0 }) {
-            pending[id] = nil
-            request.completion(.failure(.timeout(name, method: request.method, milliseconds: request.timeoutMs)))
+        for request in expired {
             if state != .terminated { onEvent(.requestTimedOut(method: request.method)) }
             // A plugin that does not answer is hung: treated as a crash (the supervisor's policy decides what next).
             // The handshake and the shutdown ladder handle their own deadlines.
             if state == .ready && request.method != InitializeRequest.method {
-                kill(reason: "hung: no answer to '\(request.method)' within \(request.timeoutMs) ms")
+                kill(reason: "hung: no answer to '\(request.method)' within \(request.timeoutMs ?? 0) ms")
             }
         }
-        if next != .max && state != .terminated { armDeadlineTimer(next) }
+        if state != .terminated, let next = endpoint.nextDeadline { armDeadlineTimer(next) }
     }
 
 }

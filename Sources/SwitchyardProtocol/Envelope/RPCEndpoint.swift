@@ -27,6 +27,8 @@ public final class RPCEndpoint {
         public let method: String
         /// Absolute, on the caller's clock (ms); nil waits forever.
         public let deadline: UInt64?
+        /// The timeout the deadline came from, for the caller's error messages.
+        public let timeoutMs: Int?
         let completion: Completion
     }
 
@@ -36,6 +38,8 @@ public final class RPCEndpoint {
         public let id: RequestID
         public let method: String
         public let deadline: UInt64
+        /// The timeout given with the request, if any.
+        public let timeoutMs: Int?
     }
 
     /// What ``receive(_:)`` did with a message.
@@ -123,11 +127,14 @@ public final class RPCEndpoint {
     /// Sends a request; `completion` runs exactly once: with the answer, or when the request expires, is cancelled
     /// or the endpoint closes. On a closed endpoint it runs at once with the closing error.
     ///
-    /// - Parameter deadline: absolute, on the caller's clock (ms); nil waits forever.
+    /// - Parameters:
+    ///   - deadline: absolute, on the caller's clock (ms); nil waits forever.
+    ///   - timeoutMs: the timeout `deadline` came from, carried to ``Expired`` for the caller's messages.
     /// - Returns: the request's id (to cancel it, or to match logs).
     @discardableResult
     public func request(
-        _ method: String, params: JSONValue?, deadline: UInt64? = nil, completion: @escaping Completion
+        _ method: String, params: JSONValue?, deadline: UInt64? = nil, timeoutMs: Int? = nil,
+        completion: @escaping Completion
     ) -> RequestID {
         let id = RequestID.number(nextID)
         nextID += 1
@@ -137,7 +144,7 @@ public final class RPCEndpoint {
         }
         // Registered before the line leaves: a transport that answers synchronously (tests, in-process pairs) must
         // find the request pending.
-        pending[id] = PendingRequest(id: id, method: method, deadline: deadline, completion: completion)
+        pending[id] = PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion)
         send(Message.request(id: id, method: method, params: params).encodedLine())
         return id
     }
@@ -219,7 +226,7 @@ public final class RPCEndpoint {
     @discardableResult
     public func expire(now: UInt64, error: (Expired) -> ResponseError = RPCEndpoint.timeoutError) -> [Expired] {
         let due = pending.values
-            .compactMap { request in request.deadline.flatMap { $0 <= now ? Expired(id: request.id, method: request.method, deadline: $0) : nil } }
+            .compactMap { request in request.deadline.flatMap { $0 <= now ? Expired(id: request.id, method: request.method, deadline: $0, timeoutMs: request.timeoutMs) : nil } }
             .sorted { ($0.deadline, $0.id.description) < ($1.deadline, $1.id.description) }
         for expired in due {
             // A completion may cancel or expire other requests: take each out before calling anything.
