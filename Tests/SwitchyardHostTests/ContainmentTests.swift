@@ -21,7 +21,7 @@ struct ContainmentTests {
          ("both", ["--descendants", "both", file])]
     }
 
-    static func pidFile() -> String { "/tmp/switchyard-contain-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).pids" }
+    static func pidFile() -> String { ((try? TestSweep.temporaryDirectory()) ?? "/tmp") + "/descendants-\(UInt32.random(in: 0...UInt32.max)).pids" }
 
     static func pids(in file: String) -> [Int32] {
         guard let bytes = try? FileSystem.readFile(file) else { return [] }
