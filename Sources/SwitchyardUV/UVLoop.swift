@@ -46,22 +46,28 @@ public final class UVLoop {
     ///
     /// - Important: Never call this on a Swift-concurrency pool thread: it blocks. Use ``UVThread``.
     public func run() {
-        ownerThread = uv_thread_self()
+        claimThread()
         uv_run(raw, UV_RUN_DEFAULT)
     }
 
     /// Runs one iteration, blocking for I/O if there is nothing pending.
     @discardableResult
     public func runOnce() -> Bool {
-        ownerThread = uv_thread_self()
+        claimThread()
         return uv_run(raw, UV_RUN_ONCE) != 0
     }
 
     /// Runs ready callbacks without blocking.
     @discardableResult
     public func runNoWait() -> Bool {
-        ownerThread = uv_thread_self()
+        claimThread()
         return uv_run(raw, UV_RUN_NOWAIT) != 0
+    }
+
+    private func claimThread() {
+        let current = uv_thread_self()
+        ownerThread = current
+        remote.queue.state.withLock { $0.owner = UInt(current) }
     }
 
     /// Makes ``run()`` return after the current iteration.
@@ -129,6 +135,9 @@ public final class UVLoop {
     public func close() -> Int {
         guard !closed else { return 0 }
         remote.queue.state.withLock { $0.closed = true }
+        // Jobs already accepted still run, on this thread while the handles are open: an accepted job is a promise
+        // (a task suspended on this loop's executor would otherwise never resume).
+        remoteHandle?.drain()
         let leaked = liveHandleCount
         remoteHandle?.close()
         remoteHandle = nil
@@ -162,6 +171,8 @@ final class RemoteQueue: Sendable {
         /// The `uv_async_t*` as an integer while the handle is open, 0 otherwise.
         var asyncAddress: UInt = 0
         var closed = false
+        /// The thread that runs the loop (`uv_thread_t`), 0 before it first runs.
+        var owner: UInt = 0
     }
 
     let state = Mutex(State())

@@ -10,13 +10,12 @@ import SwitchyardUV
 /// The host runs its libuv loop on a thread of its own (never on the Swift-concurrency pool, where a blocking
 /// `uv_run` could stall other tasks); each method hops onto that thread and resumes when the loop has answered.
 public final class HostHandle: Sendable {
-    private let remote: UVLoopRemote
-    private let host: LoopBound<Host>
+    /// The host, reachable only through its actor: the compiler keeps it (and all it owns) on the loop's thread.
+    private let isolation: HostIsolation
     private let stopped: StopSignal
 
-    private init(remote: UVLoopRemote, host: LoopBound<Host>, stopped: StopSignal) {
-        self.remote = remote
-        self.host = host
+    private init(isolation: HostIsolation, stopped: StopSignal) {
+        self.isolation = isolation
         self.stopped = stopped
     }
 
@@ -38,13 +37,17 @@ public final class HostHandle: Sendable {
                         stopped.signal()
                         return
                     }
-                    let host = Host(loop: loop, manifest: manifest, options: options, logger: logger)
-                    continuation.resume(
-                        returning: HostHandle(remote: loop.remote, host: LoopBound(host, loop: loop), stopped: stopped))
-                    host.start()
-                    loop.run()
-                    let leaked = loop.close()
-                    if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
+                    let isolation = HostIsolation(
+                        Host(loop: loop, manifest: manifest, options: options, logger: logger),
+                        executor: UVLoopExecutor(loop))
+                    continuation.resume(returning: HostHandle(isolation: isolation, stopped: stopped))
+                    // The loop's whole life runs in the actor's isolation: this thread is its executor.
+                    isolation.assumeIsolated { isolation in
+                        isolation.value.start()
+                        isolation.value.loop.run()
+                        let leaked = isolation.value.loop.close()
+                        if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
+                    }
                     stopped.signal()
                 }
             } catch {
@@ -63,15 +66,14 @@ public final class HostHandle: Sendable {
     /// or at once when the calling task is cancelled: a caller with a deadline is never held by a busy loop.
     @discardableResult
     func onLoop<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (T) -> Void) -> Void) async -> T? {
-        let host = self.host
+        guard !stopped.hasFired else { return nil }
+        let isolation = self.isolation
         let once = ResumeOnce<T>()
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
                 guard once.install(continuation) else { return }
-                let scheduled = remote.execute {
-                    body(host.value) { value in once.resume(value) }
-                }
-                if !scheduled { once.resume(nil) }
+                // A task of its own, so a cancelled caller is released at once even while the loop is busy.
+                Task { once.resume(await isolation.run(body)) }
             }
         } onCancel: {
             once.resume(nil)
@@ -131,12 +133,14 @@ public final class HostHandle: Sendable {
     /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements.
     public func events() -> AsyncStream<HostEvent> {
         let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)
-        let host = self.host
-        let scheduled = remote.execute {
-            let token = host.value.navigator.observe { event in continuation.yield(event) }
-            let remote = host.value.loop.remote
-            continuation.onTermination = { _ in
-                remote.execute { host.value.navigator.stopObserving(token) }
+        let isolation = self.isolation
+        // Enqueued on the loop now, before this returns: an event that follows any later call is not missed.
+        let scheduled = isolation.remote.execute {
+            isolation.assumeIsolated { isolation in
+                let token = isolation.value.navigator.observe { event in continuation.yield(event) }
+                continuation.onTermination = { _ in
+                    isolation.remote.execute { isolation.assumeIsolated { $0.value.navigator.stopObserving(token) } }
+                }
             }
         }
         if !scheduled { continuation.finish() }
@@ -362,6 +366,10 @@ final class ResumeOnce<T: Sendable>: Sendable {
     }
 }
 
+/// The host's isolation domain: the `Host` owned by its loop (``UVLoopIsolated``), so the compiler keeps the host and
+/// everything it owns (connections, supervisors, the navigator, libuv handles) on the loop's thread.
+typealias HostIsolation = UVLoopIsolated<Host>
+
 /// A one-shot "the host has stopped" signal that any number of tasks can wait for.
 final class StopSignal: Sendable {
     private struct State {
@@ -379,6 +387,9 @@ final class StopSignal: Sendable {
         }
         for waiter in waiters { waiter.resume() }
     }
+
+    /// Whether the host has stopped.
+    var hasFired: Bool { state.withLock { $0.fired } }
 
     func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in

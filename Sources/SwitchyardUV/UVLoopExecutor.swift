@@ -1,0 +1,94 @@
+import CLibUV
+import Synchronization
+
+/// The loop as a Swift `SerialExecutor`: a job enqueued on it runs on the loop's thread, between libuv callbacks,
+/// in the order enqueued. An actor whose `unownedExecutor` is this one is isolated to the loop, so the compiler
+/// keeps what the actor owns on that thread (the host's `HostIsolation`).
+///
+/// Jobs travel through ``UVLoopRemote/execute(_:)`` (a mutex-guarded queue and `uv_async_send`), as every other way
+/// into the loop does. After the loop has closed, jobs still run, one at a time, on the thread that enqueues them
+/// (nothing else can touch the loop's state any more): a task suspended on this executor must never be stranded.
+public final class UVLoopExecutor: SerialExecutor {
+    /// The loop's thread-safe face.
+    public let remote: UVLoopRemote
+
+    private struct AfterClose {
+        var jobs: [UnownedJob] = []
+        /// The thread draining them (0: none), so only one does, and ``checkIsolated()`` knows it.
+        var drainer: UInt = 0
+    }
+
+    private let afterClose = Mutex(AfterClose())
+
+    /// The executor of `loop`.
+    public init(_ loop: UVLoop) { remote = loop.remote }
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        let executor = asUnownedSerialExecutor()
+        if remote.execute({ job.runSynchronously(on: executor) }) { return }
+        runAfterClose(job, on: executor)
+    }
+
+    private func runAfterClose(_ job: UnownedJob, on executor: UnownedSerialExecutor) {
+        let this = UInt(uv_thread_self())
+        let drains = afterClose.withLock { state -> Bool in
+            state.jobs.append(job)
+            guard state.drainer == 0 else { return false }
+            state.drainer = this
+            return true
+        }
+        guard drains else { return }
+        while let next = afterClose.withLock({ state -> UnownedJob? in
+            if state.jobs.isEmpty {
+                state.drainer = 0
+                return nil
+            }
+            return state.jobs.removeFirst()
+        }) {
+            next.runSynchronously(on: executor)
+        }
+    }
+
+    /// Whether the caller runs on the loop's thread (or drains jobs after the close).
+    public var isIsolatingCurrentThread: Bool {
+        let this = UInt(uv_thread_self())
+        let owner = remote.queue.state.withLock { $0.owner }
+        return owner == 0 || owner == this || afterClose.withLock { $0.drainer } == this
+    }
+
+    public func checkIsolated() {
+        // A programming error in the host, never something a plugin or a user can cause.
+        precondition(isIsolatingCurrentThread, "not on the loop's thread")
+    }
+}
+
+/// A value owned by a loop: an actor whose executor is the loop, holding a non-`Sendable` value (the host and the
+/// handles it owns). The compiler then keeps the value on the loop's thread: other threads reach it only by
+/// awaiting the actor, and the loop's own code reaches it with `assumeIsolated`, which checks the thread.
+///
+/// The host uses it for the `Host`: nothing outside the loop can hold a host reference but through this actor.
+public actor UVLoopIsolated<Value> {
+    /// The owned value; isolated to the loop.
+    public let value: Value
+    private nonisolated let executor: UVLoopExecutor
+
+    /// Takes `value` (and everything reachable from it) into the loop's isolation.
+    public init(_ value: sending Value, executor: UVLoopExecutor) {
+        self.value = value
+        self.executor = executor
+    }
+
+    // The executor outlives the actor (the actor holds it strongly): the unowned reference cannot dangle.
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// The loop's thread-safe face, for work that must keep its place in the loop's order.
+    public nonisolated var remote: UVLoopRemote { executor.remote }
+
+    /// Runs `body` on the loop and waits for it to call its completion (the loop's code calls it later, or at once).
+    public func run<T: Sendable>(_ body: @Sendable (Value, @escaping @Sendable (T) -> Void) -> Void) async -> T {
+        await withCheckedContinuation { continuation in
+            body(value) { result in continuation.resume(returning: result) }
+        }
+    }
+}
