@@ -236,15 +236,7 @@ final class PluginSupervisor {
             start()
             return
         }
-        if backoffTimer == nil { backoffTimer = try? UVTimer(loop: loop) }
-        do {
-            try backoffTimer?.start(after: delay) { [weak self] in
-                guard let self, self.state == .restarting, !self.stopping else { return }
-                self.start()
-            }
-        } catch {
-            start()
-        }
+        startAfter(delay)
     }
 
     /// The spawn failed for lack of descriptors, processes or memory (`EMFILE`, `ENFILE`, `EAGAIN`, `ENOMEM`): the
@@ -261,6 +253,11 @@ final class PluginSupervisor {
             logger.warning("cannot start plugin '\(name)': \(failure.name) (\(failure)); out of resources, retrying in \(delay) ms (attempt \(exhaustedAttempts); not counted as a restart)")
         }
         setState(.restarting)
+        startAfter(delay)
+    }
+
+    /// Starts the plugin again after `delay` ms, unless it was stopped meanwhile.
+    private func startAfter(_ delay: UInt64) {
         if backoffTimer == nil { backoffTimer = try? UVTimer(loop: loop) }
         do {
             try backoffTimer?.start(after: delay) { [weak self] in
