@@ -78,26 +78,7 @@ final class Host {
         self.logger = logger
         self.navigator = Navigator(logger: logger)
         navigator.requestLimits = options.requestLimits
-        navigator.connection = { [weak self] name in
-            guard let supervisor = self?.supervisorsByName[name], supervisor.state == .ready,
-                let connection = supervisor.connection, connection.state == .ready
-            else { return nil }
-            return connection
-        }
-        navigator.incarnation = { [weak self] name in self?.supervisorsByName[name]?.incarnation ?? 0 }
-        navigator.maxInstances = { [weak self] name in self?.supervisorsByName[name]?.plugin.limits.maxInstances ?? .max }
-        navigator.availability = { [weak self] name in
-            guard let supervisor = self?.supervisorsByName[name] else { return (.unavailable, "plugin '\(name)' is not running") }
-            if supervisor.state == .ready { return (.ok, nil) }
-            return (.unavailable, supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)")
-        }
-        navigator.unavailablePlugins = { [weak self] in
-            var result: [String: String?] = [:]
-            for (name, supervisor) in self?.supervisorsByName ?? [:] where supervisor.state != .ready {
-                result[name] = supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)"
-            }
-            return result
-        }
+        navigator.plugins = self
     }
 
     func supervisor(named name: String) -> PluginSupervisor? { supervisorsByName[name] }
@@ -370,4 +351,31 @@ final class Host {
         stopWaiters.removeAll()
         for waiter in waiters { waiter() }
     }
+}
+
+extension Host: PluginDirectory {
+    func connection(_ plugin: String) -> PluginConnection? {
+        guard let supervisor = supervisorsByName[plugin], supervisor.state == .ready,
+            let connection = supervisor.connection, connection.state == .ready
+        else { return nil }
+        return connection
+    }
+
+    func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?) {
+        guard let supervisor = supervisorsByName[plugin] else { return (.unavailable, "plugin '\(plugin)' is not running") }
+        if supervisor.state == .ready { return (.ok, nil) }
+        return (.unavailable, supervisor.lastError?.message ?? "plugin '\(plugin)' is \(supervisor.state)")
+    }
+
+    var unavailablePlugins: [String: String?] {
+        var result: [String: String?] = [:]
+        for (name, supervisor) in supervisorsByName where supervisor.state != .ready {
+            result[name] = supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)"
+        }
+        return result
+    }
+
+    func incarnation(of plugin: String) -> Int { supervisorsByName[plugin]?.incarnation ?? 0 }
+
+    func maxInstances(of plugin: String) -> Int { supervisorsByName[plugin]?.plugin.limits.maxInstances ?? .max }
 }

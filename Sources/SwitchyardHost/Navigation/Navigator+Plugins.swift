@@ -47,10 +47,10 @@ extension Navigator {
             case .destroy(let instance, let plugin, let type):
                 destroy([(instance, plugin, type)])
             case .dismissed(let instance, let plugin, let entry, let route, let reason):
-                connection(plugin)?.notify(
+                plugins?.connection(plugin)?.notify(
                     CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
-                connection(plugin)?.notify(
+                plugins?.connection(plugin)?.notify(
                     CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
             }
         }
@@ -60,7 +60,7 @@ extension Navigator {
     /// acknowledgement.
     func destroy(_ instances: [(InstanceID, String, String)]) {
         for (instance, plugin, type) in instances {
-            guard let connection = connection(plugin) else { continue }
+            guard let connection = plugins?.connection(plugin) else { continue }
             connection.send(CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
                 switch result {
                 case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))

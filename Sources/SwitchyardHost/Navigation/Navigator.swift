@@ -7,22 +7,29 @@ import SwitchyardUV
 /// commits them as one revision each, sends the resulting notifications, and publishes every change.
 ///
 /// - Important: Loop thread only.
+/// What the navigator needs to know about the plugins, and nothing else: one seam instead of five closures, so a
+/// test can stand in for the host's supervisors.
+protocol PluginDirectory: AnyObject {
+    /// The connection of a ready plugin, if it is ready.
+    func connection(_ plugin: String) -> PluginConnection?
+    /// Whether a plugin serves (for snapshots), and why not.
+    func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?)
+    /// The plugins not serving, with why (for ``TreeChange``: O(plugins), taken at each change).
+    var unavailablePlugins: [String: String?] { get }
+    /// A plugin's current incarnation (bumped at every spawn): a chain that consulted an earlier one must not commit.
+    func incarnation(of plugin: String) -> Int
+    /// A plugin's `maxInstances` limit.
+    func maxInstances(of plugin: String) -> Int
+}
+
 final class Navigator {
     private(set) var tree = NavigationTree()
     private(set) var registry = RouteRegistry()
     private(set) var composition: CompositionReport?
     private var allocator = IDAllocator()
     let logger: Logger
-    /// Finds the connection of a ready plugin.
-    var connection: (String) -> PluginConnection? = { _ in nil }
-    /// A plugin's availability for snapshots.
-    var availability: NavigationTree.Availability = { _ in (.ok, nil) }
-    /// The plugins not serving, with why (for ``TreeChange``: O(plugins), taken at each change).
-    var unavailablePlugins: () -> [String: String?] = { [:] }
-    /// A plugin's current incarnation (bumped at every spawn).
-    var incarnation: (String) -> Int = { _ in 0 }
-    /// A plugin's `maxInstances` limit.
-    var maxInstances: (String) -> Int = { _ in .max }
+    /// How the navigator sees the plugins (the host's supervisors); weak, as the host owns the navigator.
+    weak var plugins: (any PluginDirectory)?
     /// Bounds on the data of a request, checked before anything is done with it.
     var requestLimits = RequestLimits.defaults
     private var observers: [Int: (HostEvent) -> Void] = [:]
@@ -55,11 +62,11 @@ final class Navigator {
         for observer in observers.values { observer(event) }
     }
 
-    var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
+    var snapshot: TreeSnapshot { tree.snapshot(availability: { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }) }
 
     private func treeChanged() {
         guard !observers.isEmpty else { return }
-        publish(.treeChanged(TreeChange(revision: tree.revision, tree: tree, unavailable: unavailablePlugins())))
+        publish(.treeChanged(TreeChange(revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:])))
     }
 
     // MARK: - Start-up
@@ -209,7 +216,7 @@ final class Navigator {
                     completion(result.map { (plan, $0) })
                 }
             case .needs(let question):
-                guard let connection = connection(question.plugin) else {
+                guard let connection = plugins?.connection(question.plugin) else {
                     resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
                     step()
                     return
@@ -231,7 +238,7 @@ final class Navigator {
         case .failed(let failure):
             completion(.failure(failure))
         case .needs(let need):
-            guard let connection = connection(need.plugin) else {
+            guard let connection = plugins?.connection(need.plugin) else {
                 let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
                 switch need {
                 case .route: runner.resume(with: .route(.failure(error)))
@@ -241,12 +248,12 @@ final class Navigator {
                 return
             }
             if inFlight[chain]?[need.plugin] == nil {
-                let current = incarnation(need.plugin)
+                let current = plugins?.incarnation(of: need.plugin) ?? 0
                 inFlight[chain]?[need.plugin] = current
             }
             if case .create(let question) = need, question.reason == .new {
                 let planned = (creating[chain]?[need.plugin] ?? 0) + 1
-                let limit = maxInstances(need.plugin)
+                let limit = plugins?.maxInstances(of: need.plugin) ?? .max
                 guard tree.instanceCount(of: need.plugin) + planned <= limit else {
                     let error = ResponseError(
                         .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
@@ -281,7 +288,7 @@ final class Navigator {
     /// A chain whose answers came from a plugin process that has since died (and maybe restarted) must not
     /// commit: the new process never saw what the old one answered, and would not know the instances it created.
     private func checkIncarnations(_ chain: Int) throws(ResponseError) {
-        for (plugin, seen) in inFlight[chain] ?? [:] where incarnation(plugin) != seen {
+        for (plugin, seen) in inFlight[chain] ?? [:] where (plugins?.incarnation(of: plugin) ?? 0) != seen {
             throw .pluginUnavailable(plugin, "it restarted while the chain was running")
         }
     }
