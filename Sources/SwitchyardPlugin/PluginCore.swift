@@ -336,7 +336,8 @@ public struct Plugin: Sendable {
         return (core, runtime)
     }
 
-    /// The plugin's core without stdio, for in-process tests of its logic.
+    /// The plugin's core alone, without a runtime: its protocol handlers called directly (tests of plugin logic now
+    /// prefer `PluginTestConnection`, which goes through the protocol as the host does).
     @MainActor
     public func makeCore() -> PluginCore {
         PluginCore(name: name, version: version, coordinators: makeTypes())
