@@ -9,6 +9,7 @@ let package = Package(
     products: [
         .executable(name: "switchyard", targets: ["switchyard"]),
         .library(name: "SwitchyardPlugin", targets: ["SwitchyardPlugin"]),
+        .library(name: "SwitchyardPluginTesting", targets: ["SwitchyardPluginTesting"]),
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
@@ -116,10 +117,18 @@ let package = Package(
             ]
         ),
 
-        // Plugin logic tested in-process: declarations, factories, guards, state, deep links, chains; no spawn.
+        // The host's side of a plugin connection, in-process, for plugin authors' tests: the one user of the SDK's
+        // `@_spi(Testing)` hooks, so the SDK's public API stays what a plugin's `main` needs. No libuv, no Foundation.
+        .target(
+            name: "SwitchyardPluginTesting",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"]
+        ),
+
+        // Plugin logic tested in-process through SwitchyardPluginTesting: declarations, factories, guards, state,
+        // deep links, chains; no spawn.
         .testTarget(
             name: "SwitchyardPluginTests",
-            dependencies: ["SwitchyardPlugin"],
+            dependencies: ["SwitchyardPlugin", "SwitchyardPluginTesting"],
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
 

@@ -2,12 +2,18 @@ public import SwitchyardProtocol
 
 /// The plugin's coordinator types and instances, and the protocol handlers that drive them.
 ///
-/// It works without stdio, so plugin logic is testable in-process: feed it `coordinator/*` params (or whole lines
-/// through ``PluginRuntime/handleLine(_:)``) and look at the answers.
+/// It works without stdio, so plugin logic is testable in-process: feed it `coordinator/*` params, or drive it over
+/// the protocol with `PluginTestConnection` from the `SwitchyardPluginTesting` product.
+///
+/// Every coordinator it creates or adopts knows its core (through its route wrappers, see ``owner(of:)``), so
+/// routers, chains and `instanceID` need no global: two cores in one process (two plugins under test) stay apart.
 @MainActor
 public final class PluginCore {
-    /// The core of the running plugin (the one ``Plugin/run()`` started, or the last one created).
-    public internal(set) static var current: PluginCore?
+    /// The last core created, for code written against the old global; the SDK itself never reads it.
+    @available(*, deprecated, message: "a coordinator's router and instanceID find their own core; keep a reference to the core you create")
+    public static var current: PluginCore? { lastCreated }
+    /// Weak, so the compatibility shim keeps no core alive: whoever serves the core (a runtime) owns it.
+    private static weak var lastCreated: PluginCore?
 
     struct TypeInfo {
         let name: String
@@ -34,7 +40,7 @@ public final class PluginCore {
         self.name = name
         self.version = version
         for type in coordinators { register(type) }
-        PluginCore.current = self
+        PluginCore.lastCreated = self
     }
 
     // MARK: - Declarations
@@ -85,6 +91,19 @@ public final class PluginCore {
         return result
     }
 
+    /// The core that created or adopted `object`, read from its route wrappers (nil for an object no core has
+    /// registered, such as one a unit test built itself, or a coordinator declaring no routes).
+    static func owner(of object: AnyObject) -> PluginCore? {
+        var mirror: Mirror? = Mirror(reflecting: object)
+        while let level = mirror {
+            for child in level.children {
+                if let route = child.value as? any AnyRoute, let core = route.core { return core }
+            }
+            mirror = level.superclassMirror
+        }
+        return nil
+    }
+
     func prototype(of type: AnyObject.Type) -> AnyObject? { prototypesByClass[ObjectIdentifier(type)] }
 
     /// A prototype for a type outside any running plugin (tests building chains).
@@ -132,7 +151,8 @@ public final class PluginCore {
     }
 
     private func register(_ object: any Coordinatable, as id: InstanceID) {
-        _ = Self.namedRoutes(object)
+        // Binds the object to this core: its router, chains, `instanceID` and `deepLink` reach the core from here.
+        for (_, route) in Self.namedRoutes(object) { route.core = self }
         instances[id] = object
         ids[ObjectIdentifier(object)] = id
     }
@@ -267,19 +287,20 @@ public final class PluginCore {
         return try await runtime.request(TreeQueryRequest.self, params).result
     }
 
-    /// Serves the coordinator methods on `runtime`.
+    /// Serves the coordinator methods on `runtime`. The handlers hold the core strongly: the runtime is what keeps
+    /// a served core alive (the core points back at it weakly).
     public func attach(to runtime: PluginRuntime) {
         self.runtime = runtime
         runtime.setCoordinators(declarations)
-        runtime.onRequest(CoordinatorCreateRequest.self) { [unowned self] in try self.create($0) }
-        runtime.onRequest(CoordinatorRouteRequest.self) { [unowned self] in try self.route($0) }
-        runtime.onRequest(CoordinatorDestroyRequest.self) { [unowned self] in
+        runtime.onRequest(CoordinatorCreateRequest.self) { try self.create($0) }
+        runtime.onRequest(CoordinatorRouteRequest.self) { try self.route($0) }
+        runtime.onRequest(CoordinatorDestroyRequest.self) {
             self.destroy($0)
             return Empty()
         }
-        runtime.onRequest(CoordinatorDeepLinkRequest.self) { [unowned self] in try self.deepLink($0) }
-        runtime.onNotification(CoordinatorDismissedNotification.self) { [unowned self] in self.dismissed($0) }
-        runtime.onNotification(CoordinatorTabSelectedNotification.self) { [unowned self] in self.tabSelected($0) }
+        runtime.onRequest(CoordinatorDeepLinkRequest.self) { try self.deepLink($0) }
+        runtime.onNotification(CoordinatorDismissedNotification.self) { self.dismissed($0) }
+        runtime.onNotification(CoordinatorTabSelectedNotification.self) { self.tabSelected($0) }
     }
 }
 
@@ -301,15 +322,22 @@ public struct Plugin: Sendable {
 
     /// Takes over stdio and serves the host until stdin closes. Never returns.
     public func run() -> Never {
-        PluginRuntime.run { [name, version, makeTypes] in
-            let core = PluginCore(name: name, version: version, coordinators: makeTypes())
-            let runtime = PluginRuntime(configuration: .init(info: PluginInfo(name: name, version: version), coordinators: []))
-            core.attach(to: runtime)
-            return runtime
-        }
+        PluginRuntime.run { [self] in makeServer().runtime }
     }
 
-    /// The plugin's core without stdio, for in-process tests of its logic.
+    /// A core served by a runtime without stdio: what ``run()`` serves, and what `PluginTestConnection` drives
+    /// in-process. The runtime keeps the core alive.
+    @_spi(Testing)
+    @MainActor
+    public func makeServer() -> (core: PluginCore, runtime: PluginRuntime) {
+        let core = makeCore()
+        let runtime = PluginRuntime(configuration: .init(info: PluginInfo(name: name, version: version), coordinators: []))
+        core.attach(to: runtime)
+        return (core, runtime)
+    }
+
+    /// The plugin's core alone, without a runtime: its protocol handlers called directly (tests of plugin logic now
+    /// prefer `PluginTestConnection`, which goes through the protocol as the host does).
     @MainActor
     public func makeCore() -> PluginCore {
         PluginCore(name: name, version: version, coordinators: makeTypes())

@@ -1,8 +1,10 @@
 import SwitchyardPlugin
+import SwitchyardPluginTesting
 import Testing
 
-// A small shop, declared the Stinsen way. The tests drive its plugin core directly, as the host would over the pipe,
-// without spawning anything: this is how a team unit-tests its own plugin logic.
+// A small shop, declared the Stinsen way. The tests drive it through an in-process connection, as the host would over
+// the pipe (handshake, encoded requests and answers), without spawning anything: this is how a team unit-tests its own
+// plugin logic.
 
 final class ShopCoordinator: StackCoordinator, StatefulCoordinator {
     nonisolated struct State: Codable, Sendable {
@@ -95,20 +97,24 @@ final class OrdersCoordinator: StackCoordinator, DeepLinkHandling {
 
 @Suite("Swift SDK, in-process", .timeLimit(.minutes(1)))
 struct SDKTests {
-    let core = Plugin("shop", version: "1.2.3", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, OrdersCoordinator.self]).makeCore()
+    let connection = PluginTestConnection(
+        Plugin("shop", version: "1.2.3", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, OrdersCoordinator.self]))
+    /// The coordinator objects, for what the protocol does not show (the connection built the core from the Plugin).
+    var core: PluginCore { connection.core! }
 
     func create(_ id: Int64, _ type: String, reason: CoordinatorCreateRequest.Reason = .new, params: JSONValue? = nil,
-                parent: CoordinatorCreateRequest.Parent? = nil, state: JSONValue? = nil) throws -> CoordinatorCreateRequest.Result {
-        try core.create(.init(instance: InstanceID(id), type: type, reason: reason, params: params, parent: parent, state: state))
+                parent: CoordinatorCreateRequest.Parent? = nil, state: JSONValue? = nil) async throws -> CoordinatorCreateRequest.Result {
+        try await connection.create(.init(instance: InstanceID(id), type: type, reason: reason, params: params, parent: parent, state: state))
     }
 
-    func route(_ id: Int64, _ route: String, _ transition: Transition = .push, _ params: JSONValue? = nil) throws -> CoordinatorRouteRequest.Result {
-        try core.route(.init(instance: InstanceID(id), type: "shop", route: route, transition: transition, params: params))
+    func route(_ id: Int64, _ route: String, _ transition: Transition = .push, _ params: JSONValue? = nil) async throws -> CoordinatorRouteRequest.Result {
+        try await connection.route(.init(instance: InstanceID(id), type: "shop", route: route, transition: transition, params: params))
     }
 
     @Test("the route table comes from the declarations: names from properties, transitions, patterns, typed params, targets")
-    func routeTable() throws {
-        let shop = try #require(core.declarations.first { $0.type == "shop" })
+    func routeTable() async throws {
+        let declarations = try await connection.initialize().coordinators
+        let shop = try #require(declarations.first { $0.type == "shop" })
         #expect(shop.kind == .stack)
         #expect(shop.initialRoute == "home")
         #expect(shop.routes.map(\.name) == ["home", "item", "cart", "search", "profile"])
@@ -123,86 +129,86 @@ struct SDKTests {
         #expect(search.map(\.name) == ["text", "limit", "sort"])
         #expect(search.map(\.type) == [.string, .integer, .string])
         #expect(search.map(\.isRequired) == [true, true, false])
-        let tabs = try #require(core.declarations.first { $0.type == "homeTabs" })
+        let tabs = try #require(declarations.first { $0.type == "homeTabs" })
         #expect(tabs.kind == .tabs && tabs.routes.map(\.name) == ["shop", "help"])
-        #expect(core.declarations.first { $0.type == "orders" }?.customDeepLinks == true)
+        #expect(declarations.first { $0.type == "orders" }?.customDeepLinks == true)
     }
 
     @Test("create answers the initial content and state; a route runs its factory with typed params")
-    func factories() throws {
-        let created = try create(1, "shop")
+    func factories() async throws {
+        let created = try await create(1, "shop")
         #expect(created.root == .init(route: "home", content: .screen(ScreenDescriptor(name: "Home"))))
         #expect(created.state == ["visits": 0])
 
-        let item = try route(1, "item", .push, ["id": "7"])
+        let item = try await route(1, "item", .push, ["id": "7"])
         #expect(item.content == .screen(ScreenDescriptor(name: "Item", props: ["id": "7"])))
         #expect(item.state == ["visits": 1])
 
-        let search = try route(1, "search", .fullScreen, ["text": "milk", "limit": 5])
+        let search = try await route(1, "search", .fullScreen, ["text": "milk", "limit": 5])
         #expect(search.content == .screen(ScreenDescriptor(name: "Search", props: ["text": "milk", "limit": 5])))
     }
 
     @Test("a guard rejects with -32013 and its reason; bad params and unknown routes are typed errors naming the field")
-    func errors() throws {
-        _ = try create(1, "shop")
-        #expect { try route(1, "item", .push, ["id": "0"]) } throws: { error in
+    func errors() async throws {
+        _ = try await create(1, "shop")
+        await #expect { try await route(1, "item", .push, ["id": "0"]) } throws: { error in
             (error as? ResponseError)?.code == .rejectedByGuard && (error as? ResponseError)?.message == "there is no item 0"
         }
-        #expect { try route(1, "search", .fullScreen, ["text": "milk", "limit": "five"]) } throws: { error in
+        await #expect { try await route(1, "search", .fullScreen, ["text": "milk", "limit": "five"]) } throws: { error in
             guard let error = error as? ResponseError else { return false }
             return error.code == .invalidParams && error.message.contains("limit")
         }
-        #expect { try route(1, "nowhere") } throws: { ($0 as? ResponseError)?.code == .routeNotFound }
-        #expect { try route(99, "item", .push, ["id": "1"]) } throws: { ($0 as? ResponseError)?.code == .instanceNotFound }
-        #expect { try create(2, "ghost") } throws: { ($0 as? ResponseError)?.code == .invalidParams }
+        await #expect { try await route(1, "nowhere") } throws: { ($0 as? ResponseError)?.code == .routeNotFound }
+        await #expect { try await route(99, "item", .push, ["id": "1"]) } throws: { ($0 as? ResponseError)?.code == .instanceNotFound }
+        await #expect { try await create(2, "ghost") } throws: { ($0 as? ResponseError)?.code == .invalidParams }
     }
 
     @Test("a factory returning one of the plugin's own coordinators: the host creates that very object")
-    func ownChild() throws {
-        _ = try create(1, "shop")
-        let cart = try route(1, "cart", .modal)
+    func ownChild() async throws {
+        _ = try await create(1, "shop")
+        let cart = try await route(1, "cart", .modal)
         guard case .coordinator(let reference, let params) = cart.content else {
             Issue.record("expected a coordinator, got \(cart.content)")
             return
         }
         #expect(reference == CoordinatorReference(type: "cart"))
         #expect(params == ["items": 2])
-        let child = try create(2, "cart", params: params, parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"))
+        let child = try await create(2, "cart", params: params, parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"))
         #expect(child.root?.content == .screen(ScreenDescriptor(name: "Cart", props: ["items": 2])))
         #expect((core.object(InstanceID(2)) as? CartCoordinator)?.state.items == 2)
     }
 
     @Test("restore after a restart rebuilds the instance from the state the host kept, and answers nothing new")
-    func restore() throws {
-        let restored = try create(5, "shop", reason: .restore, state: ["visits": 41])
+    func restore() async throws {
+        let restored = try await create(5, "shop", reason: .restore, state: ["visits": 41])
         #expect(restored == CoordinatorCreateRequest.Result())
         let shop = try #require(core.object(InstanceID(5)) as? ShopCoordinator)
         #expect(shop.state.visits == 41)
-        #expect(try route(5, "item", .push, ["id": "1"]).state == ["visits": 42])
-        #expect { try create(6, "shop", reason: .restore, state: ["visits": "many"]) } throws: { ($0 as? ResponseError)?.code == .invalidParams }
+        #expect(try await route(5, "item", .push, ["id": "1"]).state == ["visits": 42])
+        await #expect { try await create(6, "shop", reason: .restore, state: ["visits": "many"]) } throws: { ($0 as? ResponseError)?.code == .invalidParams }
     }
 
     @Test("tabs: every tab's content at creation, the initial tab, tab selection and dismissal hooks")
-    func tabsAndHooks() throws {
-        let tabs = try create(1, "homeTabs")
+    func tabsAndHooks() async throws {
+        let tabs = try await create(1, "homeTabs")
         #expect(tabs.tabs?.map(\.route) == ["shop", "help"])
         #expect(tabs.selectedTab == "help")
-        core.tabSelected(.init(instance: InstanceID(1), tab: "shop", isRepeat: false))
-        core.tabSelected(.init(instance: InstanceID(1), tab: "shop", isRepeat: true))
+        connection.notify(CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: false))
+        connection.notify(CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: true))
         #expect((core.object(InstanceID(1)) as? HomeTabs)?.selections == ["shop", "shop again"])
 
-        _ = try create(2, "shop")
-        core.dismissed(.init(instance: InstanceID(2), entry: EntryID(9), route: "item", reason: .user))
+        _ = try await create(2, "shop")
+        connection.notify(CoordinatorDismissedNotification.self, .init(instance: InstanceID(2), entry: EntryID(9), route: "item", reason: .user))
         #expect((core.object(InstanceID(2)) as? ShopCoordinator)?.dismissals == ["item user"])
-        core.destroy(.init(instance: InstanceID(2), type: "shop"))
+        try await connection.destroy(.init(instance: InstanceID(2), type: "shop"))
         #expect(core.object(InstanceID(2)) == nil)
     }
 
     @Test("a custom deep-link handler consumes segments through the cursor, or rejects the link")
-    func deepLinkHandler() throws {
-        let decision = try core.deepLink(.init(instance: nil, type: "orders", segments: ["2026", "17", "extra"], query: [:], dryRun: true))
+    func deepLinkHandler() async throws {
+        let decision = try await connection.deepLink(.init(instance: nil, type: "orders", segments: ["2026", "17", "extra"], query: [:], dryRun: true))
         #expect(decision.route == "order" && decision.params == ["id": "2026-17"] && decision.consumed == 2)
-        #expect { try core.deepLink(.init(instance: nil, type: "orders", segments: ["soon"], query: [:], dryRun: true)) } throws: {
+        await #expect { try await connection.deepLink(.init(instance: nil, type: "orders", segments: ["soon"], query: [:], dryRun: true)) } throws: {
             ($0 as? ResponseError)?.code == .deepLinkInvalid
         }
     }
@@ -216,5 +222,32 @@ struct SDKTests {
         #expect(remote.steps == [.route("profile"), .route("settings")])
         let tabs = HomeTabs().router.chain.focusFirst(\.shop).route(to: \.search, SearchQuery(text: "tea", limit: 3))
         #expect(tabs.steps == [.focusFirst("shop"), .route("search", ["text": "tea", "limit": 3])])
+    }
+}
+
+@Suite("Swift SDK, chains through the connection", .timeLimit(.minutes(1)))
+struct ChainConnectionTests {
+    @Test("a coordinator's router applies its chain through its own core, even with another plugin's core alive")
+    func routerUsesItsOwnCore() async throws {
+        let connection = PluginTestConnection(Plugin("shop", coordinators: [ShopCoordinator.self, CartCoordinator.self]))
+        // A second plugin in the same process: the router must not pick up this core (the old global would have).
+        let other = PluginTestConnection(Plugin("other", coordinators: [ShopCoordinator.self]))
+        _ = try await other.create(.init(instance: InstanceID(1), type: "shop", reason: .new))
+        _ = try await connection.create(.init(instance: InstanceID(1), type: "shop", reason: .new))
+        connection.onRequest(NavigateRequest.self) { params in .init(revision: 3, instance: params.instance ?? InstanceID(0)) }
+
+        let shop = try #require(connection.core?.object(InstanceID(1)) as? ShopCoordinator)
+        #expect(shop.instanceID == InstanceID(1))
+        let landed = try await shop.router.chain.popToRoot().route(to: \.item, "42").apply()
+        #expect(landed.revision == 3 && landed.coordinator === shop)
+        #expect(connection.requests(NavigateRequest.self) == [.init(instance: InstanceID(1), steps: [.popToRoot, .route("item", ["id": "42"])])])
+        #expect(other.requests(NavigateRequest.self).isEmpty)
+    }
+
+    @Test("a chain on an object no core registered builds its steps but cannot apply")
+    func unregisteredCannotApply() async throws {
+        let shop = ShopCoordinator()
+        #expect(shop.instanceID == nil)
+        await #expect(throws: ResponseError.self) { try await shop.router.popToRoot() }
     }
 }

@@ -45,10 +45,10 @@ extension Coordinatable {
     }
 
     /// This instance's id in the host's tree (nil before the host created it).
-    public var instanceID: InstanceID? { PluginCore.current?.instanceID(of: self) }
+    public var instanceID: InstanceID? { PluginCore.owner(of: self)?.instanceID(of: self) }
 
     /// The deep link being applied, while a route factory runs for one.
-    public var deepLink: DeepLinkContext? { PluginCore.current?.currentLink }
+    public var deepLink: DeepLinkContext? { PluginCore.owner(of: self)?.currentLink }
 }
 
 /// A root and an ordered stack of pushed and presented entries (Stinsen's `NavigationCoordinatable`).

@@ -17,6 +17,8 @@ public enum Presentation: Sendable {
 @MainActor
 protocol AnyRoute: AnyObject {
     var name: String { get set }
+    /// The core that registered the coordinator owning this wrapper (see ``PluginCore/owner(of:)``).
+    var core: PluginCore? { get set }
     var transition: Transition { get }
     func declaration(plugin: String) -> RouteDeclaration
     /// Decodes the params, runs the factory on `coordinator`, and turns the output into wire content.
@@ -29,6 +31,9 @@ protocol AnyRoute: AnyObject {
 public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>: AnyRoute {
     /// The route's name: the property's name, set when the coordinator is registered.
     public internal(set) var name = ""
+    /// Set when a core registers the coordinator: the wrappers are the only storage the SDK has inside a plugin
+    /// author's class, so they carry its link to the core. Weak: the core owns its instances, not the reverse.
+    weak var core: PluginCore?
     public let transition: Transition
     public let deepLink: String?
     let factory: (C, Input) throws -> Output

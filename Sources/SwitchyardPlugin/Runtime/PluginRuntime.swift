@@ -179,8 +179,23 @@ public final class PluginRuntime {
     private func send(_ message: Message) { write(message.encodedLine()) }
 
     private func write(_ line: [UInt8]) {
+        if let inProcessPeer {
+            inProcessPeer(line)
+            return
+        }
         output.append(line)
         scheduleFlush()
+    }
+
+    /// Where lines go instead of stdout when an in-process peer drives this runtime (see ``connectInProcess(_:)``).
+    private var inProcessPeer: (@MainActor ([UInt8]) -> Void)?
+
+    /// Hands every line this runtime writes to `peer`, at once and in order, instead of buffering it for stdout:
+    /// the `SwitchyardPluginTesting` product plays the host this way, feeding lines back with ``handleLine(_:)``.
+    /// SPI, not public API: a plugin's `main` never needs it.
+    @_spi(Testing)
+    public func connectInProcess(_ peer: @escaping @MainActor ([UInt8]) -> Void) {
+        inProcessPeer = peer
     }
 
     // MARK: - Running
@@ -230,7 +245,9 @@ public final class PluginRuntime {
         }
     }
 
-    /// Feeds one line as if it came from stdin (in-process tests).
+    /// Handles one line as if it came from stdin: what the stdin reader calls, and what an in-process peer
+    /// (``connectInProcess(_:)``) calls. SPI, so it is not part of the API a plugin author sees.
+    @_spi(Testing)
     public func handleLine(_ line: String) {
         let bytes = Array(line.utf8)
         switch MessageReader.decodeLine(bytes[...], lineNumber: 0) {
@@ -305,10 +322,8 @@ struct Output {
 
     mutating func flush() {
         guard !buffer.isEmpty else { return }
-        guard let descriptor else {
-            // In-process tests: no stdio; keep the bytes for inspection.
-            return
-        }
+        // Not started by ``PluginRuntime/run(_:)`` yet: keep the bytes until stdout is known.
+        guard let descriptor else { return }
         do {
             _ = try descriptor.writeAll(buffer)
         } catch {
@@ -316,19 +331,6 @@ struct Output {
             exit(0)
         }
         buffer.removeAll(keepingCapacity: true)
-    }
-
-    /// The bytes not yet written (in-process tests read answers here).
-    mutating func take() -> [UInt8] {
-        defer { buffer.removeAll() }
-        return buffer
-    }
-}
-
-extension PluginRuntime {
-    /// Answers written but not yet flushed, as lines (for in-process tests that drive ``handleLine(_:)``).
-    public func takeOutput() -> [String] {
-        String(decoding: output.take(), as: UTF8.self).split(separator: "\n").map(String.init)
     }
 }
 
