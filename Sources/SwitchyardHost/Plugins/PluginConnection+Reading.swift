@@ -131,7 +131,7 @@ extension PluginConnection {
         // burst the host asked for must not look like a flood. Unsolicited answers (unknown ids) still count.
         switch message {
         case .response(let id, _), .errorResponse(let id?, _):
-            if endpoint.pendingRequest(id) != nil { return true }
+            if endpoint.isPending(id) { return true }
         default:
             break
         }

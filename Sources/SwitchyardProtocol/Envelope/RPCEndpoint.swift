@@ -63,7 +63,9 @@ public final class RPCEndpoint {
         public let id: RequestID
         /// The request's method.
         public let method: String
-        private weak var endpoint: RPCEndpoint?
+        /// Strong, not weak: a weak reference costs a side table and atomic loads on every request, and nothing
+        /// keeps a responder past its answer but a handler still working on it (no cycle: the endpoint keeps none).
+        private let endpoint: RPCEndpoint
         /// Whether an answer left (an unanswered request is a bug in its handler, visible in tests).
         public private(set) var answered = false
 
@@ -98,7 +100,7 @@ public final class RPCEndpoint {
         private func answer(_ line: [UInt8]) {
             guard !answered else { return }
             answered = true
-            endpoint?.emit(line)
+            endpoint.emit(line)
         }
     }
 
@@ -209,6 +211,9 @@ public final class RPCEndpoint {
 
     /// How many requests await an answer.
     public var pendingCount: Int { pending.count }
+
+    /// Whether request `id` awaits its answer (cheaper than ``pendingRequest(_:)``: nothing is copied).
+    public func isPending(_ id: RequestID) -> Bool { pending.index(forKey: id) != nil }
 
     /// The pending request `id`, if any.
     public func pendingRequest(_ id: RequestID) -> PendingRequest? { pending[id] }
