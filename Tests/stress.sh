@@ -12,7 +12,8 @@ mkdir -p "$out"
 
 hog_pids=()
 stop_hogs() { for pid in "${hog_pids[@]}"; do kill "$pid" 2>/dev/null; done; hog_pids=(); }
-trap stop_hogs EXIT INT TERM
+trap stop_hogs EXIT
+trap 'stop_hogs; exit 130' INT TERM
 
 swift build --build-tests >/dev/null 2>&1 || { echo "stress: the build failed"; exit 1; }
 for _ in $(seq 1 "$hogs"); do yes > /dev/null & hog_pids+=($!); done

@@ -214,11 +214,17 @@ struct NavigationIntegrationTests {
     /// root instead of finding the old one and doing nothing.
     @Test("plugin logic navigates: the Swift Main coordinator's router ends an expired session")
     func swiftRouterNavigates() async throws {
-        try await withHost(TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot) { host in
+        let logs = LogCapture()
+        try await withHost(TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot, logs: logs) { host in
             let events = EventLog(host)
-            try await Self.logIn(host)
-            try await events.wait(for: "the session to expire and main to show unauthenticated again") { events in
-                events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "unauthenticated" && change.revision > 2 } else { false } }
+            do {
+                try await Self.logIn(host)
+                try await events.wait(for: "the session to expire and main to show unauthenticated again") { events in
+                    events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "unauthenticated" && change.revision > 2 } else { false } }
+                }
+            } catch {
+                Issue.record("host log:\n\(logs.all.joined(separator: "\n"))")
+                throw error
             }
         }
     }

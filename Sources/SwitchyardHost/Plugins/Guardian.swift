@@ -73,8 +73,9 @@ final class Guardian {
         SystemProcess.environmentValue("SWITCHYARD_CONTAINMENT").flatMap(ContainmentMechanism.init(rawValue:))
     }
 
-    /// Starts the guardian with the strongest mechanism available (or `requested` only, falling back to
-    /// `process-group` if that is not available), and logs which one is in effect.
+    /// Starts the guardian with the strongest mechanism available — a cgroup v2, else process groups; a PID
+    /// namespace only when `requested` — (or `requested` only, falling back to `process-group` if that is not
+    /// available), and logs which one is in effect.
     ///
     /// - Parameter ownsProcess: whether this host is the only one in the process (the CLI): only then does it make
     ///   the whole process a child subreaper, which in a process shared with other code (tests, an embedding app)
@@ -94,8 +95,16 @@ final class Guardian {
             return Guardian(mechanism: .none, notUsed: notUsed, loop: loop, logger: logger, executable: nil, cgroup: nil)
         }
         var notUsed: [(ContainmentMechanism, String)] = []
+        // The PID namespace is the strongest mechanism but only on request: the plugins' /proc is still the host's
+        // (a mount namespace cannot be entered by a multithreaded process), and libdispatch's worker monitor reads
+        // /proc/TID/stat with namespace-local thread ids; under load it then crashes a healthy Swift plugin
+        // ("workq: registered worker exited prematurely"). A host must not create the faults it isolates.
         let order: [ContainmentMechanism] = [.pidNamespace, .cgroup, .processGroup]
         for candidate in order {
+            if candidate == .pidNamespace && requested != .pidNamespace {
+                notUsed.append((candidate, "only on request (SWITCHYARD_CONTAINMENT=pid-namespace): the plugins would see the host's /proc"))
+                continue
+            }
             if let requested, requested != candidate, candidate != .processGroup {
                 notUsed.append((candidate, "SWITCHYARD_CONTAINMENT/options ask for \(requested)"))
                 continue
