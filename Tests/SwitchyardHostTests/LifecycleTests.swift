@@ -59,7 +59,8 @@ struct LifecycleTests {
     @Test("a plugin's /proc/PID/fd holds exactly 0, 1 and 2")
     func onlyStdioDescriptors() async throws {
         // An inheritable descriptor in the host must not leak into plugins.
-        let leak = open("/dev/null", O_RDONLY)
+        // Under the spawn lock (its contract): not between another test's sweep and fork.
+        let leak = SpawnLock.withLock { open("/dev/null", O_RDONLY) }
         defer { close(leak) }
         try await withHost([TestPlugins.swiftHello(), TestPlugins.pythonHello(), TestPlugins.misbehave("raw", [])]) { host in
             for status in await host.status() {

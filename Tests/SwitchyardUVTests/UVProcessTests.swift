@@ -73,7 +73,9 @@ struct UVProcessTests {
     @Test("a child inherits only descriptors 0, 1 and 2, even when the host holds an inheritable one")
     func onlyStdioInherited() async throws {
         // GIVEN an inheritable descriptor in the host
-        let leakedFD = open("/dev/null", O_RDONLY)
+        // Opened under the spawn lock, as the lock's contract asks of code that creates inheritable descriptors:
+        // otherwise it may land between another test's sweep and fork, and leak into *that* child.
+        let leakedFD = SpawnLock.withLock { open("/dev/null", O_RDONLY) }
         defer { close(leakedFD) }
         #expect(leakedFD > 2)
         let run = try await runOnLoop([Int32].self) { loop, finish in
