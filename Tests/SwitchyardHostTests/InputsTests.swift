@@ -113,7 +113,14 @@ struct SocketHijackTests {
         defer {
             impostor.signal(SIGKILL)
         }
-        try await impostor.waitForStderr("control socket: \(socket)")
+        do {
+            try await impostor.waitForStderr("control socket: \(socket)")
+        } catch {
+            // Seen once in 15 loaded runs: the impostor ended at once with no output. Say how it ended.
+            let status = try? await impostor.waitForExit(seconds: 2)
+            Issue.record("the impostor host ended with status \(status.map(String.init) ?? "unknown") and no output")
+            throw error
+        }
 
         let client = try await runCLI(["status", "--socket", socket])
         #expect(client.status != 0)

@@ -80,13 +80,20 @@ struct UVProcessTests {
         #expect(leakedFD > 2)
         let run = try await runOnLoop([Int32].self) { loop, finish in
             let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: "/bin/cat")) { _ in }
-            // WHEN we look at the child's descriptor table while it runs
-            let descriptors = SystemProcess.openDescriptors(of: process.pid)
-            process.stdin?.close()
-            process.stdout?.close()
-            process.stderr?.close()
-            process.onClose = { finish(.success(descriptors)) }
-            process.close()
+            // WHEN we look at the child's descriptor table once it runs its own code: a line echoed back proves
+            // the dynamic loader is done (right after exec it briefly holds the libraries it maps as fd 3).
+            var looked = false
+            try process.stdout?.startReading { event in
+                guard case .data = event, !looked else { return }
+                looked = true
+                let descriptors = SystemProcess.openDescriptors(of: process.pid)
+                process.stdin?.close()
+                process.stdout?.close()
+                process.stderr?.close()
+                process.onClose = { finish(.success(descriptors)) }
+                process.close()
+            }
+            try process.stdin?.write(Array("ready\n".utf8))
         }
         // THEN it holds exactly stdio
         #expect(run.value == [0, 1, 2])
