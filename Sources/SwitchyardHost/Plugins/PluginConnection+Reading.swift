@@ -56,14 +56,14 @@ extension PluginConnection {
             heartbeat.heard(now: loop.activeNow)
             guard withinRate(message, lineNumber: lineNumber) else { return }
             switch message {
-            case .response(let id, let result):
-                resolve(id, .success(result), lineNumber: lineNumber)
+            case .response(let id, _):
+                resolve(id, message, lineNumber: lineNumber)
             case .errorResponse(let id, let error):
                 guard let id else {
                     report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
                     return
                 }
-                resolve(id, .failure(error), lineNumber: lineNumber)
+                resolve(id, message, lineNumber: lineNumber)
             case .request(let id, let method, let params):
                 if method == PingRequest.method {
                     respond(to: id, result: .object(JSONObject()))
@@ -93,13 +93,9 @@ extension PluginConnection {
         }
     }
 
-    func resolve(_ id: RequestID, _ result: Result<JSONValue, ResponseError>, lineNumber: Int) {
+    /// An answer (`message`, whose id is `id`) completes the heartbeat or the pending request it belongs to.
+    func resolve(_ id: RequestID, _ message: Message, lineNumber: Int) {
         if heartbeat.answered(id) { return }
-        let message: Message =
-            switch result {
-            case .success(let value): .response(id: id, result: value)
-            case .failure(let error): .errorResponse(id: id, error: error)
-            }
         guard case .resolved = endpoint.receive(message) else {
             report(
                 ResponseError(

@@ -299,7 +299,11 @@ final class PluginConnection {
             return .pluginUnavailable(name, "writing failed: \(error)")
         }
         messagesSent += 1
-        if writeQueue.wrote(queued: stdin.queuedBytes, now: loop.activeNow) { beginWriteStall() }
+        // The running clock is read only past the limit: every message to every plugin passes here.
+        let queuedAfter = stdin.queuedBytes
+        if queuedAfter > plugin.maxWriteQueueBytes, writeQueue.wrote(queued: queuedAfter, now: loop.activeNow) {
+            beginWriteStall()
+        }
         return nil
     }
 
