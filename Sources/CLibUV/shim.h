@@ -34,6 +34,14 @@ static inline int switchyard_pidfd_open(int pid) {
 #endif
 }
 
+static inline int switchyard_pidfd_send_signal(int pidfd, int sig) {
+#ifdef SYS_pidfd_send_signal
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, sig, (void *)0, 0U);
+#else
+    return -1;
+#endif
+}
+
 // Linux namespaces and prctl: the glibc wrappers need _GNU_SOURCE (or are variadic, which Swift cannot call).
 #define SWITCHYARD_CLONE_NEWPID 0x20000000
 static inline int switchyard_unshare_pid(void) { return (int)syscall(SYS_unshare, SWITCHYARD_CLONE_NEWPID); }

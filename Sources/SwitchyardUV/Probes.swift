@@ -51,3 +51,53 @@ extension SystemProcess {
     @discardableResult
     public static func pinToCPU(_ cpu: Int32) -> Bool { switchyard_pin_cpu(cpu) == 0 }
 }
+
+/// A process named by its pid *and* its start time. Tests signal and wait for processes they learned about
+/// earlier (descendants that wrote their pid to a file, a host's children); by then the process may have been
+/// reaped and, with `pid_max` at 32768 and thousands of spawns per run, its pid given to another test's process.
+/// An identity reaches only the process it was taken from.
+public struct ProcessIdentity: Sendable, Hashable, CustomStringConvertible {
+    /// The pid, as the host's `/proc` shows it.
+    public let pid: Int32
+    /// Field 22 of `/proc/PID/stat`: clock ticks after boot at which the process started.
+    public let startTime: UInt64
+
+    /// The identity of the process that has `pid` now, or nil if there is none.
+    public init?(_ pid: Int32) {
+        guard let startTime = Self.startTime(of: pid) else { return nil }
+        self.pid = pid
+        self.startTime = startTime
+    }
+
+    static func startTime(of pid: Int32) -> UInt64? {
+        guard let fields = SystemProcess.statFields(of: pid), fields.count > 19 else { return nil }
+        return UInt64(fields[19])
+    }
+
+    /// Runs `body` with a pidfd of this very process, or returns nil if it is gone (or its pid now names another).
+    /// The pidfd pins the process: what `body` does through it cannot reach a successor.
+    private func withPidfd<T>(_ body: (Int32) -> T) -> T? {
+        let fd = switchyard_pidfd_open(pid)
+        guard fd >= 0 else { return nil }
+        defer { Glibc.close(fd) }
+        guard Self.startTime(of: pid) == startTime else { return nil }
+        return body(fd)
+    }
+
+    /// Sends `signal` to this process if it still exists; false if it is gone.
+    @discardableResult
+    public func signal(_ signal: Int32) -> Bool {
+        withPidfd { switchyard_pidfd_send_signal($0, signal) == 0 } ?? false
+    }
+
+    /// Waits until this process has exited (a zombie counts as exited), for at most `milliseconds`.
+    /// - Returns: true if it is gone, false on timeout.
+    public func waitForExit(milliseconds: Int32) -> Bool {
+        withPidfd { fd in
+            var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            return poll(&descriptor, 1, milliseconds) > 0
+        } ?? true
+    }
+
+    public var description: String { "pid \(pid)" }
+}

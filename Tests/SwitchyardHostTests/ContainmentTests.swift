@@ -28,20 +28,29 @@ struct ContainmentTests {
         return String(decoding: bytes, as: UTF8.self).split(separator: "\n").compactMap { Int32($0) }
     }
 
+    /// The descendants in `file`, named by pid and start time, read while they are known to be alive: a pid read
+    /// later may already belong to another test's process.
+    static func identities(in file: String, after known: Int = 0) -> [ProcessIdentity] {
+        pids(in: file).dropFirst(known).compactMap(ProcessIdentity.init)
+    }
+
+    /// The current children of `pid` (the guardian, the plugins), by identity.
+    static func children(of pid: Int32) -> [ProcessIdentity] { SystemProcess.childPIDs(of: pid).compactMap(ProcessIdentity.init) }
+
     /// Ends whatever a failed test left behind, and the pid file.
-    static func cleanUp(_ file: String, _ more: [Int32] = []) {
-        for pid in pids(in: file) + more where pid > 1 { _ = SystemProcess.kill(pid, SIGKILL) }
+    static func cleanUp(_ file: String, _ processes: [ProcessIdentity]) {
+        for process in processes where process.pid > 1 { process.signal(SIGKILL) }
         _ = FileSystem.remove(file)
     }
 
-    static func expectAllGone(_ pids: [Int32], _ what: String) {
-        for pid in pids {
-            #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "pid \(pid) survived \(what)")
+    static func expectAllGone(_ processes: [ProcessIdentity], _ what: String) {
+        for process in processes {
+            #expect(process.waitForExit(milliseconds: 5_000), "\(process) survived \(what)")
         }
     }
 
     /// Starts `switchyard run` with the three plugins under `mechanism`; returns it once they are ready.
-    static func startCLI(_ mechanism: ContainmentMechanism, file: String) async throws -> CLIProcess {
+    static func startCLI(_ mechanism: ContainmentMechanism, file: String) async throws -> (CLIProcess, [ProcessIdentity]) {
         let entries = plugins(file).map { plugin in
             #"{"name": "\#(plugin.name)", "product": "misbehave", "args": ["--name", "\#(plugin.name)", "\#(plugin.args.joined(separator: "\", \""))"]}"#
         }
@@ -52,7 +61,7 @@ struct ContainmentTests {
         try await cli.waitForStderr("switchyard: ready (3/3 plugins")
         #expect(cli.stderr.contains { $0.contains("containment: \(mechanism)") }, "startup log: \(cli.stderr)")
         #expect(pids(in: file).count == 3)
-        return cli
+        return (cli, identities(in: file))
     }
 
     static func guardian(of host: Int32) -> Int32? {
@@ -64,74 +73,83 @@ struct ContainmentTests {
     @Test("shutdown of an in-process host ends every descendant", arguments: kernelEnforced)
     func shutdown(_ mechanism: ContainmentMechanism) async throws {
         let file = Self.pidFile()
-        defer { Self.cleanUp(file) }
+        var known: [ProcessIdentity] = []
+        defer { Self.cleanUp(file, known) }
         let options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500, containment: mechanism)
-        try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
+        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
             let containment = await host.containment()
             #expect(containment?.mechanism == mechanism.rawValue)
             #expect(containment?.guardian != nil)
             #expect(Self.pids(in: file).count == 3)
+            return Self.identities(in: file)
         }
-        Self.expectAllGone(Self.pids(in: file), "shutdown")
+        Self.expectAllGone(known, "shutdown")
     }
 
     @Test("SIGTERM of `switchyard run` ends every descendant", arguments: ContainmentMechanism.allCases.filter { $0 != .none })
     func sigterm(_ mechanism: ContainmentMechanism) async throws {
         let file = Self.pidFile()
-        defer { Self.cleanUp(file) }
-        let cli = try await Self.startCLI(mechanism, file: file)
-        let children = SystemProcess.childPIDs(of: cli.pid)
+        var known: [ProcessIdentity] = []
+        defer { Self.cleanUp(file, known) }
+        let (cli, descendants) = try await Self.startCLI(mechanism, file: file)
+        known = descendants + Self.children(of: cli.pid)
         cli.signal(SIGTERM)
         #expect(try await cli.waitForExit() == 0)
-        Self.expectAllGone(Self.pids(in: file) + children, "SIGTERM of the host (\(mechanism))")
+        Self.expectAllGone(known, "SIGTERM of the host (\(mechanism))")
     }
 
     @Test("SIGKILL of `switchyard run` ends every descendant", arguments: kernelEnforced)
     func sigkill(_ mechanism: ContainmentMechanism) async throws {
         let file = Self.pidFile()
-        defer { Self.cleanUp(file) }
-        let cli = try await Self.startCLI(mechanism, file: file)
-        let children = SystemProcess.childPIDs(of: cli.pid)
+        var known: [ProcessIdentity] = []
+        defer { Self.cleanUp(file, known) }
+        let (cli, descendants) = try await Self.startCLI(mechanism, file: file)
+        known = descendants + Self.children(of: cli.pid)
         cli.signal(SIGKILL)
         _ = try await cli.waitForExit()
-        Self.expectAllGone(Self.pids(in: file) + children, "SIGKILL of the host (\(mechanism))")
+        Self.expectAllGone(known, "SIGKILL of the host (\(mechanism))")
     }
 
     @Test("guardian SIGKILLed, then the host SIGKILLed: nothing survives", arguments: kernelEnforced)
     func guardianThenHost(_ mechanism: ContainmentMechanism) async throws {
         let file = Self.pidFile()
-        var seen: [Int32] = []
-        defer { Self.cleanUp(file, seen) }
-        let cli = try await Self.startCLI(mechanism, file: file)
+        var known: [ProcessIdentity] = []
+        defer { Self.cleanUp(file, known) }
+        let (cli, descendants) = try await Self.startCLI(mechanism, file: file)
+        known = descendants + Self.children(of: cli.pid)
         let first = try #require(Self.guardian(of: cli.pid))
-        seen = SystemProcess.childPIDs(of: cli.pid)
         #expect(SystemProcess.kill(first, SIGKILL))
         try await cli.waitForStderr("switchyard-guardian restarted")
         if mechanism == .pidNamespace {
             // The plugins died with the namespace; wait until they are back, in the new one.
             for name in ["setsid", "daemon", "both"] { try await cli.waitForStderr("plugin '\(name)' ended with its PID namespace") }
         }
-        seen += SystemProcess.childPIDs(of: cli.pid)
+        // Whatever is alive now (the new guardian, restarted plugins and their descendants) must end too.
+        known += Self.children(of: cli.pid) + Self.identities(in: file, after: descendants.count)
         cli.signal(SIGKILL)
         _ = try await cli.waitForExit()
-        Self.expectAllGone(Self.pids(in: file) + seen, "SIGKILL of the guardian, then of the host (\(mechanism))")
+        Self.expectAllGone(known, "SIGKILL of the guardian, then of the host (\(mechanism))")
     }
 
     @Test("guardian SIGKILLed while the host lives: a new one starts and the plugins are ready again")
     func guardianDies() async throws {
         let file = Self.pidFile()
-        defer { Self.cleanUp(file) }
+        var known: [ProcessIdentity] = []
+        defer { Self.cleanUp(file, known) }
         let options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500, containment: .pidNamespace)
-        try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
+        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
             let events = EventLog(host)
+            var known = Self.identities(in: file)
             let first = try #require(await host.containment()?.guardian)
             #expect(SystemProcess.kill(first, SIGKILL))
             for name in ["setsid", "daemon", "both"] { try await events.waitUntilReady(host, name, restarts: 1) }
             // The kernel ended the old namespace with everything in it, escaped descendants included.
-            Self.expectAllGone(Self.pids(in: file), "the death of the PID namespace's init")
+            Self.expectAllGone(known, "the death of the PID namespace's init")
+            known += Self.identities(in: file, after: 3)
             let second = try #require(await host.containment()?.guardian)
             #expect(second != first)
             #expect(SystemProcess.isRunning(second))
+            return known
         }
     }
 }
