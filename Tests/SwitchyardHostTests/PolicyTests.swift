@@ -102,4 +102,78 @@ struct PolicyTests {
         ])
         #expect(TeardownStep.ladder(graceMs: 500, shutdownTimeoutMs: 100, ready: false, term: 15, kill: 9).first == .closeStdin(waitMs: 500))
     }
+
+    @Test("chain scheduler: a chain that consulted an incarnation since replaced must not commit")
+    func schedulerIncarnations() {
+        var scheduler = ChainScheduler<String>()
+        let chain = scheduler.begin()
+        scheduler.consult("a", incarnation: 1, by: chain)
+        scheduler.consult("a", incarnation: 2, by: chain)  // only the first question records the incarnation
+        scheduler.consult("b", incarnation: 7, by: chain)
+        #expect(scheduler.restartedPlugin(of: chain) { ["a": 1, "b": 7][$0] ?? 0 } == nil)
+        #expect(scheduler.restartedPlugin(of: chain) { ["a": 2, "b": 7][$0] ?? 0 } == "a")
+        _ = scheduler.finish(chain)
+        #expect(scheduler.chainsInFlight == 0)
+        // A finished chain is forgotten: nothing to check, nothing to record.
+        scheduler.consult("a", incarnation: 1, by: chain)
+        #expect(scheduler.restartedPlugin(of: chain) { _ in 99 } == nil)
+    }
+
+    @Test("chain scheduler: the creations a chain has planned count against maxInstances until it finishes")
+    func schedulerMaxInstances() {
+        var scheduler = ChainScheduler<String>()
+        let first = scheduler.begin(), second = scheduler.begin()
+        // The plugin owns 1 instance, its limit is 3: a chain may plan two more. (Chains are checked each against
+        // the committed tree; two that overshoot together conflict at commit, where the tree decides.)
+        let firstOne = scheduler.reserveCreation(of: "p", by: first, owned: 1, limit: 3)
+        #expect(firstOne)
+        let firstTwo = scheduler.reserveCreation(of: "p", by: first, owned: 1, limit: 3)
+        #expect(firstTwo)
+        let firstThree = scheduler.reserveCreation(of: "p", by: first, owned: 1, limit: 3)
+        #expect(!firstThree)
+        let secondOne = scheduler.reserveCreation(of: "p", by: second, owned: 1, limit: 3)
+        #expect(secondOne)
+        let otherPlugin = scheduler.reserveCreation(of: "q", by: first, owned: 0, limit: 1)
+        #expect(otherPlugin, "limits are per plugin")
+        _ = scheduler.finish(first)
+        let third = scheduler.begin()
+        let thirdOne = scheduler.reserveCreation(of: "p", by: third, owned: 1, limit: 3)
+        #expect(thirdOne, "a finished chain's plan is forgotten")
+        let secondTwo = scheduler.reserveCreation(of: "p", by: second, owned: 2, limit: 3)
+        #expect(!secondTwo, "the tree's own count is the caller's")
+    }
+
+    @Test("chain scheduler: a plugin's request waits for exactly the chains that consulted that plugin, in arrival order")
+    func schedulerOrdering() {
+        var scheduler = ChainScheduler<String>()
+        let one = scheduler.begin(), two = scheduler.begin(), three = scheduler.begin()
+        scheduler.consult("a", incarnation: 1, by: one)
+        scheduler.consult("a", incarnation: 1, by: two)
+        scheduler.consult("b", incarnation: 1, by: three)
+        let unrelated = scheduler.whenChainsConsulting("c", finish: "c-now")
+        #expect(unrelated == "c-now", "no chain consulted c: run at once")
+        let heldA1 = scheduler.whenChainsConsulting("a", finish: "a-1")
+        #expect(heldA1 == nil)
+        let heldA2 = scheduler.whenChainsConsulting("a", finish: "a-2")
+        #expect(heldA2 == nil)
+        let heldB1 = scheduler.whenChainsConsulting("b", finish: "b-1")
+        #expect(heldB1 == nil)
+        #expect(scheduler.waiting == 3)
+        let afterOne = scheduler.finish(one)
+        #expect(afterOne.isEmpty, "chain two still consulted a")
+        let afterThree = scheduler.finish(three)
+        #expect(afterThree == ["b-1"])
+        let afterTwo = scheduler.finish(two)
+        #expect(afterTwo == ["a-1", "a-2"])
+        #expect(scheduler.waiting == 0)
+        // A chain that begins after the request was queued does not hold it back.
+        let four = scheduler.begin()
+        scheduler.consult("a", incarnation: 1, by: four)
+        let heldA3 = scheduler.whenChainsConsulting("a", finish: "a-3")
+        #expect(heldA3 == nil)
+        let five = scheduler.begin()
+        scheduler.consult("a", incarnation: 1, by: five)
+        let afterFour = scheduler.finish(four)
+        #expect(afterFour == ["a-3"])
+    }
 }

@@ -35,13 +35,8 @@ final class Navigator {
     private var observers: [Int: (HostEvent) -> Void] = [:]
     private var nextObserver = 0
     private static let maxConflictRetries = 3
-    /// Chains in flight, each with the plugins it has consulted so far (and which incarnation of each).
-    private var inFlight: [Int: [String: Int]] = [:]
-    /// New instances each chain in flight has asked plugins to create, per plugin (for `maxInstances`).
-    private var creating: [Int: [String: Int]] = [:]
-    private var nextChain = 0
-    /// Plugin requests held back until the chains their plugin already answered for have finished.
-    private var heldBack: [(waitingFor: Set<Int>, run: () -> Void)] = []
+    /// Incarnations, `maxInstances` reservations and per-plugin ordering of the chains in flight.
+    private var scheduler = ChainScheduler<() -> Void>()
 
     init(logger: Logger) {
         self.logger = logger
@@ -173,7 +168,7 @@ final class Navigator {
         _ runner: ChainRunner, base: NavigationTree,
         _ completion: @escaping (Result<(result: ChainResult, changed: Bool), ResponseError>) -> Void
     ) {
-        let chain = beginChain()
+        let chain = scheduler.begin()
         drive(runner, chain: chain) { [weak self] outcome in
             guard let self else { return }
             defer { self.finish(chain) }
@@ -231,7 +226,7 @@ final class Navigator {
     }
 
     /// Runs a chain runner to its end, asking the owning plugins every question it has.
-    private func drive(_ runner: ChainRunner, chain: Int, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
+    private func drive(_ runner: ChainRunner, chain: ChainScheduler<() -> Void>.Chain, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
         switch runner.advance() {
         case .done(let result):
             completion(.success(result))
@@ -247,14 +242,10 @@ final class Navigator {
                 drive(runner, chain: chain, completion)
                 return
             }
-            if inFlight[chain]?[need.plugin] == nil {
-                let current = plugins?.incarnation(of: need.plugin) ?? 0
-                inFlight[chain]?[need.plugin] = current
-            }
+            scheduler.consult(need.plugin, incarnation: plugins?.incarnation(of: need.plugin) ?? 0, by: chain)
             if case .create(let question) = need, question.reason == .new {
-                let planned = (creating[chain]?[need.plugin] ?? 0) + 1
                 let limit = plugins?.maxInstances(of: need.plugin) ?? .max
-                guard tree.instanceCount(of: need.plugin) + planned <= limit else {
+                guard scheduler.reserveCreation(of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit) else {
                     let error = ResponseError(
                         .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
                         data: ["plugin": .string(need.plugin), "limit": "maxInstances"])
@@ -262,7 +253,6 @@ final class Navigator {
                     drive(runner, chain: chain, completion)
                     return
                 }
-                creating[chain, default: [:]][need.plugin] = planned
             }
             switch need {
             case .route(let question):
@@ -279,34 +269,17 @@ final class Navigator {
         }
     }
 
-    private func beginChain() -> Int {
-        defer { nextChain += 1 }
-        inFlight[nextChain] = [:]
-        return nextChain
-    }
-
     /// A chain whose answers came from a plugin process that has since died (and maybe restarted) must not
     /// commit: the new process never saw what the old one answered, and would not know the instances it created.
-    private func checkIncarnations(_ chain: Int) throws(ResponseError) {
-        for (plugin, seen) in inFlight[chain] ?? [:] where (plugins?.incarnation(of: plugin) ?? 0) != seen {
+    private func checkIncarnations(_ chain: ChainScheduler<() -> Void>.Chain) throws(ResponseError) {
+        if let plugin = scheduler.restartedPlugin(of: chain, current: { self.plugins?.incarnation(of: $0) ?? 0 }) {
             throw .pluginUnavailable(plugin, "it restarted while the chain was running")
         }
     }
 
     /// A chain ended (committed, failed or about to be retried as a new chain): release what waited for it.
-    private func finish(_ chain: Int) {
-        inFlight[chain] = nil
-        creating[chain] = nil
-        var ready: [() -> Void] = []
-        heldBack = heldBack.compactMap { entry in
-            let waitingFor = entry.waitingFor.subtracting([chain])
-            if waitingFor.isEmpty {
-                ready.append(entry.run)
-                return nil
-            }
-            return (waitingFor, entry.run)
-        }
-        for run in ready { run() }
+    private func finish(_ chain: ChainScheduler<() -> Void>.Chain) {
+        for run in scheduler.finish(chain) { run() }
     }
 
     /// Runs a plugin's request once every chain that has already consulted the plugin has finished.
@@ -317,11 +290,6 @@ final class Navigator {
     /// consulted the plugin do not delay it, so a slow plugin elsewhere holds nobody up. A plugin must not make a
     /// route answer wait for its own `navigate` (that would wait for the request timeout).
     func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
-        let waitingFor = Set(inFlight.filter { $0.value[plugin] != nil }.keys)
-        if waitingFor.isEmpty {
-            run()
-        } else {
-            heldBack.append((waitingFor, run))
-        }
+        scheduler.whenChainsConsulting(plugin, finish: run)?()
     }
 }
