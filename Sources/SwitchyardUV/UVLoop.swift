@@ -97,8 +97,8 @@ public final class UVLoop {
 
     // MARK: - Stall-aware time
 
-    /// Milliseconds of *running* time: a monotonic clock that stands still while the loop was stalled (see
-    /// ``UVLoopClock``). Deadlines that condemn a plugin are measured on it, so the host's own stall never counts
+    /// Milliseconds of *running* time: a monotonic clock that advances by only 50 ms for each stall of the loop
+    /// (see ``UVLoopClock``). Deadlines that condemn a plugin are measured on it, so the host's own stall never counts
     /// against a plugin. Read it in an ``afterNextPoll(_:)`` job for a verdict: only there is the current
     /// iteration's stall already accounted.
     public var activeNow: UInt64 {
@@ -108,7 +108,7 @@ public final class UVLoop {
     /// The longest stretch, in milliseconds, during which the loop did not poll for I/O since it was created.
     public var maxLagMilliseconds: UInt64 { (clock?.maxBlindNanoseconds ?? 0) / 1_000_000 }
 
-    /// Total stalled time in milliseconds (excluded from ``activeNow``).
+    /// Total time in milliseconds excluded from ``activeNow`` (each stall's length beyond the 50 ms threshold).
     public var stalledMilliseconds: UInt64 { (clock?.stalledNanoseconds ?? 0) / 1_000_000 }
 
     /// Called on the loop thread with the length in ms of every stall (a stretch of over 50 ms without polling I/O).

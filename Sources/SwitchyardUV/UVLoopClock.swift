@@ -9,9 +9,12 @@ import CLibUV
 ///
 /// - **Blind time.** Every iteration measures how long the loop could not see I/O: from the end of one poll to the
 ///   start of the next (callbacks, timers), plus whatever the poll overslept its timeout (the process was stopped
-///   or not scheduled). A stretch longer than ``stallThresholdNanoseconds`` is a *stall* and is excluded from
-///   ``activeMilliseconds``, the clock verdicts are measured on. Shorter blind stretches are ordinary work and
-///   count as running time, so a hung plugin is still caught on a busy host.
+///   or not scheduled). A stretch longer than ``stallThresholdNanoseconds`` is a *stall*: only the threshold's worth
+///   of it counts towards ``UVLoop/activeNow``, the clock verdicts are measured on. Shorter blind stretches are
+///   ordinary work and count in full, so a hung plugin is still caught on a busy host; and since every iteration
+///   advances the clock by at least the threshold, a loop that is starved or busy in every iteration (a flood
+///   being read on a machine with ten busy processes per core) stretches its deadlines but never freezes them: a
+///   shutdown ladder still ends.
 /// - **After-poll jobs.** ``afterNextPoll(_:)`` runs a job in the check phase of the iteration that follows, after
 ///   the poll has read every readable descriptor and after this iteration's blind time has been accounted. A timer
 ///   that wants to condemn a plugin defers the verdict there: an answer that was already in the pipe is seen first.
@@ -65,7 +68,7 @@ final class UVLoopClock {
             }
             if blind > maxBlindNanoseconds { maxBlindNanoseconds = blind }
             if blind > Self.stallThresholdNanoseconds {
-                stalledNanoseconds += blind
+                stalledNanoseconds += blind - Self.stallThresholdNanoseconds
                 onStall?(blind / 1_000_000)
             }
         }
