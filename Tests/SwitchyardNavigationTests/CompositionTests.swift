@@ -45,6 +45,15 @@ struct CompositionTests {
         ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
             RouteDeclaration(name: "list", transition: .root),
             RouteDeclaration(name: "elsewhere", transition: .modal, target: CoordinatorReference(plugin: "billing", type: "x"))])], "elsewhere", "does not name"),
+        // Issue 15: a capture the route's declared params do not have fails every matching link at run time.
+        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
+            RouteDeclaration(name: "list", transition: .root),
+            RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: [])])], "item",
+         "deep-link pattern item/:id captures 'id', but the route declares no parameters: declare a parameter 'id' or drop the capture"),
+        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
+            RouteDeclaration(name: "list", transition: .root),
+            RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: [ParamDeclaration(name: "identifier", type: .string)])])],
+         "item", "captures 'id', but the route declares only 'identifier'"),
     ] as [([CoordinatorDeclaration], String?, String)])
     func brokenTables(_ coordinators: [CoordinatorDeclaration], _ route: String?, _ phrase: String) {
         let report = check(replacing: "projects", with: coordinators)

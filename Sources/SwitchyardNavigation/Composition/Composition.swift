@@ -165,6 +165,14 @@ public enum Composition {
                             shapes[pattern.shape] = route.name
                         }
                         if isRoot { rootShapes.insert(pattern.shape) }
+                        // A capture becomes a param of the route: with declared params, it must be one of them, or
+                        // every link that matches fails at run time (seen: `:id` on a factory that takes nothing).
+                        if let declared = route.params {
+                            for capture in pattern.captureNames where !declared.contains(where: { $0.name == capture }) {
+                                let list = declared.isEmpty ? "declares no parameters" : "declares only \(declared.map { "'\($0.name)'" }.joined(separator: ", "))"
+                                issue(route.name, "deep-link pattern \(pattern) captures '\(capture)', but the route \(list): declare a parameter '\(capture)' or drop the capture")
+                            }
+                        }
                     } catch {
                         issue(route.name, error.description)
                     }

@@ -35,17 +35,22 @@ public struct PathPattern: Sendable, Equatable, CustomStringConvertible {
                 elements.append(.literal(String(part)))
             }
         }
-        let names = elements.compactMap { element -> String? in
+        self.elements = elements
+        let names = captureNames
+        if Set(names).count != names.count { throw PatternError(pattern: text, reason: "a capture name is used twice") }
+    }
+
+    public var description: String { text.isEmpty ? "\"\"" : text }
+
+    /// The names the pattern captures, in order (`**` for an unnamed rest).
+    public var captureNames: [String] {
+        elements.compactMap { element -> String? in
             switch element {
             case .capture(let name), .rest(let name): name
             default: nil
             }
         }
-        if Set(names).count != names.count { throw PatternError(pattern: text, reason: "a capture name is used twice") }
-        self.elements = elements
     }
-
-    public var description: String { text.isEmpty ? "\"\"" : text }
 
     /// Matches a prefix of `segments`: how many it consumes and the captured values.
     public func match(_ segments: ArraySlice<String>) -> (consumed: Int, captures: [String: String])? {
