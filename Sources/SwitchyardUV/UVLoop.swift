@@ -12,7 +12,7 @@ public final class UVLoop {
     let raw: UnsafeMutablePointer<uv_loop_t>
     private(set) var openHandleCount = 0
     private var remoteHandle: RemoteAsync?
-    private var clock: UVLoopClock?
+    private(set) var clock: UVLoopClock?
     private var ownerThread: uv_thread_t?
     private var closed = false
 

@@ -11,7 +11,10 @@ import CLibUV
 ///   start of the next (callbacks, timers), plus whatever the poll overslept its timeout (the process was stopped
 ///   or not scheduled). A stretch longer than ``stallThresholdNanoseconds`` is a *stall*: only the threshold's worth
 ///   of it counts towards ``UVLoop/activeNow``, the clock verdicts are measured on. Shorter blind stretches are
-///   ordinary work and count in full, so a hung plugin is still caught on a busy host; and since every iteration
+///   ordinary work and count in full, so a hung plugin is still caught on a busy host. Time spent handling input
+///   that was read (a plugin's lines, a client's requests) is the plugin's or the client's doing, not a stall: it
+///   counts as running time however long it takes, so a plugin flooding the host does not freeze its own
+///   deadlines (nor a shutdown ladder that must end it). And since every iteration
 ///   advances the clock by at least the threshold, a loop that is starved or busy in every iteration (a flood
 ///   being read on a machine with ten busy processes per core) stretches its deadlines but never freezes them: a
 ///   shutdown ladder still ends.
@@ -36,6 +39,8 @@ final class UVLoopClock {
     private var pollTimeout: Int32 = -1
     private(set) var stalledNanoseconds: UInt64 = 0
     private(set) var maxBlindNanoseconds: UInt64 = 0
+    /// Time spent this iteration in handlers of input read from pipes (``UVPipe``), which counts as running time.
+    private var inputWorkNanoseconds: UInt64 = 0
     private var jobs: [() -> Void] = []
     /// Called on the loop thread with each stall's length in ms, once it has ended.
     var onStall: ((UInt64) -> Void)?
@@ -60,18 +65,21 @@ final class UVLoopClock {
     private func afterPoll() {
         let now = uv_hrtime()
         if lastPollEnd != 0 && pollStart >= lastPollEnd {
-            var blind = pollStart - lastPollEnd
+            let between = pollStart - lastPollEnd
+            var blind = between
+            var stalled = between
             if pollTimeout >= 0 {
-                let slept = now &- pollStart
+                let polling = now &- pollStart
                 let allowed = UInt64(pollTimeout) * 1_000_000
-                if slept > allowed { blind += slept - allowed }
+                if polling > allowed { blind += polling - allowed }
+                let sleeping = polling > inputWorkNanoseconds ? polling - inputWorkNanoseconds : 0
+                if sleeping > allowed { stalled += sleeping - allowed }
             }
             if blind > maxBlindNanoseconds { maxBlindNanoseconds = blind }
-            if blind > Self.stallThresholdNanoseconds {
-                stalledNanoseconds += blind - Self.stallThresholdNanoseconds
-                onStall?(blind / 1_000_000)
-            }
+            if stalled > Self.stallThresholdNanoseconds { stalledNanoseconds += stalled - Self.stallThresholdNanoseconds }
+            if blind > Self.stallThresholdNanoseconds { onStall?(blind / 1_000_000) }
         }
+        inputWorkNanoseconds = 0
         lastPollEnd = now
         guard !jobs.isEmpty else { return }
         let ready = jobs
@@ -79,6 +87,9 @@ final class UVLoopClock {
         idle.stopPhase()
         for job in ready { job() }
     }
+
+    /// Adds the time a handler of input took (called by ``UVPipe`` around each read's handler).
+    func addInputWork(_ nanoseconds: UInt64) { inputWorkNanoseconds &+= nanoseconds }
 
     func afterNextPoll(_ job: @escaping () -> Void) {
         jobs.append(job)

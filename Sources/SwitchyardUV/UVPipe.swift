@@ -63,6 +63,13 @@ public final class UVPipe: UVHandle {
         uv_read_stop(stream)
     }
 
+    /// Starts reading again after ``stopReading()``, with the handler given to ``startReading(_:)``. Does nothing
+    /// once the stream has ended (EOF or an error: the handler is gone).
+    public func resumeReading() {
+        guard isOpen, let stream, readHandler != nil else { return }
+        uv_read_start(stream, pipeAllocCallback, pipeReadCallback)
+    }
+
     fileprivate func allocate() -> (UnsafeMutableRawPointer, Int) {
         if let readBuffer { return (readBuffer, Self.readBufferSize) }
         let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
@@ -76,7 +83,10 @@ public final class UVPipe: UVHandle {
                 target.baseAddress?.initialize(from: base.assumingMemoryBound(to: UInt8.self), count: count)
                 initialized = count
             }
+            // Handling what a peer sent is running time, not a stall of the loop (see UVLoopClock).
+            let started = uv_hrtime()
             readHandler?(.data(bytes))
+            loop.clock?.addInputWork(uv_hrtime() &- started)
         } else if count < 0 {
             stopReading()
             let handler = readHandler

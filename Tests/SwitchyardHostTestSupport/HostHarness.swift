@@ -84,7 +84,14 @@ package func withHost<T: Sendable>(
     let pids = await host.status().compactMap(\.pid)
     let result: Result<T, any Error>
     do { result = .success(try await body(host)) } catch { result = .failure(error) }
-    try await withDeadline(seconds: defaultTimeout, "host shutdown") { await host.shutdown() }
+    do {
+        try await withDeadline(seconds: defaultTimeout, "host shutdown") { await host.shutdown() }
+    } catch {
+        // Say what the host was doing: its last distinct log lines (a flood repeats one line many times).
+        var recent: [String] = []
+        for line in logs.all.reversed() where recent.count < 40 && recent.last != line { recent.append(String(line.prefix(300))) }
+        throw TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
+    }
     let all = pids + (await host.status().compactMap(\.pid))
     for pid in Set(all) {
         #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "plugin process \(pid) outlived the host")

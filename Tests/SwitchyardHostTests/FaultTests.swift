@@ -38,8 +38,10 @@ struct Fault: Sendable, CustomStringConvertible {
             description: "an oversize line (reported, not fatal)", arguments: ["--oversize-after", "1", "--oversize-bytes", "2000000"],
             restarts: 0, logged: "is longer than the limit of 1048576 bytes"),
         Fault(
+            // A rate any host reads faster than, however loaded the machine: the host reads a flood in turns (the
+            // plugin's pipe holds back the rest), so what it measures is its own reading rate.
             description: "a flood of messages (rate-limited, quarantined)", arguments: ["--flood-after", "1", "--flood-lines", "200000"],
-            logged: "more than 20000 messages per second"),
+            limits: with { $0.maxMessagesPerSecond = 500 }, logged: "more than 500 messages per second"),
         Fault(
             description: "exit during the handshake of a restart", arguments: ["--exit-in-handshake", "3", "--faulty-runs", "1"],
             trigger: .signal(SIGKILL), restarts: 2, logged: "before answering 'initialize'"),

@@ -73,6 +73,7 @@ extension PluginConnection {
 
     func processExited(_ status: TerminationStatus) {
         exitStatus = status
+        resumeStderr()
         // Descendants that still hold the pipes open must not keep the connection alive (the group is the plugin's).
         if let pid = process?.pid, pid > 0 {
             _ = SystemProcess.kill(-pid, SIGKILL)
@@ -103,6 +104,8 @@ extension PluginConnection {
         ladderTimer = nil
         heartbeatTimer?.close()
         heartbeatTimer = nil
+        stderrPauseTimer?.close()
+        stderrPauseTimer = nil
         writeStallTimer?.close()
         writeStallTimer = nil
         exitGraceTimer?.close()

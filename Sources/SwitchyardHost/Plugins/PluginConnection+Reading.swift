@@ -15,6 +15,10 @@ extension PluginConnection {
             guard killReason == nil else { return }
             reader.append(bytes)
             while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
+            // libuv reads up to 2 MB from one pipe per iteration: a flooding plugin would hold the loop (seen: 7 s on
+            // a loaded machine). Every 256 KiB, the loop polls once before this plugin is read again.
+            stdoutBytesSinceYield += bytes.count
+            if stdoutBytesSinceYield >= Self.stdoutBytesPerTurn { yieldStdout() }
         case .eof, .error:
             // A condemned plugin's unterminated remainder is not one more line to judge (nor to log twice).
             if let last = reader.finish(), killReason == nil { handle(last) }
@@ -34,6 +38,7 @@ extension PluginConnection {
                     .limitExceeded, "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
                     data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
             }
+            if let wait = stderr.pause(now: loop.now) { pauseStderr(forMs: wait) }
         case .eof, .error:
             for line in stderr.finish() { logger.info("\(line)") }
             if stderr.droppedBytes > 0 {
@@ -43,6 +48,38 @@ extension PluginConnection {
             process?.stderr?.close()
             checkTerminated()
         }
+    }
+
+    /// Stops reading stdout until the loop has polled once more, so the other plugins and clients are served.
+    func yieldStdout() {
+        stdoutBytesSinceYield = 0
+        guard let pipe = process?.stdout else { return }
+        pipe.stopReading()
+        loop.afterNextPoll { [weak self] in
+            guard let self, !self.stdoutClosed else { return }
+            self.process?.stdout?.resumeReading()
+        }
+    }
+
+    /// Over its stderr budget, the plugin is not read until the second ends: its own full pipe holds it back.
+    /// Reading and discarding as fast as it writes would cost the host a core for as long as the flood lasts (seen:
+    /// 240 MB read in 20 s, the loop too starved to finish a shutdown beside it).
+    func pauseStderr(forMs wait: UInt64) {
+        guard !stderrClosed, let pipe = process?.stderr else { return }
+        pipe.stopReading()
+        if stderrPauseTimer == nil { stderrPauseTimer = try? UVTimer(loop: loop) }
+        guard let timer = stderrPauseTimer else {
+            pipe.resumeReading()
+            return
+        }
+        try? timer.start(after: wait) { [weak self] in self?.resumeStderr() }
+    }
+
+    /// Reads stderr again (the window has ended, or the process has exited and what is left must reach EOF).
+    func resumeStderr() {
+        stderrPauseTimer?.stop()
+        guard !stderrClosed else { return }
+        process?.stderr?.resumeReading()
     }
 
     func handle(_ event: MessageReader.Event) {

@@ -63,6 +63,11 @@ final class PluginConnection {
     var stopRequested = false
     var handshakeFailureReported = false
     var exitGraceTimer: UVTimer?
+    /// Bytes read from stdout since the loop last polled in between (see ``yieldStdout()``).
+    var stdoutBytesSinceYield = 0
+    static let stdoutBytesPerTurn = 256 * 1024
+    /// Resumes reading stderr when a window whose budget was spent ends.
+    var stderrPauseTimer: UVTimer?
 
     /// How many times the supervisor restarted this plugin before this process (sent in `initialize`).
     let restarts: Int

@@ -59,6 +59,14 @@ struct StderrForwarder {
         return (lines, startedDropping)
     }
 
+    /// Milliseconds until the current window ends if its budget is spent (nil: there is budget left). Until then
+    /// the host does not read the plugin's stderr at all.
+    func pause(now: UInt64) -> UInt64? {
+        guard bytesInWindow >= maxBytesPerSecond || droppingInWindow else { return nil }
+        let end = windowStart &+ 1_000
+        return end > now ? end - now : 1
+    }
+
     /// At EOF: the last unterminated line, if any.
     mutating func finish() -> [String] {
         var lines: [String] = []
