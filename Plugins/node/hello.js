@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 'use strict';
 // The smallest Node plugin: one stack coordinator type with a root screen and a route with a param.
-const path = require('path');
-const { Plugin, Coordinator, screen, routes } = require(path.join(__dirname, '..', '..', 'Protocol', 'sdk', 'node', 'switchyard.js'));
+// The bundled plugins load the SDK from this checkout; a plugin of your own requires the installed package
+// (`npm install ./Protocol/sdk/node`, then `require('switchyard-sdk')`).
+const { Plugin, Coordinator, screen, routes } = require('../../Protocol/sdk/node');
 
 const plugin = new Plugin('hello-node', '1.0.0');
 

@@ -1,8 +1,7 @@
 #!/usr/bin/env node
 'use strict';
 // The projects tab (Node.js): a list, a project pushed as its own coordinator, its members pushed inside it.
-const path = require('path');
-const { Plugin, Coordinator, screen, coordinator, reject, routes } = require(path.join(__dirname, '..', '..', 'Protocol', 'sdk', 'node', 'switchyard.js'));
+const { Plugin, Coordinator, screen, coordinator, reject, routes } = require('../../Protocol/sdk/node');
 
 const plugin = new Plugin('projects', '1.0.0');
 const projects = { p1: 'Apollo', p2: 'Gemini', p7: 'Voyager' };

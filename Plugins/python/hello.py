@@ -1,10 +1,9 @@
 #!/usr/bin/env python3
-"""The smallest Python plugin: one stack coordinator type with a root screen."""
-import os
-import sys
+"""The smallest Python plugin: one stack coordinator type with a root screen.
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Protocol", "sdk", "python"))
-import switchyard  # noqa: E402
+`switchyard` next to these files is a link to the SDK in Protocol/sdk/python, so the bundled plugins run from a plain
+checkout; a plugin of your own imports the installed package (`pip install ./Protocol/sdk/python`)."""
+import switchyard
 
 plugin = switchyard.Plugin("hello-python", "1.0.0", [
     {"type": "hello", "kind": "stack", "initialRoute": "greeting", "routes": [

@@ -1,11 +1,9 @@
 #!/usr/bin/env python3
 """The profile tab: an overview, settings pushed, and a sign-out confirmation presented modally."""
-import os
 import sys
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Protocol", "sdk", "python"))
-import switchyard  # noqa: E402
-from switchyard import screen  # noqa: E402
+import switchyard
+from switchyard import screen
 
 plugin = switchyard.Plugin("profile", "1.0.0")
 

@@ -2,12 +2,8 @@
 """The unauthenticated flow (Stinsen README's UnauthenticatedCoordinator): login, forgot password as a modal,
 registration as a child coordinator pushed onto the same stack. Finishing the registration signs the new user in:
 the plugin's own logic asks its ancestor, Main, to switch root (Main's plugin decides)."""
-import os
-import sys
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "Protocol", "sdk", "python"))
-import switchyard  # noqa: E402
-from switchyard import screen, coordinator, reject  # noqa: E402
+import switchyard
+from switchyard import screen, coordinator, reject
 
 plugin = switchyard.Plugin("unauthenticated", "1.0.0")
 

@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV
@@ -33,8 +34,10 @@ struct ReadmeTests {
         return files
     }
 
-    @Test("the first-plugin tutorial (Python plugin, manifest extending the demo, try script) runs as written")
+    @Test("the first-plugin tutorial (SDK installed with pip, Python plugin, manifest extending the demo, try script) runs as written")
     func firstPlugin() async throws {
+        // As the README says: the SDK installed into a virtual environment whose python3 is first on the PATH.
+        let environment = try await SDKInstall.pythonEnvironment()
         let files = try Self.markedFiles()
         #expect(files.map(\.path) == ["myapp/profile.py", "myapp/switchyard.json", "myapp/try.txt"])
         // Same depth as the README's myapp/, so its relative paths (../Plugins, ../Protocol) hold.
@@ -48,11 +51,14 @@ struct ReadmeTests {
         }
         // Under 20 lines of plugin code, as promised (imports and blank lines aside).
         let code = try #require(files.first?.content).split(separator: "\n").filter { line in
-            !line.trimmingCharacters(in: .whitespaces).isEmpty && !line.hasPrefix("import") && !line.hasPrefix("#") && !line.hasPrefix("sys.path") && !line.hasPrefix("from")
+            !line.trimmingCharacters(in: .whitespaces).isEmpty && !line.hasPrefix("import") && !line.hasPrefix("#") && !line.hasPrefix("from")
         }
         #expect(code.count <= 20, "\(code.count) lines")
 
-        let process = try CLIProcess(["run", "--manifest", "\(directory)/switchyard.json", "--script", "\(directory)/try.txt", "--json", "--no-socket"])
+        let path = environment + ":" + (SystemProcess.environmentValue("PATH") ?? "/usr/bin:/bin")
+        let process = try CLIProcess(
+            ["run", "--manifest", "\(directory)/switchyard.json", "--script", "\(directory)/try.txt", "--json", "--no-socket"],
+            environment: ["PATH": path])
         process.closeStdin()
         #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
         guard let line = process.stdout.last(where: { $0.hasPrefix("{") }) else {

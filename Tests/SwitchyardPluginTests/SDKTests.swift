@@ -24,9 +24,10 @@ final class ShopCoordinator: StackCoordinator, StatefulCoordinator {
 
     func makeHome() -> Screen { Screen("Home") }
 
-    /// The guard: item 0 does not exist.
+    /// The guard: item 0 does not exist. Item "lost" is a bug: an error that is no ``Rejection``.
     func makeItem(_ id: String) throws -> Screen {
         guard id != "0" else { throw Rejection("there is no item 0") }
+        guard id != "lost" else { throw InventoryError.missing(id: id) }
         state.visits += 1
         return Screen("Item", ["id": .string(id)])
     }
@@ -38,6 +39,10 @@ final class ShopCoordinator: StackCoordinator, StatefulCoordinator {
     func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason) {
         dismissals.append("\(route) \(reason.rawValue)")
     }
+}
+
+nonisolated enum InventoryError: Error {
+    case missing(id: String)
 }
 
 nonisolated struct SearchQuery: Codable, Sendable {
@@ -161,6 +166,16 @@ struct SDKTests {
         await #expect { try await route(1, "nowhere") } throws: { ($0 as? ResponseError)?.code == .routeNotFound }
         await #expect { try await route(99, "item", .push, ["id": "1"]) } throws: { ($0 as? ResponseError)?.code == .instanceNotFound }
         await #expect { try await create(2, "ghost") } throws: { ($0 as? ResponseError)?.code == .invalidParams }
+    }
+
+    @Test("any other error a factory throws is an internalError whose data carries the error's type and description")
+    func handlerErrorDescription() async throws {
+        _ = try await create(1, "shop")
+        let error = await #expect(throws: ResponseError.self) { try await route(1, "item", .push, ["id": "lost"]) }
+        #expect(error?.code == .internalError)
+        #expect(error?.message == #"missing(id: "lost")"#)
+        #expect(error?.data?["type"] == "InventoryError")
+        #expect(error?.data?["description"] == #"SwitchyardPluginTests.InventoryError.missing(id: "lost")"#)
     }
 
     @Test("a factory returning one of the plugin's own coordinators: the host creates that very object")

@@ -7,7 +7,12 @@
 
 const readline = require('readline');
 
+// The package's major version is the newest protocol version this SDK speaks (Protocol/CHANGES.md).
+const { version } = require('./package.json');
 const PROTOCOL_VERSIONS = [1];
+// How much of a handler's stack goes into the error's data: the answer must stay one protocol line (§6's
+// maxLineBytes). The start is kept, where the error and its innermost frames are; stderr gets all of it.
+const maxStackLength = 16384;
 const codes = {
   parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603,
   unsupportedProtocolVersion: -32002, instanceNotFound: -32015, routeNotFound: -32010, rejectedByGuard: -32013,
@@ -187,14 +192,19 @@ class Plugin {
     if (method === undefined) {
       const done = this.pending.get(message.id);
       this.pending.delete(message.id);
-      if (done) done(message.result, message.error);
+      // Nobody to answer when a callback or a notification handler throws: the stack goes to the host log.
+      if (done) {
+        try { done(message.result, message.error); } catch (error) { report(`the callback of request ${message.id}`, error); }
+      }
       return;
     }
     const params = message.params || {};
     if (!('id' in message)) {
       if (method === 'exit') process.exit(this.shutdownRequested ? 0 : 1);
       const handler = this.notificationHandlers.get(method);
-      if (handler) handler(params);
+      if (handler) {
+        try { handler(params); } catch (error) { report(method, error); }
+      }
       return;
     }
     try {
@@ -206,9 +216,16 @@ class Plugin {
       else throw new RPCError(codes.methodNotFound, `unknown method '${method}'`, { method });
       this.send({ id: message.id, result: result === undefined ? {} : result });
     } catch (error) {
-      const body = error instanceof RPCError
-        ? Object.assign({ code: error.code, message: error.message }, error.data !== undefined ? { data: error.data } : {})
-        : { code: codes.internalError, message: `${error.name}: ${error.message}` };
+      let body;
+      if (error instanceof RPCError) {
+        body = Object.assign({ code: error.code, message: error.message }, error.data !== undefined ? { data: error.data } : {});
+      } else {
+        // The stack is what makes the bug fixable: it goes with the answer (Protocol/README.md §7) and to stderr,
+        // the host log, for the case where the answer is seen by nobody.
+        const { name, text, stack } = describe(error);
+        body = { code: codes.internalError, message: text, data: { type: name, stack: stack.slice(0, maxStackLength) } };
+        report(method, error);
+      }
       this.send({ id: message.id, error: body });
     }
   }
@@ -238,4 +255,18 @@ class Plugin {
   }
 }
 
-module.exports = { Plugin, Coordinator, RPCError, reject, screen, coordinator, routes, codes, PROTOCOL_VERSIONS };
+/** What was thrown, which need not be an Error: its type's name, a one-line text and the stack (or the value). */
+function describe(error) {
+  if (error instanceof Error) {
+    return { name: error.name, text: `${error.name}: ${error.message}`, stack: error.stack || `${error.name}: ${error.message}` };
+  }
+  const text = `${typeof error}: ${String(error)}`;
+  return { name: typeof error, text, stack: text };
+}
+
+/** Writes what failed and the thrown value's stack to stderr (the host log). */
+function report(what, error) {
+  process.stderr.write(`switchyard: ${what} failed:\n${describe(error).stack}\n`);
+}
+
+module.exports = { Plugin, Coordinator, RPCError, reject, screen, coordinator, routes, codes, PROTOCOL_VERSIONS, version };

@@ -101,7 +101,7 @@ public final class PluginRuntime {
         guard !Self.isBuiltIn(method) else { return }
         endpoint.onRequest(method) { params, responder in
             do { responder.reply(.success(try handler(params))) } catch {
-                responder.reply(.failure(ResponseError.wrapping(error)))
+                responder.reply(.failure(Self.answer(for: error)))
             }
         }
     }
@@ -112,7 +112,7 @@ public final class PluginRuntime {
         endpoint.onRequest(method) { params, responder in
             Task { @MainActor in
                 do { responder.reply(.success(try await handler(params))) } catch {
-                    responder.reply(.failure(ResponseError.wrapping(error)))
+                    responder.reply(.failure(Self.answer(for: error)))
                 }
             }
         }
@@ -125,8 +125,19 @@ public final class PluginRuntime {
         guard !Self.isBuiltIn(R.method) else { return }
         // Params that do not decode are answered `invalidParams` by the endpoint, naming the field.
         endpoint.onRequest(R.self) { params, responder in
-            responder.reply(encoding: Result { try handler(params) }.mapError { ResponseError.wrapping($0) })
+            responder.reply(encoding: Result { try handler(params) }.mapError { Self.answer(for: $0) })
         }
+    }
+
+    /// A handler's error as its answer: a ``ResponseError`` as it is; anything else is an `internalError` whose
+    /// `data` carries the error's type and full description (Protocol/README.md §7), since the message alone
+    /// (`"\(error)"`) often drops what the author needs to find the bug.
+    static func answer(for error: any Error) -> ResponseError {
+        if let error = error as? ResponseError { return error }
+        return ResponseError(.internalError, "\(error)", data: [
+            "type": .string("\(type(of: error))"),
+            "description": .string(String(reflecting: error)),
+        ])
     }
 
     /// Handles a typed host-to-plugin notification.

@@ -1,16 +1,24 @@
 """Switchyard plugin SDK for Python 3 (standard library only).
 
 Speaks the Switchyard protocol v1 (JSON-RPC 2.0, one JSON object per line) on stdin/stdout. The spec is
-Protocol/README.md; this module is a convenience, not a requirement: any program that follows the spec works.
+Protocol/README.md; this package is a convenience, not a requirement: any program that follows the spec works.
+`switchyard.client` is the other side: a client of a running host's control socket.
 
 stdout belongs to the protocol: `Plugin.run()` writes messages to fd 1 itself and points `sys.stdout` at stderr, so a
 stray print() lands in the host log instead of corrupting the stream.
 """
 import json
-import os
 import sys
 
+# The major version is the newest protocol version this SDK speaks (Protocol/CHANGES.md); minor and patch count the
+# SDK's own releases within it. pyproject.toml carries the same number.
+__version__ = "1.0.0"
+
 PROTOCOL_VERSIONS = [1]
+
+# How much of a handler's traceback goes into the error's data: the answer must stay one protocol line (§6's
+# maxLineBytes). The end is kept, where the exception is; stderr gets all of it.
+MAX_TRACEBACK_CHARS = 16384
 
 # JSON-RPC and Switchyard error codes (Protocol/README.md, "Error codes").
 PARSE_ERROR = -32700
@@ -18,6 +26,7 @@ INVALID_REQUEST = -32600
 METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 INTERNAL_ERROR = -32603
+INSTANCE_NOT_FOUND = -32015
 UNSUPPORTED_PROTOCOL_VERSION = -32002
 ROUTE_NOT_FOUND = -32010
 NOT_ALLOWED = -32011
@@ -206,7 +215,7 @@ class Plugin:
     def _route(self, params):
         coordinator = self.instances.get(params["instance"])
         if coordinator is None:
-            raise RPCError(-32015, "no instance %s" % params["instance"], {"instance": params["instance"]})
+            raise RPCError(INSTANCE_NOT_FOUND, "no instance %s" % params["instance"], {"instance": params["instance"]})
         content = coordinator.content_for(params["route"], params.get("params"), params.get("link"))
         result = {"content": content}
         if coordinator.state is not None:
@@ -279,7 +288,10 @@ class Plugin:
             request_id = message.get("id")
             callback = self._pending.pop(request_id, None)
             if callback:
-                callback(message.get("result"), message.get("error"))
+                try:
+                    callback(message.get("result"), message.get("error"))
+                except Exception:
+                    _report("the callback of request %s" % request_id)
             return
         params = message.get("params") or {}
         if "id" not in message:
@@ -287,7 +299,10 @@ class Plugin:
                 sys.exit(0 if self._shutdown else 1)
             handler = self.notification_handlers.get(method)
             if handler:
-                handler(params)
+                try:
+                    handler(params)
+                except Exception:  # nobody to answer: the traceback goes to the host log, the plugin goes on
+                    _report(method)
             return
         request_id = message["id"]
         try:
@@ -309,7 +324,11 @@ class Plugin:
                 body["data"] = error.data
             self.send({"id": request_id, "error": body})
         except Exception as error:  # a bug in a handler must not kill the plugin
-            self.send({"id": request_id, "error": {"code": INTERNAL_ERROR, "message": "%s: %s" % (type(error).__name__, error)}})
+            # The traceback is what makes the bug fixable: it goes with the answer (Protocol/README.md §7) and to
+            # stderr, the host log, for the case where the answer is seen by nobody.
+            self.send({"id": request_id, "error": {
+                "code": INTERNAL_ERROR, "message": "%s: %s" % (type(error).__name__, error),
+                "data": {"type": type(error).__name__, "traceback": _report(method)[-MAX_TRACEBACK_CHARS:]}}})
 
     def run(self):
         # fd 1 carries the protocol only; print() and anything else using sys.stdout goes to stderr. No extra
@@ -332,6 +351,15 @@ class Plugin:
                 self.call(method, params, done)
         # stdin reached EOF: the host closed it or died. The contract is to exit.
         sys.exit(0)
+
+
+def _report(what):
+    """Writes the exception being handled to stderr, naming what failed, and returns its traceback."""
+    import traceback  # here, not at the top: ~3 ms of every plugin's start-up, for the rare failure
+    text = traceback.format_exc()
+    sys.stderr.write("switchyard: %s failed:\n%s" % (what, text))
+    sys.stderr.flush()
+    return text
 
 
 def screen(name, **props):
