@@ -33,7 +33,10 @@ public final class UVLoop {
         try async.start()
         remoteHandle = async
         async.keepsLoopAlive = false
-        clock = try UVLoopClock(loop: self)
+        let clock = try UVLoopClock(loop: self)
+        self.clock = clock
+        clock.drainRemote = { [unowned async] in async.drain() }
+        queue.wakeOnLoopThread = { [unowned clock] in clock.wakeForLocalJobs() }
     }
 
     deinit {
@@ -176,6 +179,9 @@ final class RemoteQueue: Sendable {
     }
 
     let state = Mutex(State())
+    /// Makes the loop run jobs queued from its own thread in the current iteration (set once, by the loop, before
+    /// anyone can queue; called only on the loop's thread).
+    nonisolated(unsafe) var wakeOnLoopThread: (() -> Void)?
 }
 
 /// The `Sendable` face of a loop: schedules work onto the loop thread from any thread.
@@ -189,16 +195,24 @@ public struct UVLoopRemote: Sendable {
     /// - Returns: `false` if the loop is closed and the job will never run.
     @discardableResult
     public func execute(_ job: @Sendable @escaping () -> Void) -> Bool {
-        queue.state.withLock { state in
+        let current = UInt(uv_thread_self())
+        let queued = queue.state.withLock { state -> Queued in
             guard !state.closed, state.asyncAddress != 0,
                 let pointer = UnsafeMutablePointer<uv_async_t>(bitPattern: state.asyncAddress)
-            else { return false }
+            else { return .refused }
             state.jobs.append(job)
+            // From the loop's own thread (a task resumed by a read callback, say): no wake-up through the kernel,
+            // the loop runs the job after this iteration's poll.
+            if state.owner == current { return .local }
             // uv_async_send coalesces wake-ups; holding the lock keeps close() from freeing the handle under us.
             uv_async_send(pointer)
-            return true
+            return .woken
         }
+        if queued == .local { queue.wakeOnLoopThread?() }
+        return queued != .refused
     }
+
+    private enum Queued { case refused, woken, local }
 }
 
 /// The async handle that wakes the loop for ``UVLoopRemote/execute(_:)``.

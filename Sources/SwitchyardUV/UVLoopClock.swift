@@ -42,6 +42,10 @@ final class UVLoopClock {
     /// Time spent this iteration in handlers of input read from pipes (``UVPipe``), which counts as running time.
     private var inputWorkNanoseconds: UInt64 = 0
     private var jobs: [() -> Void] = []
+    /// Runs the jobs other code queued on ``UVLoopRemote`` (set by the loop).
+    var drainRemote: (() -> Void)?
+    /// Jobs were queued on the remote from the loop's own thread: drain it after this poll.
+    private var remotePending = false
     /// Called on the loop thread with each stall's length in ms, once it has ended.
     var onStall: ((UInt64) -> Void)?
 
@@ -81,11 +85,22 @@ final class UVLoopClock {
         }
         inputWorkNanoseconds = 0
         lastPollEnd = now
-        guard !jobs.isEmpty else { return }
+        guard remotePending || !jobs.isEmpty else { return }
+        let remote = remotePending
+        remotePending = false
         let ready = jobs
         jobs.removeAll(keepingCapacity: true)
         idle.stopPhase()
+        if remote { drainRemote?() }
         for job in ready { job() }
+    }
+
+    /// Jobs were queued on the loop's remote from its own thread: run them after this iteration's poll, without a
+    /// wake-up through the kernel, and do not let the poll block meanwhile.
+    func wakeForLocalJobs() {
+        guard !remotePending else { return }
+        remotePending = true
+        try? idle.start {}
     }
 
     /// Adds the time a handler of input took (called by ``UVPipe`` around each read's handler).

@@ -43,6 +43,7 @@ public final class HostHandle: Sendable {
                     continuation.resume(returning: HostHandle(isolation: isolation, stopped: stopped))
                     // The loop's whole life runs in the actor's isolation: this thread is its executor.
                     isolation.assumeIsolated { isolation in
+                        isolation.value.navigator.isolation = isolation
                         isolation.value.start()
                         isolation.value.loop.run()
                         let leaked = isolation.value.loop.close()
@@ -369,6 +370,11 @@ final class ResumeOnce<T: Sendable>: Sendable {
 /// The host's isolation domain: the `Host` owned by its loop (``UVLoopIsolated``), so the compiler keeps the host and
 /// everything it owns (connections, supervisors, the navigator, libuv handles) on the loop's thread.
 typealias HostIsolation = UVLoopIsolated<Host>
+
+extension UVLoopIsolated where Value == Host {
+    /// Runs a navigator flow the loop's own code started (see `Navigator.startFlow`).
+    func runFlow(_ number: Int) async { await value.navigator.runFlow(number, isolation: self) }
+}
 
 /// A one-shot "the host has stopped" signal that any number of tasks can wait for.
 final class StopSignal: Sendable {

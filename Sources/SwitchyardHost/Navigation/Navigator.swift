@@ -37,6 +37,13 @@ final class Navigator {
     private static let maxConflictRetries = 3
     /// Incarnations, `maxInstances` reservations and per-plugin ordering of the chains in flight.
     private var scheduler = ChainScheduler<() -> Void>()
+    /// The actor the loop runs in. Chains and deep links run as tasks isolated to it, so each question to a plugin
+    /// reads as an `await` and the compiler keeps the flow on the loop. Set by the host once the actor exists.
+    weak var isolation: HostIsolation?
+    /// Flows waiting for their task, by number. The task is started from `nonisolated` code (a libuv callback's), so
+    /// it must not capture the host's objects: it takes them from here once it runs isolated to the loop's actor.
+    private var startingFlows: [Int: nonisolated(nonsending) () async -> Void] = [:]
+    private var nextFlow = 0
 
     init(logger: Logger) {
         self.logger = logger
@@ -168,9 +175,10 @@ final class Navigator {
         _ runner: ChainRunner, base: NavigationTree,
         _ completion: @escaping (Result<(result: ChainResult, changed: Bool), ResponseError>) -> Void
     ) {
+        // Registered now, not when the task runs: a plugin request that arrives meanwhile already waits for it.
         let chain = scheduler.begin()
-        drive(runner, chain: chain) { [weak self] outcome in
-            guard let self else { return }
+        startFlow {
+            let outcome = await self.drive(runner, chain: chain)
             defer { self.finish(chain) }
             switch outcome {
             case .failure(let failure):
@@ -187,7 +195,29 @@ final class Navigator {
                     completion(.failure(error))
                 }
             }
+        } stopped: {
+            self.finish(chain)
+            completion(.failure(ResponseError(.internalError, "the host is stopping")))
         }
+    }
+
+    /// Runs `flow` as a task isolated to the loop's actor. The task captures only the actor and a number; the flow
+    /// (which holds the host's objects) waits in ``startingFlows`` until the task, on the loop, takes it.
+    private func startFlow(_ flow: nonisolated(nonsending) @escaping () async -> Void, stopped: () -> Void) {
+        guard let isolation else {
+            stopped()
+            return
+        }
+        let number = nextFlow
+        nextFlow += 1
+        startingFlows[number] = flow
+        Task { await isolation.runFlow(number) }
+    }
+
+    /// Called by the task ``startFlow(_:stopped:)`` started, on the loop.
+    func runFlow(_ number: Int, isolation: isolated HostIsolation) async {
+        guard let flow = startingFlows.removeValue(forKey: number) else { return }
+        await flow()
     }
 
     /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
@@ -198,72 +228,77 @@ final class Navigator {
             return
         }
         let resolver = DeepLinkResolver(link: link, tree: tree, registry: registry)
-        func step() {
+        startFlow {
+            let plan: DeepLinkPlan
+            do throws(ResponseError) { plan = try await self.resolve(resolver) } catch {
+                completion(.failure(error))
+                return
+            }
+            guard apply else {
+                completion(.success((plan, nil)))
+                return
+            }
+            self.navigate(from: plan.start, steps: plan.steps, requester: .control, links: plan.links) { result in
+                completion(result.map { (plan, $0) })
+            }
+        } stopped: {
+            completion(.failure(ResponseError(.internalError, "the host is stopping")))
+        }
+    }
+
+    /// Asks the plugins on a deep link's path every question its resolver has, until it has a plan.
+    nonisolated(nonsending) private func resolve(_ resolver: DeepLinkResolver) async throws(ResponseError) -> DeepLinkPlan {
+        while true {
             switch resolver.advance() {
             case .invalid(let error):
-                completion(.failure(error))
+                throw error
             case .resolved(let plan):
-                guard apply else {
-                    completion(.success((plan, nil)))
-                    return
-                }
-                navigate(from: plan.start, steps: plan.steps, requester: .control, links: plan.links) { result in
-                    completion(result.map { (plan, $0) })
-                }
+                return plan
             case .needs(let question):
                 guard let connection = plugins?.connection(question.plugin) else {
                     resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
-                    step()
-                    return
+                    continue
                 }
-                connection.send(CoordinatorDeepLinkRequest.self, question.request) { answer in
-                    resolver.resume(with: answer)
-                    step()
-                }
+                resolver.resume(with: await connection.request(CoordinatorDeepLinkRequest.self, question.request))
             }
         }
-        step()
     }
 
     /// Runs a chain runner to its end, asking the owning plugins every question it has.
-    private func drive(_ runner: ChainRunner, chain: ChainScheduler<() -> Void>.Chain, _ completion: @escaping (Result<ChainResult, ChainFailure>) -> Void) {
-        switch runner.advance() {
-        case .done(let result):
-            completion(.success(result))
-        case .failed(let failure):
-            completion(.failure(failure))
-        case .needs(let need):
-            guard let connection = plugins?.connection(need.plugin) else {
-                let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
+    nonisolated(nonsending) private func drive(
+        _ runner: ChainRunner, chain: ChainScheduler<() -> Void>.Chain
+    ) async -> Result<ChainResult, ChainFailure> {
+        while true {
+            switch runner.advance() {
+            case .done(let result):
+                return .success(result)
+            case .failed(let failure):
+                return .failure(failure)
+            case .needs(let need):
+                guard let connection = plugins?.connection(need.plugin) else {
+                    let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
+                    switch need {
+                    case .route: runner.resume(with: .route(.failure(error)))
+                    case .create: runner.resume(with: .create(.failure(error)))
+                    }
+                    continue
+                }
+                scheduler.consult(need.plugin, incarnation: plugins?.incarnation(of: need.plugin) ?? 0, by: chain)
+                if case .create(let question) = need, question.reason == .new {
+                    let limit = plugins?.maxInstances(of: need.plugin) ?? .max
+                    guard scheduler.reserveCreation(of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit) else {
+                        let error = ResponseError(
+                            .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
+                            data: ["plugin": .string(need.plugin), "limit": "maxInstances"])
+                        runner.resume(with: .create(.failure(error)))
+                        continue
+                    }
+                }
                 switch need {
-                case .route: runner.resume(with: .route(.failure(error)))
-                case .create: runner.resume(with: .create(.failure(error)))
-                }
-                drive(runner, chain: chain, completion)
-                return
-            }
-            scheduler.consult(need.plugin, incarnation: plugins?.incarnation(of: need.plugin) ?? 0, by: chain)
-            if case .create(let question) = need, question.reason == .new {
-                let limit = plugins?.maxInstances(of: need.plugin) ?? .max
-                guard scheduler.reserveCreation(of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit) else {
-                    let error = ResponseError(
-                        .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
-                        data: ["plugin": .string(need.plugin), "limit": "maxInstances"])
-                    runner.resume(with: .create(.failure(error)))
-                    drive(runner, chain: chain, completion)
-                    return
-                }
-            }
-            switch need {
-            case .route(let question):
-                connection.send(CoordinatorRouteRequest.self, question.request) { [weak self] answer in
-                    runner.resume(with: .route(answer))
-                    self?.drive(runner, chain: chain, completion)
-                }
-            case .create(let question):
-                connection.send(CoordinatorCreateRequest.self, question.request) { [weak self] answer in
-                    runner.resume(with: .create(answer))
-                    self?.drive(runner, chain: chain, completion)
+                case .route(let question):
+                    runner.resume(with: .route(await connection.request(CoordinatorRouteRequest.self, question.request)))
+                case .create(let question):
+                    runner.resume(with: .create(await connection.request(CoordinatorCreateRequest.self, question.request)))
                 }
             }
         }

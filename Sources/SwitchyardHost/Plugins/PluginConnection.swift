@@ -240,6 +240,15 @@ final class PluginConnection {
         }
     }
 
+    /// Sends a typed request and suspends until its answer, its error, its timeout or the plugin's end, whichever
+    /// comes first; resumes on the loop's actor. Every request ends exactly once (the endpoint fails what is pending
+    /// when the plugin ends), so the continuation is always resumed.
+    nonisolated(nonsending) func request<R: HostToPluginRequest>(
+        _ type: R.Type, _ params: R.Params
+    ) async -> Result<R.Result, ResponseError> {
+        await withCheckedContinuation { continuation in send(type, params) { continuation.resume(returning: $0) } }
+    }
+
     /// Sends a request with untyped params.
     func sendRaw(
         method: String, params: JSONValue?, timeoutMs: Int? = nil,
