@@ -188,6 +188,27 @@ struct UVProcessTests {
         #expect(run.leakedHandles == 0)
     }
 
+    @Test("remote.execute from the loop's own thread runs the job in the same iteration, after its poll, without blocking")
+    func remoteExecuteFromLoopThread() throws {
+        let loop = try UVLoop()
+        // A timer far away keeps the loop alive: a poll that waited for the wake-up would block on it for a minute.
+        let keepAlive = try UVTimer(loop: loop)
+        try keepAlive.start(after: 60_000) {}
+        let now = try UVTimer(loop: loop)
+        final class Count: @unchecked Sendable { var value = 0 }  // touched on this thread only
+        let ran = Count()
+        try now.start(after: 0) {
+            loop.remote.execute { ran.value += 1 }
+        }
+        // Iteration 1: the timer queues the job from the loop's thread; the same iteration's check phase runs it.
+        loop.runOnce()
+        #expect(ran.value == 1)
+        keepAlive.close()
+        now.close()
+        loop.run()  // the close callbacks; nothing is left to keep it running
+        #expect(loop.close() == 0)
+    }
+
     @Test("a Unix socket server sees the connecting peer's uid, and the socket can be made 0600")
     func unixSocketPeerCredentials() async throws {
         let path = "/tmp/switchyard-uvtest-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sock"
