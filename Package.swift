@@ -217,6 +217,7 @@ let package = Package(
         .testTarget(
             name: "SwitchyardHostTests",
             dependencies: [
+                "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
                 "SwitchyardNavigation",

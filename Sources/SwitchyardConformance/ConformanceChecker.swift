@@ -67,7 +67,7 @@ public enum ConformanceChecker {
             spawn { if let session = start() { LifecycleChecks.versionNegotiation(session, ledger) } }
         }
         if ledger.wants(.eof) || ledger.wants(.unknownMembers) {
-            spawn { if let session = start() { LifecycleChecks.endOfFile(session, ledger) } }
+            spawn { if let session = start() { LifecycleChecks.endOfFile(session, ledger, restart: start) } }
         }
         if ledger.wants(.exitWithoutShutdown) {
             spawn { if let session = start() { LifecycleChecks.exitWithoutShutdown(session, ledger) } }

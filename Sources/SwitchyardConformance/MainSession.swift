@@ -54,16 +54,27 @@ final class MainSession {
             ledger.skip(Self.liveChecks + [.restore], "not run: \(reason)")
             return snapshot
         }
-        if ledger.wants(.ping) { checkPingWhileBusy() }
-        if ledger.wants(.unknownMethod) { checkUnknownMethod() }
-        if ledger.wants(.unknownMembers) { checkUnknownMembersLive() }
-        if ledger.wants(.lineLimit) { checkLongLine() }
-        if ledger.wants(.timing) { measureRoundTrips() }
+        live(.ping, checkPingWhileBusy)
+        live(.unknownMethod, checkUnknownMethod)
+        live(.unknownMembers, checkUnknownMembersLive)
+        live(.lineLimit, checkLongLine)
+        live(.timing, measureRoundTrips)
         destroyAll(model)
         checkDestroyed()
-        if ledger.wants(.shutdown) { checkShutdown() }
+        live(.shutdown, checkShutdown)
         checkEarlyRequests()
         return snapshot
+    }
+
+    /// Runs a selected check while the plugin can still answer; once a request went unanswered the host would have
+    /// killed it (§16), so what follows is not run rather than failed again.
+    private func live(_ id: CheckID, _ check: () -> Void) {
+        guard ledger.wants(id) else { return }
+        if let reason = session.unusable {
+            ledger.skip(id, "not run: \(reason)")
+        } else {
+            check()
+        }
     }
 
     /// §3.2: before the handshake completes a plugin may send only `$/ping` and `log`.

@@ -27,7 +27,7 @@ extension MainSession {
         let start = ContinuousClock.now
         session.send(.request(id: busy, method: CoordinatorRouteRequest.method, params: params))
         session.send(.request(id: ping, method: PingRequest.method, params: [:]))
-        let pingReply = session.wait(for: ping, timeoutMs: limit)
+        let pingReply = session.wait(for: ping, timeoutMs: limit, judging: false)
         let pingTime = ContinuousClock.now - start
         let busyReply = session.wait(for: busy, timeoutMs: session.launch.limits.requestTimeoutMs)
         let busyTime = ContinuousClock.now - start
