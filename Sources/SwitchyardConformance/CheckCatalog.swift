@@ -43,7 +43,7 @@ public enum CheckID: String, Sendable, CaseIterable, Comparable {
         case .shutdown: "§3.5, §3.6"
         case .exitWithoutShutdown: "§3.6"
         case .eof: "§4"
-        case .timing: "§15 (startupMicroseconds)"
+        case .timing: "§15 startupMicroseconds"
         }
     }
 

@@ -97,18 +97,19 @@ struct StreamChecks {
         guard !sessions.isEmpty else { return }
         var lines = 0, messages = 0
         for session in sessions {
-            lines += session.garbage.count
-            for (line, problem) in session.garbage where ledger.wants(.stdout) {
-                ledger.add(.stdout, Finding(.fail, "stdout line \(line) is not a protocol message: \(problem)",
+            let garbage = session.garbage
+            lines += garbage.count
+            for problem in garbage.prefix(20) where ledger.wants(.stdout) {
+                ledger.add(.stdout, Finding(.fail, "stdout line \(problem.line) is not a protocol message: \(problem.detail)",
                     expected: "only JSON-RPC messages on stdout, one per line; logs go to stderr or the log notification (§1, §4)",
-                    exchange: session.exchange(aroundLine: line), stderr: session.stderrTail))
+                    exchange: session.exchange(around: problem.position), stderr: session.stderrTail))
             }
-            for (line, length) in session.oversize where ledger.wants(.lineLimit) {
-                ledger.add(.lineLimit, Finding(.fail, "stdout line \(line) is \(length)+ bytes, over maxLineBytes (\(limits.maxLineBytes))",
+            for problem in session.oversize.prefix(20) where ledger.wants(.lineLimit) {
+                ledger.add(.lineLimit, Finding(.fail, "stdout line \(problem.line) is \(problem.detail)+ bytes, over maxLineBytes (\(limits.maxLineBytes))",
                     expected: "lines within the maxLineBytes announced in initialize (§6): the host drops a longer line, so its answer never arrives",
-                    exchange: session.exchange(aroundLine: line)))
+                    exchange: session.exchange(around: problem.position)))
             }
-            messages += session.received.count
+            messages += session.receivedCount
         }
         if ledger.wants(.stdout) { ledger.note(.stdout, "\(messages) message(s) read from \(sessions.count) process(es)\(lines > 0 ? ", \(lines) other line(s)" : "")") }
         if ledger.wants(.messages) { checkMessages() }
@@ -120,10 +121,10 @@ struct StreamChecks {
         var checked = 0
         var reported = 0
         for session in sessions {
-            for (line, id) in session.strayAnswers {
-                ledger.add(.messages, Finding(.fail, "stdout line \(line) answers id \(id), which is no outstanding request of the host's",
+            for problem in session.strayAnswers.prefix(20) {
+                ledger.add(.messages, Finding(.fail, "stdout line \(problem.line) answers id \(problem.detail), which is no outstanding request of the host's",
                     expected: "each request answered exactly once, with its own id (§2); an answer to an unknown id is a protocol error (§6)",
-                    exchange: session.exchange(aroundLine: line)))
+                    exchange: session.exchange(around: problem.position)))
             }
             for received in session.received {
                 checked += 1
@@ -132,7 +133,7 @@ struct StreamChecks {
                 reported += 1
                 ledger.add(.messages, Finding(.fail, "stdout line \(received.lineNumber): \(errors.prefix(3).joined(separator: "; "))",
                     expected: "a message valid against Protocol/schema (envelope.json, and the method's params or result)",
-                    exchange: session.exchange(aroundLine: received.lineNumber)))
+                    exchange: session.exchange(around: received.position)))
             }
         }
         ledger.note(.messages, "\(checked) message(s) validated")

@@ -18,18 +18,20 @@ extension MainSession {
             trees.append((declaration.type, tree))
         }
         ledger.note(.create, "\(counts.created) of \(model.coordinators.count) type(s) created")
+        // Nothing counted because the plugin stopped answering is said so, not taken for an absence of routes.
+        let stopped = session.unusable.map { "not run: \($0)" }
         if counts.routes == 0 {
-            ledger.skip(.route, "no route is taken with coordinator/route (only tabs and wrapper children, created with their coordinator)")
+            ledger.skip(.route, stopped ?? "no route is taken with coordinator/route (only tabs and wrapper children, created with their coordinator)")
         } else {
             ledger.note(.route, "\(counts.routes) route(s): \(counts.answered) answered, \(counts.guarded) refused by a guard (-32013)")
         }
         if counts.typedRoutes == 0 {
-            ledger.skip(.paramTypes, "no route declares a param of a checkable type")
+            ledger.skip(.paramTypes, stopped ?? "no route declares a param of a checkable type")
         } else {
             ledger.note(.paramTypes, "\(counts.typedRefused) of \(counts.typedRoutes) route(s) refused a wrong-typed param with -32602 naming it")
         }
         if counts.links == 0 {
-            ledger.skip(.deepLink, counts.passThrough > 0 ? "only \"\" patterns (they consume nothing)" : "no route declares a deep-link pattern")
+            ledger.skip(.deepLink, stopped ?? (counts.passThrough > 0 ? "only \"\" patterns (they consume nothing)" : "no route declares a deep-link pattern"))
         } else {
             var note = "\(counts.links) link(s) followed: \(counts.linksTaken) taken, \(counts.linksRefused) refused by the plugin"
             if counts.passThrough > 0 { note += "; \(counts.passThrough) \"\" pattern(s) consume nothing and were not followed" }

@@ -74,37 +74,42 @@ extension PluginSession {
                 return .invalidAnswer(failure.error, method: lastMethod, created: failure.created)
             case .needs(let need):
                 lastError = nil
+                let answer: Result<ChainAnswer, AnswerProblem>
                 switch need {
                 case .create(let question) where question.plugin != model.plugin:
-                    runner.resume(with: .create(.success(HostModel.standInContent)))
+                    answer = .success(.create(.success(HostModel.standInContent)))
                 case .create(let question):
                     lastMethod = CoordinatorCreateRequest.method
-                    guard let params = try? Coding.encode(question.request) else { return .noAnswer(.ended, method: lastMethod) }
-                    let reply = request(CoordinatorCreateRequest.method, params)
-                    switch decode(reply, as: CoordinatorCreateRequest.Result.self, method: lastMethod) {
-                    case .success(let result): runner.resume(with: .create(.success(result)))
-                    case .failure(.plugin(let error)):
-                        lastError = (error, lastMethod)
-                        runner.resume(with: .create(.failure(error)))
-                    case .failure(.host(let error)): runner.resume(with: .create(.failure(error)))
-                    case .failure(.none(let reply)): return .noAnswer(reply, method: lastMethod)
-                    }
+                    answer = ask(lastMethod, question.request, as: CoordinatorCreateRequest.Result.self).map { .create(.success($0)) }
                 case .route(let question):
                     lastMethod = CoordinatorRouteRequest.method
-                    guard let params = try? Coding.encode(question.request) else { return .noAnswer(.ended, method: lastMethod) }
                     let start = ContinuousClock.now
-                    let reply = request(CoordinatorRouteRequest.method, params)
+                    answer = ask(lastMethod, question.request, as: CoordinatorRouteRequest.Result.self).map { .route(.success($0)) }
                     timings.append(RouteTiming(question: question, elapsed: ContinuousClock.now - start))
-                    switch decode(reply, as: CoordinatorRouteRequest.Result.self, method: lastMethod) {
-                    case .success(let result): runner.resume(with: .route(.success(result)))
-                    case .failure(.plugin(let error)):
-                        lastError = (error, lastMethod)
-                        runner.resume(with: .route(.failure(error)))
-                    case .failure(.host(let error)): runner.resume(with: .route(.failure(error)))
-                    case .failure(.none(let reply)): return .noAnswer(reply, method: lastMethod)
-                    }
+                }
+                switch answer {
+                case .success(let answer): runner.resume(with: answer)
+                case .failure(.plugin(let error)):
+                    lastError = (error, lastMethod)
+                    runner.resume(with: Self.failed(need, error))
+                case .failure(.host(let error)): runner.resume(with: Self.failed(need, error))
+                case .failure(.none(let reply)): return .noAnswer(reply, method: lastMethod)
                 }
             }
+        }
+    }
+
+    /// Sends one of the host's questions and takes the answer as the host does.
+    private func ask<T: Decodable>(_ method: String, _ params: some Encodable, as type: T.Type) -> Result<T, AnswerProblem> {
+        guard let encoded = try? Coding.encode(params) else { return .failure(.none(.ended)) }
+        return decode(request(method, encoded), as: type, method: method)
+    }
+
+    /// The chain's view of an error answer to `need`.
+    private static func failed(_ need: ChainNeed, _ error: ResponseError) -> ChainAnswer {
+        switch need {
+        case .create: .create(.failure(error))
+        case .route: .route(.failure(error))
         }
     }
 
@@ -116,9 +121,7 @@ extension PluginSession {
             case .resolved(let plan): return .success(plan)
             case .invalid(let error): return .failure(.host(error))
             case .needs(let question):
-                guard let params = try? Coding.encode(question.request) else { return .failure(.none(.ended)) }
-                let reply = request(CoordinatorDeepLinkRequest.method, params)
-                switch decode(reply, as: CoordinatorDeepLinkRequest.Result.self, method: CoordinatorDeepLinkRequest.method) {
+                switch ask(CoordinatorDeepLinkRequest.method, question.request, as: CoordinatorDeepLinkRequest.Result.self) {
                 case .success(let result): resolver.resume(with: .success(result))
                 case .failure(.plugin(let error)):
                     resolver.resume(with: .failure(error))

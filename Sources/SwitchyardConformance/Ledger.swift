@@ -73,7 +73,9 @@ final class Ledger: Sendable {
                 guard entry.ran else {
                     return CheckResult(id, summary: entry.skipped ?? "not run", skipped: true)
                 }
-                let summary = entry.notes.isEmpty ? (entry.findings.isEmpty ? "ok" : "see below") : entry.notes.joined(separator: "; ")
+                let fails = entry.findings.filter { $0.severity == .fail }.count
+                let problems = fails > 0 ? "\(fails) failure(s)" : "\(entry.findings.count) warning(s)"
+                let summary = entry.notes.isEmpty ? (entry.findings.isEmpty ? "ok" : problems) : entry.notes.joined(separator: "; ")
                 return CheckResult(id, summary: summary, findings: entry.findings, measurements: entry.measurements)
             }
         }

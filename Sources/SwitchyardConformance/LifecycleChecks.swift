@@ -105,33 +105,19 @@ enum LifecycleChecks {
         var restored = 0, stateful = 0, refused = 0
         for (type, tree) in trees where session.unusable == nil {
             let mark = session.mark
-            var owned: [Instance] = []
-            func visit(_ id: InstanceID) {
-                guard let instance = tree[id] else { return }
-                if instance.plugin == model.plugin { owned.append(instance) }
-                for child in instance.children { visit(child) }
-            }
-            if let root = tree.rootID { visit(root) }
             // All at once, as the host sends them (§8): the answers are collected afterwards.
-            var pending: [(Instance, RequestID)] = []
-            for instance in owned {
-                let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
-                    guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
-                    return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
-                }
-                let params = CoordinatorCreateRequest.Params(
-                    instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,
-                    state: instance.state, restore: tree.snapshot(of: instance.id))
+            var pending: [(CoordinatorCreateRequest.Params, RequestID)] = []
+            for params in tree.restoreRequests(for: model.plugin) {
                 guard let encoded = try? Coding.encode(params) else { continue }
                 let id = session.nextID(for: CoordinatorCreateRequest.method)
                 session.send(.request(id: id, method: CoordinatorCreateRequest.method, params: encoded))
-                pending.append((instance, id))
-                if instance.state != nil { stateful += 1 }
+                pending.append((params, id))
+                if params.state != nil { stateful += 1 }
             }
             var refusedHere = false
-            for (instance, id) in pending {
+            for (params, id) in pending {
                 let reply = session.wait(for: id, timeoutMs: session.launch.limits.requestTimeoutMs)
-                let what = "restore of \(instance.type) \(instance.id)\(instance.state == nil ? "" : " with its state")"
+                let what = "restore of \(params.type) \(params.instance)\(params.state == nil ? "" : " with its state")"
                 switch reply {
                 case .result(let value) where value.objectValue != nil: restored += 1
                 case .result(let value):

@@ -79,10 +79,10 @@ final class MainSession {
 
     /// §3.2: before the handshake completes a plugin may send only `$/ping` and `log`.
     func checkEarlyRequests() {
-        for (line, method) in session.earlyRequests {
+        for problem in session.earlyRequests.prefix(20) {
             ledger.add(.handshake, Finding(
-                .fail, "stdout line \(line): the plugin sent '\(method)' before initialized (answered -32001 notInitialized)",
-                expected: "only $/ping and log before the handshake completes (§3.2)"))
+                .fail, "stdout line \(problem.line): the plugin sent '\(problem.detail)' before initialized (answered -32001 notInitialized)",
+                expected: "only $/ping and log before the handshake completes (§3.2)", exchange: session.exchange(around: problem.position)))
         }
     }
 
@@ -91,19 +91,14 @@ final class MainSession {
     /// Every instance of the plugin in every tree, deepest first (children before their parents, §8).
     func destroyAll(_ model: HostModel) {
         for (_, tree) in trees {
-            var order: [(InstanceID, String, Int)] = []
-            func visit(_ id: InstanceID, depth: Int) {
-                guard let instance = tree[id] else { return }
-                for child in instance.children { visit(child, depth: depth + 1) }
-                if instance.plugin == model.plugin { order.append((id, instance.type, depth)) }
-            }
-            if let root = tree.rootID { visit(root, depth: 0) }
-            for (id, type, _) in order {
+            guard let root = tree.rootID else { continue }
+            for id in tree.subtree(of: root) {
+                guard let instance = tree[id], instance.plugin == model.plugin else { continue }
                 if let reason = session.unusable {
                     ledger.skip(.destroy, "not run: \(reason)")
                     return
                 }
-                destroyed.append(session.destroy(id, type: type))
+                destroyed.append(session.destroy(id, type: instance.type))
             }
         }
         trees = []

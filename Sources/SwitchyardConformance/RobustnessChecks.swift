@@ -166,9 +166,9 @@ extension MainSession {
         guard !samples.isEmpty else { return }
         samples.sort()
         func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int((p * Double(samples.count)).rounded(.up)) - 1)] }
-        let what = method == PingRequest.method ? "$/ping round trip" : "route round trip ('\(candidate?.question.route ?? "")')"
-        ledger.measure(.timing, "\(what) p50", milliseconds: percentile(0.5))
-        ledger.measure(.timing, "\(what) p99", milliseconds: percentile(0.99))
-        ledger.note(.timing, "\(samples.count) \(what)s")
+        let what = method == PingRequest.method ? "$/ping" : "coordinator/route '\(candidate?.question.route ?? "")'"
+        ledger.measure(.timing, "\(what) round trip p50", milliseconds: percentile(0.5))
+        ledger.measure(.timing, "\(what) round trip p99", milliseconds: percentile(0.99))
+        ledger.note(.timing, "\(samples.count) round trips of \(what) (reported, not judged)")
     }
 }

@@ -52,6 +52,7 @@ public final class ChildProcess: Sendable {
         stdout: Output, stderr: Output
     ) throws(UVError) {
         guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "spawn: no program") }
+        ProcessSetup.ignoreBrokenPipes()
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
