@@ -60,7 +60,12 @@ public enum ConformanceChecker {
             let main = MainSession(session: session, ledger: ledger, samples: samples)
             let trees = main.run()
             plugin.withLock { $0 = main.pluginInfo }
-            guard ledger.wants(.restore), !trees.isEmpty, let model = main.model, let restart = start() else { return }
+            guard ledger.wants(.restore), let model = main.model else { return }
+            guard !trees.isEmpty else {
+                ledger.skip(.restore, "no instance to restore: none was created (see create)")
+                return
+            }
+            guard let restart = start() else { return }
             LifecycleChecks.restore(restart, ledger, trees: trees, model: model)
         }
         if ledger.wants(.versionNegotiation) {

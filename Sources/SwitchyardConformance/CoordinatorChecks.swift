@@ -189,20 +189,31 @@ extension MainSession {
     /// §13: a link from each pattern, resolved from the type's instance and applied through the plugin.
     private func followLinks(_ declaration: CoordinatorDeclaration, tree: inout NavigationTree, model: HostModel, counts: inout Counts) {
         guard ledger.wants(.deepLink) else { return }
-        for route in declaration.routes {
-            guard let text = route.deepLink, let pattern = try? PathPattern(parsing: text), session.unusable == nil else { continue }
-            guard let link = Values.link(for: route, pattern: pattern) else {
-                counts.passThrough += 1
-                continue
+        for route in declaration.routes where session.unusable == nil {
+            let link: DeepLinkURL
+            let pattern: String
+            if declaration.customDeepLinks == true {
+                // The plugin resolves these links itself (coordinator/deepLink): offer each route's name.
+                guard let custom = try? DeepLinkURL(parsing: Values.percentEncoded(route.name)) else { continue }
+                (link, pattern) = (custom, "resolved by the plugin")
+            } else {
+                guard let text = route.deepLink, let parsed = try? PathPattern(parsing: text) else { continue }
+                guard let generated = Values.link(for: route, pattern: parsed) else {
+                    counts.passThrough += 1
+                    continue
+                }
+                (link, pattern) = (generated, "pattern \(parsed)")
             }
             counts.links += 1
             let mark = session.mark
-            let what = "deep link '\(link.url)' (route '\(route.name)' of \(declaration.type), pattern \(pattern))"
+            let what = "deep link '\(link.url)' (route '\(route.name)' of \(declaration.type), \(pattern))"
             let expected = "the link resolves (§13: its own pattern matches it) and each hop's answer fits the route, or a guard's -32013"
             switch session.resolve(link, tree: tree, model: model) {
-            case .failure(.plugin(let error)):
+            case .failure(.plugin(let error)) where error.code == .deepLinkInvalid:
                 counts.linksRefused += 1
-                ledger.note(.deepLink, "\(declaration.type) refused '\(link.url)' itself (\(error.code.rawValue))")
+            case .failure(.plugin(let error)):
+                record.fail(.deepLink, "\(what): coordinator/deepLink was answered with \(error.code.rawValue) \(error.code.name): \(error.message)",
+                    expected: "{route, params?, consumed}, or -32014 to refuse the link (§8 coordinator/deepLink)", since: mark)
             case .failure(.host(let error)):
                 record.fail(.deepLink, "\(what) does not resolve: \(error.message)", expected: expected, since: mark)
             case .failure(.none(let reply)):

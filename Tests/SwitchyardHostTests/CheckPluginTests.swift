@@ -81,6 +81,10 @@ struct CheckPluginTests {
         Mode(flags: ["--wrong-content", "sheet"], fails: ["route"]),
         Mode(flags: ["--exit-in-handshake", "3"], fails: ["handshake", "version-negotiation"]),
         Mode(flags: ["--route-table", #"[{"type":"lab","kind":"stack","routes":[{"name":"a","transition":"push"}]}]"#], fails: ["route-table"]),
+        // A tabs type answered with a stack's root.
+        Mode(flags: ["--route-table", #"[{"type":"lab","kind":"tabs","routes":[{"name":"first","transition":"tab"}]}]"#], fails: ["create"]),
+        // A type that resolves its own deep links (customDeepLinks) but does not serve coordinator/deepLink.
+        Mode(flags: ["--route-table", #"[{"type":"lab","kind":"stack","initialRoute":"bench","customDeepLinks":true,"routes":[{"name":"bench","transition":"root"},{"name":"sheet","transition":"modal"}]}]"#], fails: ["deep-link"]),
         Mode(flags: ["--accept-wrong-types"], fails: [], warns: ["param-types"]),
         Mode(flags: ["--refuse-restore"], fails: [], warns: ["restore"]),
         // Limits from a manifest entry: a heartbeat timeout of 300 ms, which a ping stuck behind a 600 ms route misses.
