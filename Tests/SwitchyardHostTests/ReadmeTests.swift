@@ -73,7 +73,7 @@ struct ReadmeTests {
         #expect(Set(tree.instances.map(\.plugin)) == ["main", "authenticated", "todos", "projects", "profile"])
 
         // The README then checks the plugin on its own: it passes.
-        let check = try CLIProcess(["check-plugin", "--", "python3", "\(directory)/profile.py"])
+        let check = try CLIProcess(["check-plugin", "--", "python3", "\(directory)/profile.py"], environment: ["PATH": path])
         check.closeStdin()
         #expect(try await check.waitForExit() == 0, "\(check.stdout.joined(separator: "\n"))")
     }
