@@ -40,6 +40,8 @@ final class MainSession {
             ledger.skip(CheckID.allCases.filter { $0 != .handshake }, "the handshake failed (see handshake)")
             return []
         }
+        // Whatever ends the conversation, what the plugin sent before `initialized` is judged (§3.2).
+        defer { checkEarlyRequests() }
         let composes = checkComposition(result)
         session.notify(InitializedNotification.method)
         let model = HostModel(plugin: session.launch.pluginName, coordinators: result.coordinators)
@@ -62,7 +64,6 @@ final class MainSession {
         destroyAll(model)
         checkDestroyed()
         live(.shutdown, checkShutdown)
-        checkEarlyRequests()
         return snapshot
     }
 
