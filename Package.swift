@@ -98,6 +98,14 @@ let package = Package(
             name: "switchyard-guardian"
         ),
 
+        // MARK: - Conformance checker (`switchyard check-plugin`): runs one plugin executable on its own through checks
+        // that each cite the section of Protocol/README.md they enforce; a library the CLI calls. It plays the host
+        // with the host's own pure parts (chains, deep links, composition) and spawns through SwitchyardUV.
+        .target(
+            name: "SwitchyardConformance",
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+        ),
+
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
@@ -137,6 +145,7 @@ let package = Package(
             name: "switchyard",
             dependencies: [
                 "SwitchyardChaos",
+                "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
                 "SwitchyardUV",
@@ -208,6 +217,7 @@ let package = Package(
         .testTarget(
             name: "SwitchyardHostTests",
             dependencies: [
+                "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
                 "SwitchyardNavigation",
@@ -278,7 +288,7 @@ let package = Package(
         // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
-            dependencies: ["SwitchyardProtocol", "SwitchyardUV"],
+            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"],
             path: "Tests/SwitchyardTestSupport"
         ),
         // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.

@@ -31,6 +31,16 @@
 //   --fuzz-lines N               after the handshake, write N mutated protocol lines (seeded by --fuzz-seed)
 //   --type NAME                  the "lab" type's name (to stand in for another plugin's coordinator type)
 //
+// Faults for the conformance checker (`switchyard check-plugin`), each breaking one rule of Protocol/README.md:
+//   --slow-route ROUTE:MS        answer `coordinator/route` for ROUTE after MS ms, blocking the reader (§3.4: pings
+//                                then wait behind it)
+//   --wrong-content ROUTE        answer ROUTE with a coordinator although it declares no target (§8)
+//   --answer-unknown-methods     answer unknown requests with {} instead of -32601 (§7)
+//   --reject-unknown-members     refuse members the spec does not define, in the envelope and in params (§2)
+//   --accept-wrong-types         take `sample` with an `id` that is not a string (§7; by default -32602 naming it)
+//   --refuse-restore             answer `coordinator/create` with reason restore with an error (§16)
+//   --exit-code N                exit with N on the exit notification, whether or not shutdown came first (§3.6)
+//
 //   --descendants KIND FILE      when initialize arrives (first run only), leave a descendant that ignores SIGTERM/SIGHUP and sleeps: `setsid` (in
 //                                a session of its own, via setsid -f), `daemon` (double fork, orphaned in our group) or
 //                                `both` (fork, setsid, fork: a classic daemon); its pid, as the host sees it, is
@@ -78,6 +88,13 @@ struct Options {
     var fuzzSeed: UInt64 = 1
     var descendants: [(kind: String, file: String)] = []
     var descendantsAtEOF = false
+    var slowRoute: (route: String, milliseconds: Int)?
+    var wrongContent: String?
+    var answerUnknownMethods = false
+    var rejectUnknownMembers = false
+    var acceptWrongTypes = false
+    var refuseRestore = false
+    var exitCode: Int32?
 }
 
 func parseOptions() -> Options {
@@ -123,6 +140,15 @@ func parseOptions() -> Options {
         case "--fuzz-seed": options.fuzzSeed = UInt64(int(flag))
         case "--descendants": options.descendants.append((arguments.next() ?? "", arguments.next() ?? "/dev/null"))
         case "--descendants-at-eof": options.descendantsAtEOF = true
+        case "--slow-route":
+            let parts = (arguments.next() ?? "").split(separator: ":")
+            if parts.count == 2, let milliseconds = Int(parts[1]) { options.slowRoute = (String(parts[0]), milliseconds) }
+        case "--wrong-content": options.wrongContent = arguments.next()
+        case "--answer-unknown-methods": options.answerUnknownMethods = true
+        case "--reject-unknown-members": options.rejectUnknownMembers = true
+        case "--accept-wrong-types": options.acceptWrongTypes = true
+        case "--refuse-restore": options.refuseRestore = true
+        case "--exit-code": options.exitCode = Int32(int(flag))
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -184,6 +210,7 @@ let routeTable: JSONValue = [
 
 var messageCount = 0
 var hanging = false
+var shutdownReceived = false
 var triggeredAt: Int?
 /// Which run this is (from initialize's `restarts`), and whether faults apply in it.
 var run = 0
@@ -264,22 +291,70 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
     case "coordinator/create":
         let route = "bench"
         if params?["restore"] != nil {
-            send(.response(id: id, result: [:]))
+            if options.refuseRestore {
+                send(.errorResponse(id: id, error: ResponseError(.internalError, "misbehave forgets everything on restart")))
+            } else {
+                send(.response(id: id, result: [:]))
+            }
         } else {
             send(.response(id: id, result: ["root": ["route": .string(route), "content": ["screen": ["name": "Bench", "props": [:]]]]]))
         }
     case "coordinator/route":
         let route = params?["route"]?.stringValue ?? "?"
-        send(.response(id: id, result: ["content": ["screen": ["name": .string(route), "props": params?["params"] ?? [:]]]]))
-    default:
+        if let slow = options.slowRoute, slow.route == route { usleep(UInt32(slow.milliseconds) * 1_000) }
+        if route == "sample", !options.acceptWrongTypes, params?["params"]?["id"]?.stringValue == nil {
+            send(.errorResponse(id: id, error: ResponseError(.invalidParams, "route 'sample' needs param 'id' (a string)", data: ["field": "id"])))
+        } else if route == options.wrongContent {
+            send(.response(id: id, result: ["content": ["coordinator": ["type": .string(options.typeName)]]]))
+        } else {
+            send(.response(id: id, result: ["content": ["screen": ["name": .string(route), "props": params?["params"] ?? [:]]]]))
+        }
+    case PingRequest.method, "coordinator/destroy":
         send(.response(id: id, result: [:]))
+    case ShutdownRequest.method:
+        shutdownReceived = true
+        send(.response(id: id, result: [:]))
+    default:
+        if options.answerUnknownMethods {
+            send(.response(id: id, result: [:]))
+        } else {
+            send(.errorResponse(id: id, error: .methodNotFound(method)))
+        }
     }
+}
+
+/// Members the spec defines, by where they appear (for --reject-unknown-members).
+let knownMembers: [String: Set<String>] = [
+    "envelope": ["jsonrpc", "id", "method", "params", "result", "error"],
+    InitializeRequest.method: ["protocolVersions", "host", "pluginName", "limits", "restarts"],
+    "limits": [
+        "maxLineBytes", "maxMessagesPerSecond", "maxOutstandingRequests", "maxInstances", "maxStderrBytesPerSecond",
+        "requestTimeoutMs", "heartbeatIntervalMs", "heartbeatTimeoutMs", "maxProtocolErrors",
+    ],
+    PingRequest.method: [],
+    "coordinator/route": ["instance", "type", "route", "transition", "params", "link"],
+]
+
+/// The first member `line` carries that the spec does not define, if --reject-unknown-members looks for them.
+func unknownMember(_ line: String) -> String? {
+    guard options.rejectUnknownMembers, let value = try? JSONParser.parse(line), let envelope = value.objectValue else { return nil }
+    func extra(_ object: JSONObject?, _ known: Set<String>?) -> String? {
+        guard let object, let known else { return nil }
+        return object.keys.first { !known.contains($0) }
+    }
+    let method = envelope["method"]?.stringValue ?? ""
+    return extra(envelope, knownMembers["envelope"]) ?? extra(envelope["params"]?.objectValue, knownMembers[method])
+        ?? extra(envelope["params"]?["limits"]?.objectValue, method == InitializeRequest.method ? knownMembers["limits"] : nil)
 }
 
 func handle(_ line: String) {
     let event = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: messageCount + 1)
     guard case .message(let message, _) = event else { return }
     messageCount += 1
+    if let member = unknownMember(line), case .request(let id, _, _) = message {
+        send(.errorResponse(id: id, error: ResponseError(.invalidParams, "misbehave does not know the member '\(member)'", data: ["field": .string(member)])))
+        return
+    }
     let n = messageCount
     if case .request(_, InitializeRequest.method, let params) = message {
         run = params?["restarts"]?.intValue.map(Int.init) ?? 0
@@ -323,7 +398,7 @@ func respondNormally(_ message: Message) {
             send(.request(id: .string("nav-\(messageCount)"), method: NavigateRequest.method, params: navigate))
         }
     case .notification(let method, _):
-        if method == ExitNotification.method { exit(0) }
+        if method == ExitNotification.method { exit(options.exitCode ?? (shutdownReceived ? 0 : 1)) }
     case .response, .errorResponse:
         writeStderr("misbehave: navigate answered \(JSONWriter.string(message.json))\n")
     }

@@ -92,6 +92,14 @@ static inline int switchyard_spawn_addchdir(posix_spawn_file_actions_t *actions,
     return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 
+// POSIX_SPAWN_SETSID (glibc 2.26) is defined only under _GNU_SOURCE too; its value is fixed by the ABI.
+#ifdef POSIX_SPAWN_SETSID
+#define SWITCHYARD_POSIX_SPAWN_SETSID POSIX_SPAWN_SETSID
+#else
+#define SWITCHYARD_POSIX_SPAWN_SETSID 0x80
+#endif
+static inline short switchyard_posix_spawn_setsid(void) { return SWITCHYARD_POSIX_SPAWN_SETSID; }
+
 static inline int switchyard_wifexited(int status) { return WIFEXITED(status); }
 static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status); }
 

@@ -16,6 +16,15 @@ public final class ChildProcess: Sendable {
     private let stdinFD: Mutex<Int32>
     private let status = Mutex<Int32?>(nil)
 
+    /// What a reader thread does with one of the child's output streams.
+    public enum Output: Sendable {
+        /// Each line (without its newline, decoded as UTF-8 with replacement), then `nil` at end of stream.
+        case lines(@Sendable (String?) -> Void)
+        /// The bytes of each read as they come (no framing), then `nil` at end of stream: for a caller that frames
+        /// and validates the stream itself, bounded (``LineFramer``-style) and byte-exact.
+        case bytes(@Sendable ([UInt8]?) -> Void)
+    }
+
     /// Starts `arguments[0]` (looked up in `PATH` when it has no slash).
     ///
     /// - Parameters:
@@ -23,11 +32,27 @@ public final class ChildProcess: Sendable {
     ///   - directory: its working directory (`nil`: this process's).
     ///   - onStdout, onStderr: called on a reader thread of their own with each line (without its newline), then
     ///     once with `nil` at end of stream.
-    public init(
+    public convenience init(
         _ arguments: [String], environment: [String: String], directory: String? = nil,
         onStdout: @escaping @Sendable (String?) -> Void, onStderr: @escaping @Sendable (String?) -> Void
     ) throws(UVError) {
+        try self.init(arguments, environment: environment, directory: directory, stdout: .lines(onStdout), stderr: .lines(onStderr))
+    }
+
+    /// Starts `arguments[0]` (looked up in `PATH` when it has no slash).
+    ///
+    /// - Parameters:
+    ///   - environment: the child's whole environment.
+    ///   - directory: its working directory (`nil`: this process's).
+    ///   - newSession: start it in a session and process group of its own (as the host starts plugins), so
+    ///     ``signalGroup(_:)`` reaches whatever it started too.
+    ///   - stdout, stderr: what a reader thread of their own does with each stream.
+    public init(
+        _ arguments: [String], environment: [String: String], directory: String? = nil, newSession: Bool = false,
+        stdout: Output, stderr: Output
+    ) throws(UVError) {
         guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "spawn: no program") }
+        ProcessSetup.ignoreBrokenPipes()
         var input: [Int32] = [-1, -1]
         var output: [Int32] = [-1, -1]
         var errors: [Int32] = [-1, -1]
@@ -50,7 +75,7 @@ public final class ChildProcess: Sendable {
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
-        let spawned = SystemProcess.spawnWithCleanSignals(&child, program, &actions, argv, envp)
+        let spawned = SystemProcess.spawnWithCleanSignals(&child, program, &actions, argv, envp, newSession: newSession)
         Glibc.close(input[0])
         Glibc.close(output[1])
         Glibc.close(errors[1])
@@ -61,8 +86,8 @@ public final class ChildProcess: Sendable {
         pid = child
         stdinFD = Mutex(input[1])
         do {
-            try Self.readLines(output[0], onStdout)
-            try Self.readLines(errors[0], onStderr)
+            try Self.read(output[0], stdout)
+            try Self.read(errors[0], stderr)
         } catch {
             Glibc.kill(child, SIGKILL)
             throw error
@@ -77,6 +102,23 @@ public final class ChildProcess: Sendable {
             Glibc.kill(pid, SIGKILL)
             var raw: Int32 = 0
             _ = retryingEINTR { waitpid(pid, &raw, 0) }
+        }
+    }
+
+    private static func read(_ fd: Int32, _ output: Output) throws(UVError) {
+        switch output {
+        case .lines(let deliver): try readLines(fd, deliver)
+        case .bytes(let deliver):
+            _ = try UVThread.spawn {
+                var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+                while true {
+                    let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+                    if count <= 0 { break }
+                    deliver(Array(buffer[0..<count]))
+                }
+                Glibc.close(fd)
+                deliver(nil)
+            }
         }
     }
 
@@ -123,6 +165,14 @@ public final class ChildProcess: Sendable {
     public func signal(_ number: Int32) {
         status.withLock { status in
             if status == nil { _ = Glibc.kill(pid, number) }
+        }
+    }
+
+    /// Sends `signal` to the child's process group (started with `newSession`), so its own children get it too;
+    /// not once the child has been reaped, for the same reason as ``signal(_:)``.
+    public func signalGroup(_ number: Int32) {
+        status.withLock { status in
+            if status == nil { _ = Glibc.kill(-pid, number) }
         }
     }
 

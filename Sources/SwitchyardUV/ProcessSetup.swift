@@ -11,4 +11,10 @@ enum ProcessSetup {
     }()
 
     static func once() { _ = done }
+
+    private static let pipes: Void = { signal(SIGPIPE, SIG_IGN) }()
+
+    /// Only the SIGPIPE part, for a process that starts helpers without a loop (`ChildProcess`): a write to a child
+    /// that just exited must fail with EPIPE, not kill the caller.
+    static func ignoreBrokenPipes() { _ = pipes }
 }

@@ -15,7 +15,7 @@ extension SystemProcess {
     /// (the C benchmark host) then never sees SIGCHLD and waits forever. SIGPIPE, ignored in this process, is reset too.
     static func spawnWithCleanSignals(
         _ pid: inout pid_t, _ program: String, _ actions: inout posix_spawn_file_actions_t,
-        _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]? = nil
+        _ argv: [UnsafeMutablePointer<CChar>?], _ envp: [UnsafeMutablePointer<CChar>?]? = nil, newSession: Bool = false
     ) -> Int32 {
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)
@@ -27,7 +27,8 @@ extension SystemProcess {
         sigaddset(&defaults, SIGPIPE)
         posix_spawnattr_setsigmask(&attributes, &empty)
         posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+        let session = newSession ? Int32(switchyard_posix_spawn_setsid()) : 0
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF | session))
         return SpawnLock.withLock {
             markAllDescriptorsCloseOnExec()
             guard let envp else { return posix_spawnp(&pid, program, &actions, &attributes, argv, environ) }

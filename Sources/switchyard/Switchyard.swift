@@ -8,7 +8,10 @@ struct Switchyard: AsyncParsableCommand {
         commandName: "switchyard",
         abstract: "Compose navigation coordinators running as separate processes into one navigation tree.",
         version: "0.1.0",
-        subcommands: [RunCommand.self, OpenCommand.self, TreeCommand.self, WatchCommand.self, StatusCommand.self, ShutdownCommand.self, ChaosCommand.self],
+        subcommands: [
+            RunCommand.self, OpenCommand.self, TreeCommand.self, WatchCommand.self, StatusCommand.self, ShutdownCommand.self, ChaosCommand.self,
+            CheckPluginCommand.self,
+        ],
         defaultSubcommand: RunCommand.self
     )
 

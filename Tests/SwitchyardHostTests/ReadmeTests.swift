@@ -71,6 +71,11 @@ struct ReadmeTests {
         #expect(profile.entries?.last?.content == .screen(ScreenDescriptor(name: "Badge", props: ["id": "gold"])))
         // The rest of the demo app came through `extends`.
         #expect(Set(tree.instances.map(\.plugin)) == ["main", "authenticated", "todos", "projects", "profile"])
+
+        // The README then checks the plugin on its own: it passes.
+        let check = try CLIProcess(["check-plugin", "--", "python3", "\(directory)/profile.py"], environment: ["PATH": path])
+        check.closeStdin()
+        #expect(try await check.waitForExit() == 0, "\(check.stdout.joined(separator: "\n"))")
     }
 
     @Test("the README names the two quick-start commands, the scenario command, and links the protocol spec")

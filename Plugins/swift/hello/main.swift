@@ -1,16 +1,14 @@
-// The smallest Swift plugin: one stack coordinator type with a root screen, served by the SDK runtime.
+// The smallest Swift plugin: one stack coordinator type with a root screen and a route with a param.
 import SwitchyardPlugin
-import SwitchyardProtocol
 
-PluginRuntime.run {
-    let runtime = PluginRuntime(configuration: .init(
-        info: PluginInfo(name: "hello-swift", version: "1.0.0"),
-        coordinators: [
-            CoordinatorDeclaration(type: "hello", kind: .stack, initialRoute: "greeting", routes: [
-                RouteDeclaration(name: "greeting", transition: .root),
-                RouteDeclaration(name: "details", transition: .push, deepLink: "details/:id",
-                    params: [ParamDeclaration(name: "id", type: .string)]),
-            ])
-        ]))
-    return runtime
+final class HelloCoordinator: StackCoordinator {
+    @Root var greeting = makeGreeting
+    @Route(.push, deepLink: "details/:id") var details = makeDetails
+
+    init() {}
+
+    func makeGreeting() -> Screen { Screen("Greeting") }
+    func makeDetails(_ id: String) -> Screen { Screen("Details", ["id": .string(id)]) }
 }
+
+Plugin("hello-swift", version: "1.0.0", coordinators: [HelloCoordinator.self]).run()

@@ -34,6 +34,35 @@ const coordinator = (type, { plugin, params } = {}) => ({
   coordinator: Object.assign({ type }, plugin ? { plugin } : {}, params !== undefined ? { params } : {}),
 });
 
+function fits(value, type) {
+  switch (type) {
+    case 'string': return typeof value === 'string';
+    case 'integer': return Number.isInteger(value);
+    case 'number': return typeof value === 'number';
+    case 'boolean': return typeof value === 'boolean';
+    case 'object': return typeof value === 'object' && value !== null && !Array.isArray(value);
+    case 'array': return Array.isArray(value);
+    default: return true;
+  }
+}
+
+/**
+ * Params that do not fit the route's declared ones are refused with -32602 naming the param (spec §7): the host
+ * checks them before it asks, but a plugin must not act on params of the wrong type either.
+ */
+function checkParams(declaredRoute, params) {
+  if (!declaredRoute.params) return;
+  const given = params || {};
+  for (const { name, type, required } of declaredRoute.params) {
+    const value = given[name];
+    if (value === undefined || value === null) {
+      if (required !== false) throw new RPCError(codes.invalidParams, `route '${declaredRoute.name}' needs param '${name}'`, { field: name });
+    } else if (!fits(value, type)) {
+      throw new RPCError(codes.invalidParams, `route '${declaredRoute.name}': param '${name}' must be ${type}`, { field: name });
+    }
+  }
+}
+
 function route(name, transition, { deepLink, target, plugin, params } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
@@ -149,6 +178,8 @@ class Plugin {
   route(params) {
     const c = this.instances.get(params.instance);
     if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
+    const declared = (c.constructor.routes || []).find((r) => r.name === params.route);
+    if (declared) checkParams(declared, params.params);
     const result = { content: c.contentFor(params.route, params.params, params.link) };
     if (c.state !== undefined) result.state = c.state;
     return result;

@@ -294,14 +294,7 @@ extension PluginManifest {
         }
         arguments += args ?? []
 
-        var environment: [String: String] = [:]
-        for key in environmentAllowList + (inheritEnv ?? []) {
-            if let value = hostEnvironment[key] { environment[key] = value }
-        }
-        for (key, value) in env ?? [:] { environment[key] = value }
-        environment["SWITCHYARD_PLUGIN_NAME"] = name
-        environment["SWITCHYARD_PROTOCOL_VERSIONS"] = ProtocolVersion.supported.map(String.init).joined(separator: ",")
-        environment["SWITCHYARD_HOST_PID"] = String(SystemProcess.currentPID)
+        let environment = Manifest.pluginEnvironment(name: name, inheritEnv: inheritEnv ?? [], env: env ?? [:], hostEnvironment: hostEnvironment)
 
         let limits = (self.limits ?? LimitOverrides()).applied(to: .defaults)
         let options = UVSpawnOptions(
@@ -311,5 +304,48 @@ extension PluginManifest {
             manifest: self, spawn: options, limits: limits,
             maxWriteQueueBytes: self.limits?.maxWriteQueueBytes ?? 8 << 20,
             startTimeoutMs: startTimeoutMs ?? 10_000, restart: restart ?? .default)
+    }
+}
+
+/// A manifest entry as the host would start it, for tools that start one plugin on their own (`check-plugin`).
+public struct PluginLaunchSpec: Sendable {
+    /// The program and its arguments (argv).
+    public let command: [String]
+    /// The explicit environment the host would give it (§4).
+    public let environment: [String: String]
+    public let workingDirectory: String?
+    public let limits: PluginLimits
+    public let startTimeoutMs: Int
+}
+
+extension Manifest {
+    /// The entry named `name`, resolved exactly as the host resolves it when it starts the app.
+    public func launchSpec(plugin name: String, productsDirectory: String? = nil) throws(ManifestError) -> PluginLaunchSpec {
+        guard let entry = plugins.first(where: { $0.name == name }) else {
+            throw ManifestError(path: directory ?? ".", message: "no plugin named '\(name)' (plugins: \(plugins.map(\.name).joined(separator: ", ")))")
+        }
+        let resolved = try entry.resolve(
+            manifestDirectory: directory ?? FileSystem.currentDirectory, productsDirectory: productsDirectory ?? defaultProductsDirectory(),
+            hostEnvironment: SystemProcess.environment)
+        return PluginLaunchSpec(
+            command: [resolved.spawn.executable] + resolved.spawn.arguments, environment: resolved.spawn.environment,
+            workingDirectory: resolved.spawn.workingDirectory, limits: resolved.limits, startTimeoutMs: resolved.startTimeoutMs)
+    }
+
+    /// The explicit environment the host gives a plugin (§4): the host variables it passes on, those `inheritEnv`
+    /// names, `env`, and the `SWITCHYARD_*` variables for `name`. Nil `hostEnvironment`: this process's.
+    public static func pluginEnvironment(
+        name: String, inheritEnv: [String] = [], env: [String: String] = [:], hostEnvironment: [String: String]? = nil
+    ) -> [String: String] {
+        let host = hostEnvironment ?? SystemProcess.environment
+        var environment: [String: String] = [:]
+        for key in environmentAllowList + inheritEnv {
+            if let value = host[key] { environment[key] = value }
+        }
+        for (key, value) in env { environment[key] = value }
+        environment["SWITCHYARD_PLUGIN_NAME"] = name
+        environment["SWITCHYARD_PROTOCOL_VERSIONS"] = ProtocolVersion.supported.map(String.init).joined(separator: ",")
+        environment["SWITCHYARD_HOST_PID"] = String(SystemProcess.currentPID)
+        return environment
     }
 }

@@ -12,25 +12,17 @@ extension Navigator {
     /// (pipelined: one round trip for all of them). The tree does not change. Failures are logged and returned;
     /// the instances stay (the tree is authoritative), and the next route on one tells the plugin's answer.
     func restore(plugin: String, via connection: PluginConnection, _ completion: @escaping ([ResponseError]) -> Void) {
-        let owned = tree.instances(of: plugin).map { (instance: $0, depth: tree.depth(of: $0.id)) }
-            .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
-        guard !owned.isEmpty else {
+        let requests = tree.restoreRequests(for: plugin)
+        guard !requests.isEmpty else {
             completion([])
             return
         }
-        var remaining = owned.count
+        var remaining = requests.count
         var failures: [ResponseError] = []
-        for instance in owned {
-            let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
-                guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
-                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
-            }
-            let params = CoordinatorCreateRequest.Params(
-                instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,
-                state: instance.state, restore: tree.snapshot(of: instance.id))
+        for params in requests {
             connection.send(CoordinatorCreateRequest.self, params) { [weak self] result in
                 if case .failure(let error) = result {
-                    self?.logger.warning("restore of \(instance.type)\(instance.id) in '\(plugin)' failed: \(error.message)")
+                    self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
                     failures.append(error)
                 }
                 remaining -= 1

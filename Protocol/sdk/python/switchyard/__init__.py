@@ -49,6 +49,34 @@ def reject(reason):
     return RPCError(REJECTED_BY_GUARD, reason)
 
 
+def _fits(value, kind):
+    if kind == "any":
+        return True
+    if isinstance(value, bool):
+        return kind == "boolean"
+    if kind == "integer":
+        return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
+    if kind == "number":
+        return isinstance(value, (int, float))
+    return isinstance(value, {"string": str, "object": dict, "array": list}.get(kind, ()))
+
+
+def _check_params(route, params):
+    """Params that do not fit the route's declared ones are refused with -32602 naming the param (spec §7): the
+    host checks them before it asks, but a plugin must not act on params of the wrong type either."""
+    if route.get("params") is None:
+        return
+    params = params or {}
+    for declared in route["params"]:
+        name = declared["name"]
+        if params.get(name) is None:
+            if declared.get("required", True):
+                raise RPCError(INVALID_PARAMS, "route '%s' needs param '%s'" % (route["name"], name), {"field": name})
+        elif not _fits(params[name], declared.get("type", "any")):
+            raise RPCError(INVALID_PARAMS, "route '%s': param '%s' must be %s" % (route["name"], name, declared.get("type")),
+                           {"field": name})
+
+
 def _route(name, transition, deep_link=None, target=None, plugin=None, params=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
@@ -216,6 +244,9 @@ class Plugin:
         coordinator = self.instances.get(params["instance"])
         if coordinator is None:
             raise RPCError(INSTANCE_NOT_FOUND, "no instance %s" % params["instance"], {"instance": params["instance"]})
+        declared = next((r for r in type(coordinator).routes if r.get("name") == params["route"]), None)
+        if declared is not None:
+            _check_params(declared, params.get("params"))
         content = coordinator.content_for(params["route"], params.get("params"), params.get("link"))
         result = {"content": content}
         if coordinator.state is not None:

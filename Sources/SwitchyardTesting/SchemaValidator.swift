@@ -1,38 +1,56 @@
-package import SwitchyardProtocol
-import SwitchyardUV
+public import SwitchyardProtocol
 
-/// A JSON Schema (2020-12) validator for the subset `Protocol/schema/` uses.
+/// A schema that cannot be used: a keyword the validator does not implement, a `$ref` that resolves to nothing, a
+/// document that is not JSON.
+public struct SchemaError: Error, Sendable, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
+}
+
+/// A JSON Schema (2020-12) validator for the subset `Protocol/schema/` uses, for checking messages against the
+/// protocol's schemas (the test suite's transcripts, `switchyard check-plugin`, a plugin author's own tests).
 ///
 /// It refuses keywords it does not implement, so a schema can never rely on a check that silently does nothing.
-/// `$ref` resolves `file.json#/json/pointer` relative to the schema folder, or `#/pointer` within a document.
-package final class SchemaValidator {
-    private let directory: String
+/// `$ref` resolves `file.json#/json/pointer` against the documents `load` gives, or `#/pointer` within a document.
+public final class SchemaValidator {
+    private let load: (String) throws -> JSONValue
     private var documents: [String: JSONValue] = [:]
 
-    package init(directory: String) { self.directory = directory }
+    /// A validator over the documents `load` returns by file name (`common.json`, `initialize.json`...).
+    public init(load: @escaping (String) throws -> JSONValue) { self.load = load }
 
-    static let known: Set<String> = [
+    /// A validator over documents given as text, by file name.
+    public convenience init(documents: [String: String]) {
+        self.init { name in
+            guard let text = documents[name] else { throw SchemaError("no schema document '\(name)'") }
+            return try JSONParser.parse(text)
+        }
+    }
+
+    /// The keywords this validator implements.
+    public static let known: Set<String> = [
         "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "examples", "type", "enum", "const",
         "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minimum", "maximum",
         "minLength", "pattern", "oneOf", "anyOf", "allOf", "not", "default", "deprecated",
     ]
 
-    package func document(_ file: String) throws -> JSONValue {
+    /// The parsed document `file` (loaded once).
+    public func document(_ file: String) throws -> JSONValue {
         if let cached = documents[file] { return cached }
-        let value = try JSONParser.parse(try FileSystem.readFile("\(directory)/\(file)"))
+        let value = try load(file)
         documents[file] = value
         return value
     }
 
     /// Resolves `file.json#/a/b` (or `#/a/b` inside `base`) to a schema.
-    package func resolve(_ reference: String, base: String) throws -> (schema: JSONValue, file: String) {
+    public func resolve(_ reference: String, base: String) throws -> (schema: JSONValue, file: String) {
         let parts = reference.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false)
         let file = parts[0].isEmpty ? base : String(parts[0])
         var node = try document(file)
         if parts.count > 1 {
             for token in parts[1].split(separator: "/") {
                 let key = String(token).replacing("~1", with: "/").replacing("~0", with: "~")
-                guard let next = node[key] else { throw TestFailure("\(reference): no '\(key)'") }
+                guard let next = node[key] else { throw SchemaError("\(reference): no '\(key)'") }
                 node = next
             }
         }
@@ -40,11 +58,11 @@ package final class SchemaValidator {
     }
 
     /// Checks every subschema of a document for keywords this validator does not implement.
-    package func lint(_ file: String) throws {
+    public func lint(_ file: String) throws {
         func walk(_ schema: JSONValue, _ path: String) throws {
             guard let object = schema.objectValue else { return }
             for key in object.keys where !Self.known.contains(key) {
-                throw TestFailure("\(file): unsupported keyword '\(key)' at \(path)")
+                throw SchemaError("\(file): unsupported keyword '\(key)' at \(path)")
             }
             for container in ["properties", "$defs"] {
                 for (name, child) in object[container]?.objectValue ?? JSONObject() { try walk(child, "\(path)/\(container)/\(name)") }
@@ -61,7 +79,7 @@ package final class SchemaValidator {
     }
 
     /// Validation errors of `value` against the schema at `reference` (empty when valid).
-    package func validate(_ value: JSONValue, against reference: String) throws -> [String] {
+    public func validate(_ value: JSONValue, against reference: String) throws -> [String] {
         let (schema, file) = try resolve(reference, base: "")
         var errors: [String] = []
         try check(value, schema, file: file, path: "$", errors: &errors)
@@ -73,9 +91,9 @@ package final class SchemaValidator {
             if !accepts { errors.append("\(path): not allowed") }
             return
         }
-        guard let object = schema.objectValue else { throw TestFailure("\(file): a schema must be an object") }
+        guard let object = schema.objectValue else { throw SchemaError("\(file): a schema must be an object") }
         for key in object.keys where !Self.known.contains(key) {
-            throw TestFailure("\(file): unsupported schema keyword '\(key)' at \(path)")
+            throw SchemaError("\(file): unsupported schema keyword '\(key)' at \(path)")
         }
         if let reference = object["$ref"]?.stringValue {
             let (target, targetFile) = try resolve(reference, base: file)

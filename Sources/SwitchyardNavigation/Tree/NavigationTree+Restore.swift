@@ -1,0 +1,20 @@
+public import SwitchyardProtocol
+
+extension NavigationTree {
+    /// What brings `plugin`'s instances back in a restarted process (§16): one `coordinator/create` with reason
+    /// `restore` per instance it owns, parents before children, each with its params, where it sits, the state the
+    /// plugin last returned for it and the instance as the tree holds it.
+    public func restoreRequests(for plugin: String) -> [CoordinatorCreateRequest.Params] {
+        let owned = instances(of: plugin).map { (instance: $0, depth: depth(of: $0.id)) }
+            .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
+        return owned.map { instance in
+            let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
+                guard let owner = self[link.instance], let entry = owner.entry(link.entry) else { return nil }
+                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
+            }
+            return CoordinatorCreateRequest.Params(
+                instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,
+                state: instance.state, restore: snapshot(of: instance.id))
+        }
+    }
+}

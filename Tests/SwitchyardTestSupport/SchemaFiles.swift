@@ -1,0 +1,10 @@
+package import SwitchyardTesting
+import SwitchyardProtocol
+import SwitchyardUV
+
+extension SchemaValidator {
+    /// A validator over the schema files in `directory` (`Protocol/schema`).
+    package convenience init(directory: String) {
+        self.init { name in try JSONParser.parse(try FileSystem.readFile("\(directory)/\(name)")) }
+    }
+}
