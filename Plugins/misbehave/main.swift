@@ -30,6 +30,8 @@
 //                                says), and --garbage-after from then on: a fault a test can time exactly
 //   --fuzz-lines N               after the handshake, write N mutated protocol lines (seeded by --fuzz-seed)
 //   --type NAME                  the "lab" type's name (to stand in for another plugin's coordinator type)
+//   --refuse ROUTE=CODE          answer `coordinator/route` for ROUTE with that error code (a guard's -32013, a
+//                                bug's -32603...), as a plugin refusing it would (repeatable)
 //
 // Faults for the conformance checker (`switchyard check-plugin`), each breaking one rule of Protocol/README.md:
 //   --slow-route ROUTE:MS        answer `coordinator/route` for ROUTE after MS ms, blocking the reader (§3.4: pings
@@ -83,6 +85,7 @@ struct Options {
     var typeName = "lab"
     var floodOnSignal = false
     var triggerRoute: String?
+    var refusals: [String: Int] = [:]
     var exitStatus: Int32 = 3
     var fuzzLines = 0
     var fuzzSeed: UInt64 = 1
@@ -135,6 +138,13 @@ func parseOptions() -> Options {
         case "--type": options.typeName = arguments.next() ?? options.typeName
         case "--flood-on-sigusr1": options.floodOnSignal = true
         case "--trigger-route": options.triggerRoute = arguments.next()
+        case "--refuse":
+            let parts = (arguments.next() ?? "").split(separator: "=", maxSplits: 1).map(String.init)
+            guard parts.count == 2, let code = Int(parts[1]) else {
+                writeStderr("misbehave: --refuse needs ROUTE=CODE\n")
+                exit(64)
+            }
+            options.refusals[parts[0]] = code
         case "--exit-status": options.exitStatus = Int32(int(flag))
         case "--fuzz-lines": options.fuzzLines = int(flag)
         case "--fuzz-seed": options.fuzzSeed = UInt64(int(flag))
@@ -302,7 +312,9 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
     case "coordinator/route":
         let route = params?["route"]?.stringValue ?? "?"
         if let slow = options.slowRoute, slow.route == route { usleep(UInt32(slow.milliseconds) * 1_000) }
-        if route == "sample", !options.acceptWrongTypes, params?["params"]?["id"]?.stringValue == nil {
+        if let code = options.refusals[route] {
+            send(.errorResponse(id: id, error: ResponseError(ErrorCode(rawValue: code), "misbehave refuses '\(route)'", data: ["refusedBy": "misbehave"])))
+        } else if route == "sample", !options.acceptWrongTypes, params?["params"]?["id"]?.stringValue == nil {
             send(.errorResponse(id: id, error: ResponseError(.invalidParams, "route 'sample' needs param 'id' (a string)", data: ["field": "id"])))
         } else if route == options.wrongContent {
             send(.response(id: id, result: ["content": ["coordinator": ["type": .string(options.typeName)]]]))

@@ -127,6 +127,15 @@ enum HostService {
         }
     }
 
+    /// Requests that would change the tree. Once the host has begun to stop they are refused with `shuttingDown`
+    /// (§7): their plugins are being stopped, and `pluginUnavailable` would tell a client to try again.
+    private static let changesTree: Set<String> = [NavigateRequest.method, OpenRequest.method, UserDismissedRequest.method]
+
+    private static func refusedWhileStopping(_ method: String, _ host: Host) -> ResponseError? {
+        guard host.shuttingDown, changesTree.contains(method) else { return nil }
+        return ResponseError(.shuttingDown, "the host is shutting down and takes no more '\(method)' requests", data: ["method": .string(method)])
+    }
+
     /// Runs a request that came over the socket; `replyEncoded` answers with a result already encoded to JSON bytes.
     static func dispatch(
         _ method: String, _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
@@ -137,6 +146,7 @@ enum HostService {
             return
         }
         whenReady(method, host) {
+            if let refusal = refusedWhileStopping(method, host) { return reply(.failure(refusal)) }
             handler.dispatch(params, host: host, subscriber: subscriber, replyEncoded: replyEncoded, reply: reply)
         }
     }
@@ -150,6 +160,9 @@ enum HostService {
             done(.failure(.methodNotFound(R.method)))
             return
         }
-        whenReady(R.method, host) { handler.run(host, params, subscriber, done) }
+        whenReady(R.method, host) {
+            if let refusal = refusedWhileStopping(R.method, host) { return done(.failure(refusal)) }
+            handler.run(host, params, subscriber, done)
+        }
     }
 }

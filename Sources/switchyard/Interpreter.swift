@@ -36,7 +36,8 @@ struct Interpreter {
                                           ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
                                                popToRoot popToInitialRoute dismiss close dismissCoordinator
                                                finishFlow restart child parent top
-          dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away)
+          dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
+                                          top-most entry (a root is refused: notAllowed)
           query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
@@ -88,10 +89,12 @@ struct Interpreter {
             let instance = try await resolve(target)
             let entry: EntryID
             if entryText == "top" {
-                guard let last = await host.snapshot().instance(instance)?.entries?.last?.entry else {
-                    throw CommandError("\(target) has no entry to dismiss")
-                }
-                entry = last
+                // What the user sees on top: the last entry, else the root (the host refuses to dismiss a root with
+                // its typed notAllowed), the selected tab or the wrapper's child.
+                guard let shown = await host.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
+                    ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
+                else { throw CommandError("no instance \(target)") }
+                entry = top.entry
             } else {
                 guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("dismissed needs an entry id or 'top'") }
                 entry = EntryID(number)

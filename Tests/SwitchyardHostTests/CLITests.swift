@@ -70,6 +70,22 @@ struct CLITests {
         #expect(!process.stderr.contains { $0.contains("parseError") || $0.contains("protocol") })
     }
 
+    @Test("`dismissed TARGET top` on an instance that shows only its root is refused with the host's typed notAllowed")
+    func dismissingARoot() async throws {
+        let process = try CLIProcess(["run", "--script", "-", "--no-socket"])
+        process.send("""
+            expect error notAllowed dismissed unauthenticated.unauthenticated top
+            expect error notAllowed dismissed @root top
+            nav unauthenticated.unauthenticated route forgotPassword
+            dismissed unauthenticated.unauthenticated top
+            expect stack unauthenticated.unauthenticated -
+
+            """)
+        process.closeStdin()
+        #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
+        #expect(process.stdout.contains("ok: expect error notAllowed dismissed unauthenticated.unauthenticated top"))
+    }
+
     @Test("a script stops at the first failure with a non-zero status, the file, the line and the typed error")
     func scriptFailure() async throws {
         let directory = try Self.temporaryDirectory()

@@ -64,16 +64,12 @@ struct TranscriptTests {
                 #expect(status?.error?.code.rawValue == code, "\(String(describing: status?.error))")
                 return
             }
-            for action in header.drive {
-                if action == "ping" {
-                    _ = try await host.ping("replay")
-                } else if action.hasPrefix("wait:") {
-                    try await logs.waitFor("transcript-replayer: sync \(action.dropFirst(5))")
-                } else if action.hasPrefix("open:") {
-                    _ = try? await host.open(String(action.dropFirst(5)))
-                } else if action.hasPrefix("navigate:") {
-                    let request = try Coding.decode(NavigateRequest.Params.self, from: try JSONParser.parse(String(action.dropFirst(9))))
-                    _ = try? await host.navigate(from: request.instance, request.steps)
+            for item in header.drive {
+                let (action, expected) = try Self.split(item)
+                guard let answer = try await Self.perform(action, on: host, logs: logs) else { continue }
+                if let expected {
+                    #expect(Transcript.mismatch(pattern: expected, actual: answer) == nil,
+                        "\(name), drive '\(action)': \(Transcript.mismatch(pattern: expected, actual: answer) ?? ""); the host answered \(answer)")
                 }
             }
         }
@@ -81,6 +77,45 @@ struct TranscriptTests {
         if header.expectFailure == nil {
             #expect(logs.contains("transcript-replayer: complete"), "\(logs.all)")
         }
+    }
+
+    /// A drive item: `ACTION` or `ACTION => PATTERN`, where the pattern (`{"result": …}` or `{"error": …}`) is matched
+    /// against what the control client got, as a host line is matched against a transcript line.
+    static func split(_ item: String) throws -> (action: String, expected: JSONValue?) {
+        guard let arrow = item.range(of: " => ") else { return (item, nil) }
+        return (String(item[..<arrow.lowerBound]), try JSONParser.parse(String(item[arrow.upperBound...])))
+    }
+
+    /// A control call's answer as the wire has it: `{"result": …}` or `{"error": …}`.
+    static func answer(_ body: () async throws(ResponseError) -> NavigateRequest.Result) async throws -> JSONValue {
+        let value: NavigateRequest.Result
+        do throws(ResponseError) { value = try await body() } catch { return ["error": error.json] }
+        return ["result": try Coding.encode(value)]
+    }
+
+    /// Runs one drive action as a control client; returns its answer (`{"result": …}` or `{"error": …}`), or nil for
+    /// actions that have none.
+    static func perform(_ action: String, on host: HostHandle, logs: LogCapture) async throws -> JSONValue? {
+        func argument(_ prefix: String) -> String { String(action.dropFirst(prefix.count)) }
+        if action == "ping" {
+            _ = try await host.ping("replay")
+        } else if action.hasPrefix("wait:") {
+            try await logs.waitFor("transcript-replayer: sync \(argument("wait:"))")
+        } else if action.hasPrefix("open:") {
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.open(argument("open:")) }
+        } else if action.hasPrefix("validate:") {
+            let result = await host.validate(argument("validate:"))
+            return ["result": try Coding.encode(result)]
+        } else if action.hasPrefix("navigate:") {
+            let request = try Coding.decode(NavigateRequest.Params.self, from: try JSONParser.parse(argument("navigate:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.navigate(from: request.instance, request.steps) }
+        } else if action.hasPrefix("user/dismissed:") {
+            let request = try Coding.decode(UserDismissedRequest.Params.self, from: try JSONParser.parse(argument("user/dismissed:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.userDismissed(instance: request.instance, entry: request.entry) }
+        } else if action != "shutdown" {
+            throw TestFailure("unknown drive action '\(action)'")
+        }
+        return nil
     }
 
     /// Plugins a plugin-direction transcript can name: executable and arguments.

@@ -89,6 +89,33 @@ struct DeepLinkTests {
         }
     }
 
+    @Test("a link naming the active root passes through it whatever params it carries: the dry run says hasRoot, and the application keeps the root", arguments: [
+        "switchyard://todos/todo/1?user=bob", "switchyard://todos/todo/1?user=alice", "switchyard://todos/todo/1",
+    ])
+    func activeRootKept(_ url: String) throws {
+        var app = try App()
+        app.loggedIn = true
+        try app.run([.setRoot("authenticated", ["user": "alice"])])
+        let home = app.id("authenticated", "home")
+        let plan = try app.resolve(url)
+        #expect(plan.steps == [.hasRoot("authenticated"), .selectTab("todos"), .child, .route("todo", ["id": "1"])])
+        app.asked = []
+        _ = try app.open(url)
+        #expect(app.tree.root?.root?.params == ["user": "alice"] && app.id("authenticated", "home") == home)
+        #expect(app.asked.map(\.plugin) == ["todos"], "only the todo hop asks a plugin: \(app.asked)")
+    }
+
+    @Test("a root whose pattern captures params is kept too when active; another root is set")
+    func activeRootWithCaptures() throws {
+        var app = try App()
+        try app.run([.setRoot("guest", ["name": "ann"])])
+        #expect(try app.resolve("switchyard://guest?name=bob").steps == [.hasRoot("guest")])
+        #expect(try app.resolve("switchyard://login").steps == [.setRoot("unauthenticated")])
+        let revision = app.tree.revision
+        let result = try app.open("switchyard://guest?name=bob")
+        #expect(!result.changed && app.tree.revision == revision && app.tree.root?.root?.params == ["name": "ann"])
+    }
+
     @Test("two roots that both pass through \"\": the link follows the active one (signed out: forgot; signed in: todos)")
     func activeRootWins() throws {
         var tables = App.tables

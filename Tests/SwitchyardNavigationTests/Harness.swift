@@ -116,6 +116,19 @@ struct App {
         }
     }
 
+    /// Runs a runner to its end like ``drive(_:override:)``; returns how it failed, or nil if it did not.
+    mutating func failure(of runner: ChainRunner, override: ((ChainNeed) -> ChainAnswer?)? = nil) -> ChainFailure? {
+        while true {
+            switch runner.advance() {
+            case .done: return nil
+            case .failed(let failure): return failure
+            case .needs(let need):
+                asked.append(need)
+                runner.resume(with: override?(need) ?? answer(need))
+            }
+        }
+    }
+
     /// Runs a chain from `start` (default: the root) and commits it. Returns the result.
     @discardableResult
     mutating func run(

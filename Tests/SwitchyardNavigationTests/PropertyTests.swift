@@ -34,13 +34,20 @@ struct PropertyTests {
         }
     }
 
-    @Test("ids stay unique, every child has one parent, revisions only grow, and a failure changes nothing", arguments: seeds)
-    func randomSequences(_ seed: UInt64) throws {
+    /// One random operation of a walk: where it started, what it ran, the tree before and how it ended.
+    struct Operation {
+        let label: String
+        let steps: [NavigationStep]
+        let before: NavigationTree
+        let beforeJSON: String
+        let outcome: Result<ChainResult, ResponseError>
+    }
+
+    /// Forty random chains from random instances (some plugin answers rejected), each followed by `check`.
+    static func walk(_ seed: UInt64, _ check: (inout App, Operation) -> Void) throws {
         var rng = SeededGenerator(seed: seed)
         var app = try App()
         if Bool.random(using: &rng) { try app.logIn() }
-        var seenInstances = Set(app.tree.allInstances.map(\.id))
-        var highestInstance = seenInstances.map(\.rawValue).max() ?? 0
         for operation in 0..<40 {
             let instances = app.tree.allInstances.sorted { $0.id < $1.id }
             let start = instances.randomElement(using: &rng)!
@@ -49,28 +56,84 @@ struct PropertyTests {
             for _ in 0..<chainLength { steps.append(Self.randomStep(app, start, &rng)) }
             let rejectSome = Int.random(in: 0..<8, using: &rng) == 0
             app.loggedIn = Bool.random(using: &rng)
-            let before = app.snapshotJSON
-            let revision = app.tree.revision
+            let before = app.tree
+            let beforeJSON = app.snapshotJSON
             var coin = SeededGenerator(seed: seed &* 1_000 &+ UInt64(operation))
-            do {
-                let result = try app.run(steps, from: start.id) { need in
+            let outcome: Result<ChainResult, ResponseError>
+            do throws(ResponseError) {
+                outcome = .success(try app.run(steps, from: start.id) { need in
                     rejectSome && Bool.random(using: &coin) ? Self.reject(need) : nil
-                }
-                #expect(app.tree.revision == revision + (result.changed ? 1 : 0), "seed \(seed) op \(operation)")
-                if !result.changed { #expect(app.snapshotJSON == before, "seed \(seed) op \(operation): unchanged but different") }
+                })
             } catch {
-                #expect(app.snapshotJSON == before, "seed \(seed) op \(operation) \(steps): a failed chain changed the tree (\(error))")
+                outcome = .failure(error)
+            }
+            check(&app, Operation(label: "seed \(seed) op \(operation) \(steps)", steps: steps, before: before, beforeJSON: beforeJSON, outcome: outcome))
+        }
+    }
+
+    @Test("ids stay unique, every child has one parent, revisions only grow, and a failure changes nothing", arguments: seeds)
+    func randomSequences(_ seed: UInt64) throws {
+        var seenInstances = Set<InstanceID>()
+        var highestInstance: Int64?
+        try Self.walk(seed) { app, operation in
+            if highestInstance == nil {
+                seenInstances = Set(operation.before.allInstances.map(\.id))
+                highestInstance = seenInstances.map(\.rawValue).max() ?? 0
+            }
+            let revision = operation.before.revision
+            switch operation.outcome {
+            case .success(let result):
+                #expect(app.tree.revision == revision + (result.changed ? 1 : 0), "\(operation.label)")
+                if !result.changed { #expect(app.snapshotJSON == operation.beforeJSON, "\(operation.label): unchanged but different") }
+            case .failure(let error):
+                #expect(app.snapshotJSON == operation.beforeJSON, "\(operation.label): a failed chain changed the tree (\(error))")
                 #expect(app.tree.revision == revision)
             }
             app.checkInvariants()
             // Every instance is reachable from the root, and new ids are never old ones.
-            #expect(app.tree.subtree(of: app.tree.rootID!).count == app.tree.count, "seed \(seed) op \(operation): unreachable instances")
-            let highestBefore = highestInstance
+            #expect(app.tree.subtree(of: app.tree.rootID!).count == app.tree.count, "\(operation.label): unreachable instances")
+            let highestBefore = highestInstance ?? 0
             for instance in app.tree.allInstances where !seenInstances.contains(instance.id) {
                 #expect(instance.id.rawValue > highestBefore, "seed \(seed): id \(instance.id) reused")
-                highestInstance = max(highestInstance, instance.id.rawValue)
+                highestInstance = max(highestInstance ?? 0, instance.id.rawValue)
                 seenInstances.insert(instance.id)
             }
+        }
+    }
+
+    @Test("every entry a chain removes is reported once to its owner, every instance it removes is destroyed once, after its entries and after its descendants (§12.1, §8)", arguments: seeds)
+    func removalsReported(_ seed: UInt64) throws {
+        try Self.walk(seed) { app, operation in
+            guard case .success(let result) = operation.outcome else { return }
+            var reported: [EntryID: (instance: InstanceID, route: String)] = [:]
+            var destroyed: [InstanceID] = []
+            for effect in result.effects {
+                switch effect {
+                case .dismissed(let instance, _, let entry, let route, _):
+                    #expect(reported.updateValue((instance, route), forKey: entry) == nil, "\(operation.label): entry \(entry) reported twice")
+                    #expect(!destroyed.contains(instance), "\(operation.label): entry \(entry) reported after its instance \(instance) was destroyed")
+                case .destroy(let instance, _, _):
+                    #expect(!destroyed.contains(instance), "\(operation.label): \(instance) destroyed twice")
+                    let ancestors = operation.before.ancestors(of: instance)
+                    #expect(!destroyed.contains(where: ancestors.contains), "\(operation.label): \(instance) was destroyed after an ancestor of it")
+                    destroyed.append(instance)
+                case .tabSelected:
+                    break
+                }
+            }
+            // What was in the tree before and is gone now was reported (entries) or destroyed (instances).
+            let after = Set(app.tree.allInstances.flatMap(\.allEntries).map(\.id))
+            for instance in operation.before.allInstances {
+                if app.tree[instance.id] == nil {
+                    #expect(destroyed.contains(instance.id), "\(operation.label): instance \(instance.id) left without coordinator/destroy")
+                }
+                for entry in instance.allEntries where !after.contains(entry.id) {
+                    #expect(reported[entry.id]?.instance == instance.id && reported[entry.id]?.route == entry.route,
+                        "\(operation.label): entry \(entry.id) (\(entry.route)) of \(instance.id) left without coordinator/dismissed to its owner")
+                }
+            }
+            for entry in reported.keys { #expect(!after.contains(entry), "\(operation.label): entry \(entry) reported but still in the tree") }
+            for instance in destroyed { #expect(app.tree[instance] == nil, "\(operation.label): \(instance) destroyed but still in the tree") }
         }
     }
 

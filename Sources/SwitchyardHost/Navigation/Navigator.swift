@@ -191,7 +191,7 @@ final class Navigator {
                     self.tree.reserveIDs(from: self.allocator)
                     completion(.success((result, changed)))
                 } catch {
-                    self.destroy(result.created.compactMap { id in result.tree[id].map { (id, $0.plugin, $0.type) } })
+                    self.destroy(result.undo.map { ($0.instance, $0.plugin, $0.type) })
                     completion(.failure(error))
                 }
             }

@@ -16,10 +16,12 @@ extension ChainRunner {
             owner.entries.append(entry)
             tree.put(owner)
         case .setRoot(let keepStack):
+            // The old root goes, and with it (unless kept) what it showed above: all reported, top first.
+            let replaced = (keepStack ? [] : owner.entries.reversed()) + (owner.root.map { [$0] } ?? [])
             tree.put(owner)
-            if let previous = owner.root?.content.coordinator { destroySubtree(previous) }
-            if !keepStack { try removeEntries(of: owner.id, from: 0) }
+            discard(replaced, of: owner)
             var updated = try instance(owner.id)
+            if !keepStack { updated.entries = [] }
             updated.root = entry
             tree.put(updated)
         }

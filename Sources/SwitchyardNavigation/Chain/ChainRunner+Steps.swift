@@ -78,7 +78,9 @@ extension ChainRunner {
             try requireKind(current, .stack, operation: "pop")
             try authorize(current, "pop")
             guard let entry = step.entry else { _ = try name(nil, "entry"); return nil }
-            if current.root?.id == entry { throw .notAllowed(current, "the root entry cannot be popped (use setRoot or dismissCoordinator)") }
+            if current.root?.id == entry {
+                throw .notAllowed(current, "entry \(entry) is its root, and a root cannot be popped or dismissed (replace it with setRoot, or remove the coordinator with dismissCoordinator)", entry: entry)
+            }
             guard let position = current.entries.firstIndex(where: { $0.id == entry }) else { throw .entryNotFound(current, entry) }
             try removeEntries(of: current.id, from: position)
             land(current.id)
@@ -161,9 +163,7 @@ extension ChainRunner {
 
         case .restart:
             try authorize(current, "restart")
-            for entry in current.allEntries {
-                if let child = entry.content.coordinator { destroySubtree(child) }
-            }
+            discard(current.allEntries.reversed(), of: current)
             var reset = current
             reset.root = nil
             reset.entries = []

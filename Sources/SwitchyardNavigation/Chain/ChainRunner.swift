@@ -74,7 +74,7 @@ public final class ChainRunner {
 
     /// Runs until the chain is done, fails, or needs a plugin's answer (asked again until ``resume(with:)``).
     public func advance() -> ChainOutcome {
-        if let failure { return .failed(ChainFailure(error: failure, created: created)) }
+        if let failure { return .failed(ChainFailure(error: failure, created: created.reversed())) }
         if let waiting {
             switch waiting {
             case .route(let question, _, _): return .needs(.route(question))
@@ -98,7 +98,7 @@ public final class ChainRunner {
                 return .done(
                     ChainResult(
                         tree: tree, landedOn: cursor, changed: tree != baseTree, effects: effects, touched: touched,
-                        created: created.map(\.instance), removed: removed))
+                        created: created.map(\.instance), undo: created.reversed(), removed: removed))
             }
             do throws(ResponseError) {
                 if let question = try execute(steps[stepIndex], index: stepIndex) {
@@ -106,7 +106,7 @@ public final class ChainRunner {
                 }
             } catch {
                 failure = error
-                return .failed(ChainFailure(error: error, created: created))
+                return .failed(ChainFailure(error: error, created: created.reversed()))
             }
         }
     }
@@ -118,9 +118,10 @@ public final class ChainRunner {
         do throws(ResponseError) {
             switch (waiting, answer) {
             case (.route(let question, let declaration, let purpose), .route(let result)):
-                try applyRouteAnswer(try result.get(), question: question, declaration: declaration, purpose: purpose)
+                let answer = try result.mapError { $0.naming(question) }.get()
+                try applyRouteAnswer(answer, question: question, declaration: declaration, purpose: purpose)
             case (.create(let question), .create(let result)):
-                try applyCreateAnswer(try result.get(), question: question)
+                try applyCreateAnswer(try result.mapError { $0.naming(question) }.get(), question: question)
             default:
                 throw ResponseError(.internalError, "chain answered with the wrong kind of answer")
             }
@@ -219,16 +220,35 @@ public final class ChainRunner {
         }
     }
 
-    /// Removes `entries[from...]` of a stack instance, top first: owners are told, child subtrees destroyed.
+    /// Removes `entries[from...]` of a stack instance (see ``discard(_:of:)``).
     func removeEntries(of id: InstanceID, from position: Int) throws(ResponseError) {
         var owner = try instance(id)
         guard position < owner.entries.count else { return }
-        for entry in owner.entries[position...].reversed() {
-            effects.append(.dismissed(instance: owner.id, plugin: owner.plugin, entry: entry.id, route: entry.route, reason: dismissReason))
-            if let child = entry.content.coordinator { destroySubtree(child) }
-        }
+        discard(owner.entries[position...].reversed(), of: owner)
         owner.entries.removeSubrange(position...)
         tree.put(owner)
+    }
+
+    /// Takes what `entries` of `owner` (top first) show out of the tree, as §12.1 says: every entry that leaves is
+    /// reported to its owner, top first, the entries of a coordinator an entry held before that entry (they were
+    /// shown above it); then every instance they held is destroyed, deepest first. The caller removes `entries`
+    /// from `owner` itself.
+    func discard<Entries: Sequence<Entry>>(_ entries: Entries, of owner: Instance) {
+        var held: [InstanceID] = []
+        for entry in entries {
+            report(entry, of: owner, level: 0)
+            if let child = entry.content.coordinator { held.append(child) }
+        }
+        for child in held { destroySubtree(child) }
+    }
+
+    /// Reports `entry` after everything the coordinator it holds shows (reversed display order: a child's
+    /// wrapper child, its tabs last first, its stack entries top first, then its root).
+    private func report(_ entry: Entry, of owner: Instance, level: Int) {
+        if level < 10_000, let child = entry.content.coordinator, let instance = tree[child] {
+            for inner in instance.allEntries.reversed() { report(inner, of: instance, level: level + 1) }
+        }
+        effects.append(.dismissed(instance: owner.id, plugin: owner.plugin, entry: entry.id, route: entry.route, reason: dismissReason))
     }
 
     func destroySubtree(_ id: InstanceID) {

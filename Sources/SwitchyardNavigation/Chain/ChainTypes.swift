@@ -58,9 +58,10 @@ public enum ChainAnswer: Sendable {
 
 /// Messages to send to plugins once a chain has been committed.
 public enum ChainEffect: Sendable, Equatable {
-    /// `coordinator/destroy`; emitted deepest first.
+    /// `coordinator/destroy`; emitted deepest first, after the `dismissed` of every entry the step removed.
     case destroy(instance: InstanceID, plugin: String, type: String)
-    /// `coordinator/dismissed` to the owner of the instance the entry left.
+    /// `coordinator/dismissed` to the owner of the instance the entry left; emitted top first, an entry after the
+    /// entries of the coordinator it held.
     case dismissed(instance: InstanceID, plugin: String, entry: EntryID, route: String, reason: CoordinatorDismissedNotification.Reason)
     /// `coordinator/tabSelected`.
     case tabSelected(instance: InstanceID, plugin: String, tab: String, isRepeat: Bool)
@@ -78,6 +79,9 @@ public struct ChainResult: Sendable {
     public let touched: Set<InstanceID>
     /// Instances created by the chain.
     public let created: [InstanceID]
+    /// What to destroy if this result is not committed (its commit is refused): every instance the chain created,
+    /// those it removed again included, deepest first (children before their parents).
+    public let undo: [(instance: InstanceID, plugin: String, type: String)]
     /// Instances removed by the chain (including some it created).
     public let removed: Set<InstanceID>
 }
@@ -86,6 +90,7 @@ public struct ChainResult: Sendable {
 /// destroyed.
 public struct ChainFailure: Error, Sendable {
     public let error: ResponseError
+    /// The instances the chain created, deepest first (children before their parents): the order to destroy them in.
     public let created: [(instance: InstanceID, plugin: String, type: String)]
 }
 

@@ -25,9 +25,10 @@ public enum DeepLinkOutcome: Sendable {
 ///
 /// At each hop the cursor sits on a coordinator: an existing instance, or the type a previous hop would create.
 /// The remaining segments are matched against that type's route patterns (or, for `customDeepLinks` types, its
-/// plugin decides). The matched route becomes a step: a tab is selected, a root is kept (if it already is the root)
-/// or set, a push or modal route is taken; a wrapper is passed through. The link is valid only if every segment is
-/// consumed; otherwise the error names the first segment that could not be matched.
+/// plugin decides). The matched route becomes a step: a tab is selected, a root is passed through when it is the
+/// active root (whatever params the link gives it) or else set, a push or modal route is taken; a wrapper is passed
+/// through. The link is valid only if every segment is consumed; otherwise the error names the first segment that
+/// could not be matched.
 public final class DeepLinkResolver {
     private enum Position {
         case instance(InstanceID)
@@ -220,8 +221,10 @@ public final class DeepLinkResolver {
             steps.append(.selectTab(route.name))
             position = next(from: existing?.tabs.first { $0.route == route.name }?.content)
         case .root:
-            if let root = existing?.root, root.route == route.name, params == nil || sameParams(root.params, params) {
-                // Already the root: pass through it, whatever params it was set with.
+            if let root = existing?.root, root.route == route.name {
+                // The active root: pass through it. The link's params for it are neither compared nor applied, so a
+                // link (untrusted input: `?user=…`) never replaces the active root; switching roots is the app's own
+                // navigation (setRoot). Stinsen's README checks `hasRoot(\.authenticated)` before a link the same way.
                 steps.append(.hasRoot(route.name))
                 position = next(from: root.content)
             } else {

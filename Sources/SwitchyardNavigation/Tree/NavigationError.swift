@@ -34,9 +34,31 @@ extension ResponseError {
             data: .object(context(instance, route: route)))
     }
 
-    public static func notAllowed(_ instance: Instance?, _ reason: String, route: String? = nil) -> ResponseError {
+    public static func notAllowed(_ instance: Instance?, _ reason: String, route: String? = nil, entry: EntryID? = nil) -> ResponseError {
         let subject = instance.map { "\(describe($0)): " } ?? ""
-        return ResponseError(.notAllowed, "\(subject)\(reason)", data: .object(context(instance, route: route)))
+        var data = context(instance, route: route)
+        if let entry { data["entry"] = .int(entry.rawValue) }
+        return ResponseError(.notAllowed, "\(subject)\(reason)", data: .object(data))
+    }
+
+    /// A plugin's refusal of a route (a guard, a bug, a timeout on the way) with the hop it refused added to its
+    /// `data`: plugin, instance, type and route. The plugin's code, message and own members stay.
+    func naming(_ question: RouteQuestion) -> ResponseError {
+        naming(question.plugin, question.instance, question.type, route: question.route)
+    }
+
+    /// A plugin's refusal to create an instance, with the instance added (plugin, instance, type).
+    func naming(_ question: CreateQuestion) -> ResponseError {
+        naming(question.plugin, question.instance, question.type, route: nil)
+    }
+
+    private func naming(_ plugin: String, _ instance: InstanceID, _ type: String, route: String?) -> ResponseError {
+        var data = self.data?.objectValue ?? JSONObject()
+        data["plugin"] = .string(plugin)
+        data["instance"] = .int(instance.rawValue)
+        data["type"] = .string(type)
+        if let route { data["route"] = .string(route) }
+        return ResponseError(code, message, data: .object(data))
     }
 
     public static func notOwner(_ requester: String, _ instance: Instance, _ operation: String) -> ResponseError {
