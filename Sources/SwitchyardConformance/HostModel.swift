@@ -68,7 +68,9 @@ extension PluginSession {
             case .done(let result):
                 return .done(result)
             case .failed(let failure):
-                if let lastError, lastError.error == failure.error {
+                // The runner passes a plugin's refusal on with the step named in its data (§12): the same code and
+                // message is the plugin's own word.
+                if let lastError, lastError.error.code == failure.error.code, lastError.error.message == failure.error.message {
                     return .refused(failure.error, method: lastError.method, created: failure.created)
                 }
                 return .invalidAnswer(failure.error, method: lastMethod, created: failure.created)
