@@ -1,4 +1,5 @@
 import CLibUV
+import Glibc
 import Synchronization
 
 /// One libuv event loop. Everything attached to it runs on the thread that calls ``run()``.
@@ -213,6 +214,21 @@ public struct UVLoopRemote: Sendable {
     }
 
     private enum Queued { case refused, woken, local }
+
+    /// CPU time the loop's thread has used, in nanoseconds (nil before the loop first ran, or once it has closed).
+    /// Unlike a round trip's wall time it does not grow while the machine runs something else, so it tells the
+    /// host's own work from a busy machine.
+    public var threadCPUNanoseconds: UInt64? {
+        queue.state.withLock { state -> UInt64? in
+            // Under the lock: close() marks the queue closed before the thread can end.
+            guard state.owner != 0, !state.closed else { return nil }
+            var clock = clockid_t()
+            guard pthread_getcpuclockid(pthread_t(state.owner), &clock) == 0 else { return nil }
+            var time = timespec()
+            guard clock_gettime(clock, &time) == 0 else { return nil }
+            return UInt64(time.tv_sec) * 1_000_000_000 + UInt64(time.tv_nsec)
+        }
+    }
 }
 
 /// The async handle that wakes the loop for ``UVLoopRemote/execute(_:)``.

@@ -131,6 +131,10 @@ public final class HostHandle: Sendable {
         await onLoop { host, done in done(host.navigator.composition?.issues ?? []) } ?? []
     }
 
+    /// CPU time the host's loop thread has used so far, in nanoseconds (nil once the host has stopped). The
+    /// difference across a piece of work is the host's own cost for it, whatever else the machine was doing.
+    public var loopCPUNanoseconds: UInt64? { isolation.remote.threadCPUNanoseconds }
+
     /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements.
     public func events() -> AsyncStream<HostEvent> {
         let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)
