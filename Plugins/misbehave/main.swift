@@ -8,6 +8,8 @@
 //   --answer-version V           answer initialize choosing version V regardless of the offer
 //   --exit-in-handshake CODE     exit with CODE when initialize arrives, without answering
 //   --hang-in-handshake          never answer initialize (keep reading)
+//   --hold-handshake-until FILE  answer initialize only once FILE exists (a plugin held in `starting` until a test
+//                                lets it go; with --faulty-runs, only in those runs)
 //   --crash-after N              abort() when message N arrives (SIGABRT)
 //   --exit-after N               exit when message N arrives, with --exit-status (default 3)
 //   --hang-after N               from message N on, read but never answer
@@ -21,7 +23,10 @@
 //   --ignore-eof                 keep running after stdin EOF (the guardian must clean up)
 //   --delay-ms MS                answer every request after MS milliseconds
 //   --say TEXT                   write TEXT as one stderr line at start (repeatable)
-//   --route-table JSON           declare this coordinator list instead of the "lab" type (composition tests)
+//   --route-table JSON           declare this coordinator list instead of the "lab" type (composition tests); every
+//                                create is still answered with the root "bench" and every route with a screen
+//   --play-table                 answer as the declared table says instead: a stack its initialRoute, a tabs
+//                                coordinator every tab, a route with a target that coordinator, else a screen
 //   --navigate-on-ping JSON      when the host pings, send `navigate` with these params and report the answer on
 //                                stderr ("misbehave: navigate answered …"): a plugin reaching for others' instances
 //   --faulty-runs N[,N]          faults only in these runs: 0 is the first process, 1 the first restart... (the
@@ -64,6 +69,7 @@ struct Options {
     var answerVersion: Int?
     var exitInHandshake: Int32?
     var hangInHandshake = false
+    var holdHandshakeUntil: String?
     var crashAfter: Int?
     var exitAfter: Int?
     var hangAfter: Int?
@@ -81,6 +87,7 @@ struct Options {
     var say: [String] = []
     var navigateOnPing: String?
     var routeTable: String?
+    var playTable = false
     var faultyRuns: Set<Int>?
     var typeName = "lab"
     var floodOnSignal = false
@@ -117,6 +124,7 @@ func parseOptions() -> Options {
         case "--answer-version": options.answerVersion = int(flag)
         case "--exit-in-handshake": options.exitInHandshake = Int32(int(flag))
         case "--hang-in-handshake": options.hangInHandshake = true
+        case "--hold-handshake-until": options.holdHandshakeUntil = arguments.next()
         case "--crash-after": options.crashAfter = int(flag)
         case "--exit-after": options.exitAfter = int(flag)
         case "--hang-after": options.hangAfter = int(flag)
@@ -134,6 +142,7 @@ func parseOptions() -> Options {
         case "--say": options.say.append(arguments.next() ?? "")
         case "--navigate-on-ping": options.navigateOnPing = arguments.next()
         case "--route-table": options.routeTable = arguments.next()
+        case "--play-table": options.playTable = true
         case "--faulty-runs": options.faultyRuns = Set((arguments.next() ?? "").split(separator: ",").compactMap { Int($0) })
         case "--type": options.typeName = arguments.next() ?? options.typeName
         case "--flood-on-sigusr1": options.floodOnSignal = true
@@ -207,7 +216,7 @@ let options = parseOptions()
 if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
 for line in options.say { writeStderr(line + "\n") }
 
-let routeTable: JSONValue = [
+let defaultTable: JSONValue = [
     "type": .string(options.typeName), "kind": "stack", "initialRoute": "bench",
     "routes": [
         ["name": "bench", "transition": "root"],
@@ -217,6 +226,39 @@ let routeTable: JSONValue = [
         ["name": "fault", "transition": "modal"],
     ],
 ]
+
+/// The coordinator types this process declares.
+let declared: JSONValue = options.routeTable.flatMap { try? JSONParser.parse($0) } ?? [defaultTable]
+
+func routes(of type: String) -> [JSONValue] {
+    declared.arrayValue?.first { $0["type"]?.stringValue == type }?["routes"]?.arrayValue ?? []
+}
+
+/// What a route shows: the coordinator it declares as its target, else a screen named after it.
+func content(of route: JSONValue?, name: String, params: JSONValue?) -> JSONValue {
+    if let target = route?["target"] { return ["coordinator": target] }
+    return ["screen": ["name": .string(name), "props": params ?? [:]]]
+}
+
+/// A new instance's content, as its declaration says: a stack's initial route, every tab, a wrapper's child.
+func initialContent(of type: String) -> JSONValue {
+    let declaration = declared.arrayValue?.first { $0["type"]?.stringValue == type }
+    let all = routes(of: type)
+    func named(_ transition: String) -> [JSONValue] { all.filter { $0["transition"]?.stringValue == transition } }
+    switch declaration?["kind"]?.stringValue {
+    case "tabs":
+        return ["tabs": .array(named("tab").map { tab in
+            let name = tab["name"]?.stringValue ?? "?"
+            return ["route": .string(name), "content": content(of: tab, name: name, params: nil)]
+        })]
+    case "wrapper":
+        return ["child": content(of: named("child").first, name: "child", params: nil)]
+    default:
+        let initial = declaration?["initialRoute"]?.stringValue ?? "bench"
+        let root = all.first { $0["name"]?.stringValue == initial }
+        return ["root": ["route": .string(initial), "content": content(of: root, name: initial == "bench" ? "Bench" : initial, params: nil)]]
+    }
+}
 
 var messageCount = 0
 var hanging = false
@@ -283,6 +325,9 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         if !options.descendantsAtEOF && run == 0 { leaveDescendants() }
         if faulty, let code = options.exitInHandshake { exit(code) }
         if faulty && options.hangInHandshake { return }
+        if faulty, let file = options.holdHandshakeUntil {
+            while !FileSystem.exists(file) { usleep(10_000) }
+        }
         let offered = params?["protocolVersions"]?.arrayValue?.compactMap(\.intValue).map(Int.init) ?? []
         let common = options.speaks.filter(offered.contains)
         guard let chosen = options.answerVersion ?? common.max() else {
@@ -294,12 +339,11 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         send(.response(id: id, result: [
             "protocolVersion": .int(Int64(chosen)),
             "plugin": ["name": .string(options.name), "version": "0.0.1"],
-            "coordinators": options.routeTable.flatMap { try? JSONParser.parse($0) } ?? [routeTable],
+            "coordinators": declared,
         ]))
         if options.floodStderr { startStderrFlood() }
         if faulty && options.fuzzLines > 0 { fuzz() }
     case "coordinator/create":
-        let route = "bench"
         if params?["restore"] != nil {
             if options.refuseRestore {
                 send(.errorResponse(id: id, error: ResponseError(.internalError, "misbehave forgets everything on restart")))
@@ -307,7 +351,9 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
                 send(.response(id: id, result: [:]))
             }
         } else {
-            send(.response(id: id, result: ["root": ["route": .string(route), "content": ["screen": ["name": "Bench", "props": [:]]]]]))
+            let type = params?["type"]?.stringValue ?? ""
+            let bench: JSONValue = ["root": ["route": "bench", "content": ["screen": ["name": "Bench", "props": [:]]]]]
+            send(.response(id: id, result: options.playTable ? initialContent(of: type) : bench))
         }
     case "coordinator/route":
         let route = params?["route"]?.stringValue ?? "?"
@@ -319,7 +365,8 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         } else if route == options.wrongContent {
             send(.response(id: id, result: ["content": ["coordinator": ["type": .string(options.typeName)]]]))
         } else {
-            send(.response(id: id, result: ["content": ["screen": ["name": .string(route), "props": params?["params"] ?? [:]]]]))
+            let declaration = options.playTable ? routes(of: params?["type"]?.stringValue ?? "").first { $0["name"]?.stringValue == route } : nil
+            send(.response(id: id, result: ["content": content(of: declaration, name: route, params: params?["params"])]))
         }
     case PingRequest.method, "coordinator/destroy":
         send(.response(id: id, result: [:]))

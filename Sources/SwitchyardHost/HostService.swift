@@ -111,6 +111,7 @@ enum HostService {
                 revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire), composition: issues,
                 host: host.facts, containment: host.guardian?.status)))
         },
+        entry(PluginStartRequest.self) { host, request, _, done in host.startPlugin(request.plugin, done) },
         entry(HostShutdownRequest.self) { host, _, _, done in
             done(.success(Empty()))
             host.shutdown {}

@@ -150,6 +150,14 @@ struct App {
         try run([.setRoot("authenticated")])
     }
 
+    /// An app signed in while `plugin`'s route table is unknown (missing at start): its tab is a placeholder.
+    static func signedIn(without plugin: String) throws -> App {
+        var app = try App()
+        app.registry.remove(plugin: plugin)
+        try app.logIn()
+        return app
+    }
+
     // MARK: Lookups
 
     func instance(_ plugin: String, _ type: String) -> Instance? {
@@ -179,6 +187,7 @@ struct App {
             case .stack: #expect(instance.root != nil && instance.tabs.isEmpty && instance.child == nil, sourceLocation: sourceLocation)
             case .tabs: #expect(!instance.tabs.isEmpty && instance.root == nil && instance.entries.isEmpty, sourceLocation: sourceLocation)
             case .wrapper: #expect(instance.child != nil && instance.root == nil && instance.entries.isEmpty, sourceLocation: sourceLocation)
+            case nil: #expect(instance.allEntries.isEmpty, "a placeholder holds nothing", sourceLocation: sourceLocation)
             }
         }
         for instance in tree.allInstances where instance.id != tree.rootID {

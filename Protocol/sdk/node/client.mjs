@@ -161,6 +161,9 @@ export class ControlClient {
   dismissed(instance, entry) { return this.call('user/dismissed', { instance, entry }); }
   /** Each plugin's state: {revision, plugins: [{name, state, pid?, version?, restarts, error?, ...}], composition, host}. */
   status() { return this.call('host/status'); }
+  /** Starts a failed or stopped plugin again (plugin/start, once whatever made it fail is fixed). Resolves to its
+   * status once it serves, its instances restored and its placeholders created; rejects with what it failed with. */
+  startPlugin(plugin) { return this.call('plugin/start', { plugin }); }
   /** Stops the host and its plugins. */
   shutdown() { return this.call('host/shutdown'); }
   ping() { return this.call('$/ping'); }

@@ -53,7 +53,7 @@ final class Host {
     let options: HostOptions
     let logger: Logger
     private(set) var supervisors: [PluginSupervisor] = []
-    private var supervisorsByName: [String: PluginSupervisor] = [:]
+    private(set) var supervisorsByName: [String: PluginSupervisor] = [:]
     private var unresolved: [PluginStatus] = []
     private(set) var guardian: Guardian?
     private var control: ControlServer?
@@ -61,14 +61,19 @@ final class Host {
     private var keepAlive: UVTimer?
     private var startupWaiters: [() -> Void] = []
     private var stopWaiters: [() -> Void] = []
-    private var startupComplete = false
+    private(set) var startupComplete = false
     private var composing = false
-    private var stateStore: StateStore?
+    private(set) var stateStore: StateStore?
     /// The tree read from the state file, until composition decides whether it fits this app.
     private var loadedTree: NavigationTree?
     private(set) var shuttingDown = false
     /// Why the app could not start (a fatal composition problem, or the root could not be created).
     private(set) var startupError: ResponseError?
+    /// `plugin/start` requests waiting for their plugin to serve (or fail).
+    var startWaiters: [String: [(Result<HostStatusRequest.Plugin, ResponseError>) -> Void]] = [:]
+    /// Plugins that did not serve when the tree was created or restored: the instances a state file held for them
+    /// are restored when they first serve.
+    var unrestored = Set<String>()
     let navigator: Navigator
 
     init(loop: UVLoop, manifest: Manifest, options: HostOptions, logger: Logger) {
@@ -144,7 +149,8 @@ final class Host {
                 }
                 supervisor.onRestarted = { [weak self] supervisor, connection, done in
                     guard let self else { return done() }
-                    let owned = self.navigator.tree.instanceCount(of: supervisor.name)
+                    self.unrestored.remove(supervisor.name)
+                    let owned = self.navigator.tree.instances(of: supervisor.name).filter { !$0.isPending }.count
                     self.navigator.restore(plugin: supervisor.name, via: connection) { failures in
                         self.logger.notice("plugin '\(supervisor.name)' restored: \(owned - failures.count) of \(owned) instances")
                         done()
@@ -192,6 +198,12 @@ final class Host {
         navigator.publish(.pluginChanged(supervisor.status))
         checkStartup()
         if shuttingDown { checkStopped() }
+        guard startupComplete, startupError == nil, !shuttingDown else { return }
+        switch supervisor.state {
+        case .ready: pluginServes(supervisor)
+        case .failed, .stopped: answerStartWaiters(supervisor)
+        case .starting, .restarting, .stopping: break
+        }
     }
 
     private func checkStartup() {
@@ -233,11 +245,11 @@ final class Host {
             loadedTree = nil
             if let problem = incompatibility(of: loaded, root: root) {
                 _ = stateStore?.setAside(problem)
-            } else {
-                restoreLoaded(loaded)
+            } else if restoreLoaded(loaded) {
                 return
             }
         }
+        unrestored = Set(supervisors.filter { $0.state != .ready }.map(\.name))
         navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type)) { [weak self] result in
             if case .failure(let error) = result {
                 self?.finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
@@ -247,46 +259,7 @@ final class Host {
         }
     }
 
-    /// Why a tree from the state file does not fit this app (nil: it fits).
-    private func incompatibility(of tree: NavigationTree, root: CoordinatorReference) -> String? {
-        guard let saved = tree.root else { return "it holds no root" }
-        if saved.type != root.type || (root.plugin != nil && saved.plugin != root.plugin) {
-            return "its root is \(saved.plugin).\(saved.type), the manifest's is \(root)"
-        }
-        let declared = Set(manifest.plugins.map(\.name))
-        for instance in tree.allInstances {
-            guard declared.contains(instance.plugin) else { return "it holds instances of '\(instance.plugin)', which the manifest does not name" }
-            if supervisorsByName[instance.plugin]?.state == .ready, navigator.registry.declaration(plugin: instance.plugin, type: instance.type) == nil {
-                return "plugin '\(instance.plugin)' no longer declares the type '\(instance.type)'"
-            }
-        }
-        return nil
-    }
-
-    /// Adopts the saved tree and re-creates every instance in its (ready) plugin, as after a restart.
-    private func restoreLoaded(_ tree: NavigationTree) {
-        navigator.adopt(tree)
-        let ready = supervisors.filter { $0.state == .ready && tree.instanceCount(of: $0.name) > 0 }
-        var remaining = ready.count
-        guard remaining > 0 else {
-            finishStartup(error: nil)
-            return
-        }
-        for supervisor in ready {
-            guard let connection = supervisor.connection else {
-                remaining -= 1
-                continue
-            }
-            navigator.restore(plugin: supervisor.name, via: connection) { [weak self] failures in
-                if !failures.isEmpty { self?.logger.warning("plugin '\(supervisor.name)': \(failures.count) instances could not be restored") }
-                remaining -= 1
-                if remaining == 0 { self?.finishStartup(error: nil) }
-            }
-        }
-        if remaining == 0 { finishStartup(error: nil) }
-    }
-
-    private func finishStartup(error: ResponseError?) {
+    func finishStartup(error: ResponseError?) {
         guard !startupComplete else { return }
         startupComplete = true
         startupError = error
@@ -329,6 +302,9 @@ final class Host {
         }
         shuttingDown = true
         if !startupComplete { finishStartup(error: ResponseError(.shuttingDown, "the host is shutting down")) }
+        let waiting = startWaiters.values.joined()
+        startWaiters.removeAll()
+        for waiter in waiting { waiter(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
         for supervisor in supervisors { supervisor.stop(graceMs: options.shutdownGraceMs) }
         checkStopped()
     }

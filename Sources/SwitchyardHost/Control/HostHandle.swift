@@ -171,6 +171,12 @@ public final class HostHandle: Sendable {
         await onLoop { host, done in done(host.pluginStatuses) } ?? []
     }
 
+    /// Starts a plugin that is not running (failed or stopped) again (`plugin/start`); returns its status once it
+    /// serves, its instances restored and its placeholders created, or throws what it failed with.
+    public func startPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
+        try await perform(PluginStartRequest.self, .init(plugin: name))
+    }
+
     /// Facts about the host process: its pid and the loop's stall accounting (`host/status`'s `host`).
     public func hostFacts() async -> HostStatusRequest.Host? {
         await onLoop { host, done in done(host.facts) }

@@ -11,6 +11,7 @@ extension Navigator {
     /// reason `restore`, the state the host kept and the instance as the tree holds it, parents before children
     /// (pipelined: one round trip for all of them). The tree does not change. Failures are logged and returned;
     /// the instances stay (the tree is authoritative), and the next route on one tells the plugin's answer.
+    /// Placeholders are not restored: the plugin never created them (``createPlaceholders(of:_:)`` does).
     func restore(plugin: String, via connection: PluginConnection, _ completion: @escaping ([ResponseError]) -> Void) {
         let requests = tree.restoreRequests(for: plugin)
         guard !requests.isEmpty else {

@@ -26,7 +26,7 @@ final class Navigator {
     private(set) var tree = NavigationTree()
     private(set) var registry = RouteRegistry()
     private(set) var composition: CompositionReport?
-    private var allocator = IDAllocator()
+    private(set) var allocator = IDAllocator()
     let logger: Logger
     /// How the navigator sees the plugins (the host's supervisors); weak, as the host owns the navigator.
     weak var plugins: (any PluginDirectory)?
@@ -44,6 +44,9 @@ final class Navigator {
     /// it must not capture the host's objects: it takes them from here once it runs isolated to the loop's actor.
     private var startingFlows: [Int: nonisolated(nonsending) () async -> Void] = [:]
     private var nextFlow = 0
+    /// Plugins whose placeholders are being created, and whether to look again when that is done (the plugin came
+    /// back meanwhile): never two creations of one placeholder at once.
+    var creatingPlaceholders: [String: Bool] = [:]
 
     init(logger: Logger) {
         self.logger = logger
@@ -66,7 +69,7 @@ final class Navigator {
 
     var snapshot: TreeSnapshot { tree.snapshot(availability: { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }) }
 
-    private func treeChanged() {
+    func treeChanged() {
         guard !observers.isEmpty else { return }
         publish(.treeChanged(TreeChange(revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:])))
     }
@@ -88,6 +91,31 @@ final class Navigator {
             }
         }
         return report
+    }
+
+    /// A plugin that did not serve when the app started serves now: its route table joins the composition. The
+    /// app runs already, so the newcomer must fit it as it is: if the check would leave any plugin out (the
+    /// newcomer's table is broken, or routes of the running plugins expect types it does not declare), the
+    /// newcomer is refused and nothing changes. Returns why it was refused.
+    func join(plugin: String, coordinators: [CoordinatorDeclaration], declared: [String], root: CoordinatorReference?) -> ResponseError? {
+        let tables = registry.plugins.map { (plugin: $0, coordinators: registry.coordinators(of: $0)) } + [(plugin: plugin, coordinators: coordinators)]
+        let rootKey = root.map { RouteRegistry.TypeKey(plugin: $0.plugin ?? "", type: $0.type) }
+        let report = Composition.check(tables: tables, declaredPlugins: declared, root: rootKey)
+        let errors = report.issues.filter { $0.severity == .error }
+        guard errors.isEmpty else {
+            let reasons = errors.map(\.description)
+            for reason in reasons { logger.error("composition: \(reason)") }
+            return ResponseError(
+                .compositionError, "plugin '\(plugin)' cannot join the running app: \(reasons.joined(separator: "; "))",
+                data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))])
+        }
+        // The errors found at start stay (the plugins they left out are still out); the warnings are today's.
+        let kept = composition?.issues.filter { $0.severity == .error } ?? []
+        composition = CompositionReport(
+            issues: kept + report.issues, excluded: composition?.excluded ?? [], registry: report.registry, fatal: composition?.fatal)
+        registry = report.registry
+        logger.notice("plugin '\(plugin)' joined the composition: \(coordinators.count) coordinator types")
+        return nil
     }
 
     /// Takes a tree read from a state file as the authoritative tree (ids continue after its counters).
@@ -171,7 +199,7 @@ final class Navigator {
     /// Drives a chain through the plugins and commits it as one revision. Whatever the chain made plugins create
     /// is destroyed again when it fails or its commit is refused (a plugin restarted meanwhile, a conflicting
     /// chain committed first), so a chain that does not land leaves nothing behind in any plugin.
-    private func runChain(
+    func runChain(
         _ runner: ChainRunner, base: NavigationTree,
         _ completion: @escaping (Result<(result: ChainResult, changed: Bool), ResponseError>) -> Void
     ) {
@@ -284,7 +312,8 @@ final class Navigator {
                     continue
                 }
                 scheduler.consult(need.plugin, incarnation: plugins?.incarnation(of: need.plugin) ?? 0, by: chain)
-                if case .create(let question) = need, question.reason == .new {
+                // A placeholder the plugin creates is counted already (it is in the tree).
+                if case .create(let question) = need, question.reason == .new, tree[question.instance]?.isPending != true {
                     let limit = plugins?.maxInstances(of: need.plugin) ?? .max
                     guard scheduler.reserveCreation(of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit) else {
                         let error = ResponseError(

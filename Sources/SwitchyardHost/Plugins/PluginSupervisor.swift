@@ -288,6 +288,21 @@ final class PluginSupervisor {
         connection.stop(graceMs: graceMs)
     }
 
+    /// Starts a plugin that is not running (failed or stopped) again, on request (`plugin/start`): a restart that
+    /// does not count toward the restart intensity, since someone fixed what made it fail. The first handshake's rule
+    /// applies if it never served (a failed handshake fails it at once); if it served before, it is restored as after
+    /// any restart. Returns false if it is running (starting, ready, restarting or stopping).
+    func startAgain() -> Bool {
+        guard state == .failed || state == .stopped, connection == nil || connection?.state == .terminated else { return false }
+        stopping = false
+        restartTimes.removeAll()
+        exhaustedAttempts = 0
+        restarts += 1
+        logger.notice("starting plugin '\(name)' again on request (restart \(restarts))")
+        start()
+        return true
+    }
+
     /// Marks the plugin failed without a process (e.g. excluded by the composition check).
     func fail(_ error: ResponseError) {
         lastError = error

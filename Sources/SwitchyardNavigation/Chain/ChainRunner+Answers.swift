@@ -7,7 +7,8 @@ extension ChainRunner {
     ) throws(ResponseError) {
         var owner = try instance(question.instance)
         let entryID = allocator.entry()
-        let content = try materialize(answer.content, route: declaration, owner: owner, entry: entryID, params: question.params)
+        let content = try materialize(
+            answer.content, route: declaration, owner: owner, entry: entryID, params: question.params, initial: purpose.isTab)
         owner = tree[owner.id] ?? owner
         if let state = answer.state { owner.state = state }
         let entry = Entry(id: entryID, route: declaration.name, transition: declaration.transition, params: question.params, content: content)
@@ -24,6 +25,17 @@ extension ChainRunner {
             if !keepStack { updated.entries = [] }
             updated.root = entry
             tree.put(updated)
+        case .tab:
+            // In declaration order among the tabs it has; the selected tab stays the same tab.
+            let order = try self.declaration(owner).routes.filter { $0.transition == .tab }.map(\.name)
+            let rank = { (route: String) in order.firstIndex(of: route) ?? order.count }
+            guard !owner.tabs.contains(where: { $0.route == declaration.name }) else {
+                throw .invalidAnswer(owner.plugin, "\(ResponseError.describe(owner)) already has the tab '\(declaration.name)'", instance: owner)
+            }
+            let position = owner.tabs.firstIndex { rank($0.route) > rank(declaration.name) } ?? owner.tabs.count
+            owner.tabs.insert(entry, at: position)
+            if owner.tabs.count > 1, position <= owner.selectedTab { owner.selectedTab += 1 }
+            tree.put(owner)
         }
         pendingLanding = content.coordinator ?? owner.id
     }
@@ -38,6 +50,8 @@ extension ChainRunner {
             return route
         }
         switch created.kind {
+        case nil:
+            throw .placeholder(created)
         case .stack:
             guard let root = answer.root else {
                 throw .invalidAnswer(created.plugin, "the created stack \(created.type) needs 'root'", instance: created)
@@ -45,7 +59,7 @@ extension ChainRunner {
             let declared = try route(root.route, .root)
             try validate(root.params, declared, created)
             let entryID = allocator.entry()
-            let content = try materialize(root.content, route: declared, owner: created, entry: entryID, params: root.params)
+            let content = try materialize(root.content, route: declared, owner: created, entry: entryID, params: root.params, initial: true)
             created = tree[created.id] ?? created
             created.root = Entry(id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
         case .tabs:
@@ -58,7 +72,7 @@ extension ChainRunner {
             var entries: [Entry] = []
             for (tab, declared) in zip(tabs, declaredTabs) {
                 let entryID = allocator.entry()
-                let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil)
+                let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
                 entries.append(Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
             }
             created = tree[created.id] ?? created
@@ -70,7 +84,7 @@ extension ChainRunner {
                 throw .invalidAnswer(created.plugin, "the created wrapper \(created.type) needs 'child'", instance: created)
             }
             let entryID = allocator.entry()
-            let content = try materialize(child, route: declared, owner: created, entry: entryID, params: nil)
+            let content = try materialize(child, route: declared, owner: created, entry: entryID, params: nil, initial: true)
             created = tree[created.id] ?? created
             created.child = Entry(id: entryID, route: declared.name, transition: .child, params: nil, content: content)
         }
@@ -79,8 +93,15 @@ extension ChainRunner {
     }
 
     /// Turns a plugin's content into tree content, checking it against the route's declaration; a coordinator is
-    /// created (as a placeholder now, filled in when its plugin answers `coordinator/create`).
-    private func materialize(_ content: RouteContent, route: RouteDeclaration, owner: Instance, entry: EntryID, params: JSONValue?) throws(ResponseError) -> Content {
+    /// created (as an empty instance now, filled in when its plugin answers `coordinator/create`).
+    ///
+    /// `initial`: the content is part of what the owner needs to exist at all (a tab, a stack's root, a wrapper's
+    /// child). A coordinator there whose plugin does not serve becomes a placeholder (``Instance/isPending``) instead
+    /// of failing the owner: one missing plugin must not take a whole tab bar (and the sign-in that opens it) down.
+    /// A route the user takes to an unavailable plugin fails as before.
+    private func materialize(
+        _ content: RouteContent, route: RouteDeclaration, owner: Instance, entry: EntryID, params: JSONValue?, initial: Bool
+    ) throws(ResponseError) -> Content {
         switch content {
         case .screen(let screen):
             if let target = RouteRegistry.target(of: route, declaredBy: owner.plugin) {
@@ -95,16 +116,21 @@ extension ChainRunner {
             guard answered == target else {
                 throw .invalidAnswer(owner.plugin, "route '\(route.name)' opens \(target), but the answer is \(answered)", instance: owner, route: route.name)
             }
-            guard let declaration = registry.declaration(plugin: target.plugin, type: target.type) else {
+            let declaration = registry.declaration(plugin: target.plugin, type: target.type)
+            // A plugin whose table is unknown (missing, failed or excluded at start) can only be waited for.
+            let placeholder = declaration == nil && initial && !registry.has(plugin: target.plugin)
+            guard declaration != nil || placeholder else {
                 throw ResponseError.pluginUnavailable(target.plugin, "it does not serve \(target.type) (excluded, missing or failed)")
             }
             let id = allocator.instance()
             let child = Instance(
-                id: id, plugin: target.plugin, type: target.type, kind: declaration.kind,
+                id: id, plugin: target.plugin, type: target.type, kind: declaration?.kind,
                 parent: InstanceSnapshot.ParentLink(instance: owner.id, entry: entry), params: createParams,
                 version: tree.revision)
             tree.put(child)
             touched.insert(id)
+            guard !placeholder else { return .coordinator(id) }
+            if initial { degradable.insert(id) }
             created.append((id, target.plugin, target.type))
             creations.append(
                 CreateQuestion(
@@ -113,5 +139,11 @@ extension ChainRunner {
                     state: nil))
             return .coordinator(id)
         }
+    }
+}
+
+extension ChainRunner.Purpose {
+    var isTab: Bool {
+        if case .tab = self { true } else { false }
     }
 }

@@ -59,7 +59,7 @@ extension ChainRunner {
                 land(target)
             case .tabs:
                 try selectTab(current, route)
-            case .wrapper:
+            case .wrapper, nil:
                 throw .notAllowed(current, "focusFirst works on stack and tabs coordinators", route: route)
             }
 
@@ -184,7 +184,7 @@ extension ChainRunner {
         case .child:
             let entry: Entry? =
                 switch current.kind {
-                case .wrapper: current.child
+                case .wrapper, nil: current.child
                 case .tabs: current.selectedTabEntry
                 case .stack: current.root
                 }

@@ -29,6 +29,9 @@ public final class ChainRunner {
     var created: [(instance: InstanceID, plugin: String, type: String)] = []
     private var removed = Set<InstanceID>()
     var creations: [CreateQuestion] = []
+    /// Coordinators opened as initial content (a tab, a stack's root, a wrapper's child): if their plugin is not
+    /// serving, they become placeholders instead of failing the coordinator that needs them.
+    var degradable = Set<InstanceID>()
     private var creationHead = 0
     private var waiting: Waiting?
     private var failure: ResponseError?
@@ -41,6 +44,8 @@ public final class ChainRunner {
     enum Purpose {
         case push
         case setRoot(keepStack: Bool)
+        /// A tab the instance lacks (its type declares it since the tree was saved): inserted in declaration order.
+        case tab
     }
 
     /// A runner applying `steps` from `start` on a working copy of `tree`; `links` carries the deep-link context
@@ -120,6 +125,8 @@ public final class ChainRunner {
             case (.route(let question, let declaration, let purpose), .route(let result)):
                 let answer = try result.mapError { $0.naming(question) }.get()
                 try applyRouteAnswer(answer, question: question, declaration: declaration, purpose: purpose)
+            case (.create(let question), .create(.failure(let error))) where error.code == .pluginUnavailable && degradable.contains(question.instance):
+                becomePlaceholder(question.instance)
             case (.create(let question), .create(let result)):
                 try applyCreateAnswer(try result.mapError { $0.naming(question) }.get(), question: question)
             default:
@@ -134,8 +141,18 @@ public final class ChainRunner {
 
     func instance(_ id: InstanceID) throws(ResponseError) -> Instance {
         guard let instance = tree[id] else { throw .instanceNotFound(id) }
+        guard !instance.isPending else { throw .placeholder(instance) }
         touched.insert(id)
         return instance
+    }
+
+    /// A creation that could not reach its plugin, of a coordinator the parent's initial content needs: it stays in
+    /// the tree as a placeholder (created when the plugin is ready) and the chain goes on.
+    private func becomePlaceholder(_ id: InstanceID) {
+        guard var placeholder = tree[id] else { return }
+        placeholder.kind = nil
+        tree.put(placeholder)
+        created.removeAll { $0.instance == id }
     }
 
     func declaration(_ instance: Instance) throws(ResponseError) -> CoordinatorDeclaration {
@@ -146,8 +163,9 @@ public final class ChainRunner {
     }
 
     func requireKind(_ instance: Instance, _ kinds: CoordinatorKind..., operation: String) throws(ResponseError) {
-        guard kinds.contains(instance.kind) else {
-            throw .notAllowed(instance, "\(operation) works on \(kinds.map(\.rawValue).joined(separator: " or ")) coordinators, not on \(instance.kind.rawValue)")
+        guard let kind = instance.kind else { throw .placeholder(instance) }
+        guard kinds.contains(kind) else {
+            throw .notAllowed(instance, "\(operation) works on \(kinds.map(\.rawValue).joined(separator: " or ")) coordinators, not on \(kind.rawValue)")
         }
     }
 
@@ -204,6 +222,8 @@ public final class ChainRunner {
         guard let link = current.parent else { throw .notAllowed(current, "the tree's root cannot be dismissed") }
         let parent = try instance(link.instance)
         switch parent.kind {
+        case nil:
+            throw .placeholder(parent)
         case .stack:
             guard let position = parent.entries.firstIndex(where: { $0.id == link.entry }) else {
                 throw .notAllowed(current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
@@ -255,7 +275,8 @@ public final class ChainRunner {
         let doomed = tree.subtree(of: id)
         for node in doomed {
             guard let instance = tree[node] else { continue }
-            effects.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type))
+            // A placeholder was never created in its plugin: there is nothing to destroy there.
+            if !instance.isPending { effects.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type)) }
             tree.remove(node)
             removed.insert(node)
             touched.insert(node)

@@ -40,6 +40,13 @@ public struct CompositionReport: Sendable {
     public let registry: RouteRegistry
     /// A problem that prevents the app from starting at all (no usable root).
     public let fatal: CompositionIssue?
+
+    public init(issues: [CompositionIssue], excluded: [String], registry: RouteRegistry, fatal: CompositionIssue?) {
+        self.issues = issues
+        self.excluded = excluded
+        self.registry = registry
+        self.fatal = fatal
+    }
 }
 
 /// Checks that the route tables of all plugins compose into one consistent app.

@@ -132,6 +132,7 @@ public final class DeepLinkResolver {
             throw invalid("'\(name)' shows a screen; nothing can follow it")
         case .instance(let id):
             guard let instance = tree[id] else { throw .instanceNotFound(id) }
+            guard !instance.isPending else { throw .placeholder(instance) }
             let key = RouteRegistry.TypeKey(plugin: instance.plugin, type: instance.type)
             guard let declaration = registry.declaration(of: instance) else {
                 throw .pluginUnavailable(instance.plugin, "its route table is not available")

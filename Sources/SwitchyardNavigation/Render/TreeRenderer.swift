@@ -67,11 +67,13 @@ public enum TreeRenderer {
             }
         case .wrapper:
             return instance.child.map { [Row(title: "child", entry: $0)] } ?? []
+        case nil:
+            return []
         }
     }
 
     private static func label(_ instance: InstanceSnapshot) -> String {
-        var text = "\(instance.plugin).\(instance.type)\(instance.id) \(instance.kind.rawValue)"
+        var text = "\(instance.plugin).\(instance.type)\(instance.id) \(instance.kind?.rawValue ?? "pending")"
         if instance.status == .unavailable { text += "  [unavailable: \(instance.unavailableReason ?? "plugin down")]" }
         return text
     }

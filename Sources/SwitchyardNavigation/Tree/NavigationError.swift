@@ -90,6 +90,14 @@ extension ResponseError {
         return ResponseError(.deepLinkInvalid, "deep link \(url) is invalid at \(at): \(reason)", data: .object(data))
     }
 
+    /// Navigation into a placeholder (``Instance/isPending``): its plugin has not created it yet.
+    public static func placeholder(_ instance: Instance) -> ResponseError {
+        ResponseError(
+            .pluginUnavailable,
+            "plugin '\(instance.plugin)' is unavailable: \(describe(instance)) is a placeholder until the plugin serves and creates it",
+            data: .object(context(instance)))
+    }
+
     public static func invalidSnapshot(_ reason: String) -> ResponseError {
         ResponseError(.invalidParams, "invalid tree snapshot: \(reason)")
     }

@@ -14,6 +14,7 @@ extension NavigationTree {
             case .stack: next = instance.entries.last.map(\.content.coordinator) ?? instance.root?.content.coordinator
             case .tabs: next = instance.selectedTabEntry?.content.coordinator
             case .wrapper: next = instance.child?.content.coordinator
+            case nil: next = nil  // a placeholder shows nothing yet
             }
             guard let next else { return current }
             current = next
@@ -40,6 +41,7 @@ extension NavigationTree {
         case .stack: return instance.entries.last?.route ?? instance.root?.route
         case .tabs: return instance.selectedTabEntry?.route
         case .wrapper: return instance.child?.route
+        case nil: return nil
         }
     }
 

@@ -5,7 +5,8 @@ extension NavigationTree {
     /// `restore` per instance it owns, parents before children, each with its params, where it sits, the state the
     /// plugin last returned for it and the instance as the tree holds it.
     public func restoreRequests(for plugin: String) -> [CoordinatorCreateRequest.Params] {
-        let owned = instances(of: plugin).map { (instance: $0, depth: depth(of: $0.id)) }
+        // A placeholder was never created in the plugin: it is created (reason `new`), not restored.
+        let owned = instances(of: plugin).filter { !$0.isPending }.map { (instance: $0, depth: depth(of: $0.id)) }
             .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
         return owned.map { instance in
             let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in

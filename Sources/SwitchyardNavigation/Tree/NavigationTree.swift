@@ -34,7 +34,8 @@ public struct Instance: Sendable, Hashable {
     public let id: InstanceID
     public let plugin: String
     public let type: String
-    public let kind: CoordinatorKind
+    /// Nil for a placeholder its plugin has not created yet (see ``isPending``); set when the plugin creates it.
+    public internal(set) var kind: CoordinatorKind?
     public var parent: InstanceSnapshot.ParentLink?
     public var params: JSONValue?
     /// Opaque state the plugin attached (handed back when the instance is restored).
@@ -53,7 +54,7 @@ public struct Instance: Sendable, Hashable {
     public var version: UInt64
 
     public init(
-        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind, parent: InstanceSnapshot.ParentLink?,
+        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, parent: InstanceSnapshot.ParentLink?,
         params: JSONValue?, version: UInt64
     ) {
         self.id = id
@@ -64,6 +65,12 @@ public struct Instance: Sendable, Hashable {
         self.params = params
         self.version = version
     }
+
+    /// A placeholder: opened as part of another coordinator's initial content (a tab, a stack's root, a wrapper's
+    /// child) while its plugin was not serving, so that one missing plugin does not fail the whole coordinator. It
+    /// holds no content, navigating into it fails with `pluginUnavailable`, and it is created in its plugin
+    /// (`coordinator/create`, reason `new`) once that plugin is ready.
+    public var isPending: Bool { kind == nil }
 
     /// Every entry that can hold a child: root, entries, tabs, child.
     public var allEntries: [Entry] {
@@ -109,6 +116,12 @@ public struct NavigationTree: Sendable, Equatable {
     public func instances(of plugin: String) -> [Instance] {
         guard countsByPlugin[plugin, default: 0] > 0 else { return [] }
         return instances.values.filter { $0.plugin == plugin }
+    }
+
+    /// The placeholders of `plugin` (``Instance/isPending``), parents before children. O(n), like ``instances(of:)``.
+    public func pendingInstances(of plugin: String) -> [InstanceID] {
+        instances(of: plugin).filter(\.isPending).map { (id: $0.id, depth: depth(of: $0.id)) }
+            .sorted { ($0.depth, $0.id) < ($1.depth, $1.id) }.map(\.id)
     }
 
     /// How many instances `plugin` owns. O(1).
@@ -219,6 +232,13 @@ extension NavigationTree {
                 id: item.id, plugin: item.plugin, type: item.type, kind: item.kind, parent: item.parent,
                 params: item.params, version: snapshot.revision)
             instance.state = item.state
+            // A placeholder holds nothing: whatever a hand-edited file puts there would never have been created.
+            guard !instance.isPending else {
+                guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
+                put(instance)
+                maxInstance = max(maxInstance, item.id.rawValue)
+                continue
+            }
             instance.root = item.root.map(Entry.init(snapshot:))
             instance.entries = (item.entries ?? []).map(Entry.init(snapshot:))
             instance.tabs = (item.tabs ?? []).map(Entry.init(snapshot:))
@@ -249,9 +269,13 @@ extension NavigationTree {
 
 extension Instance {
     func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
-        let (status, reason) = availability(plugin)
+        var (status, reason) = availability(plugin)
+        if isPending {
+            status = .unavailable
+            reason = reason ?? "plugin '\(plugin)' has not created it yet"
+        }
         return InstanceSnapshot(
-            id: id, plugin: plugin, type: type, kind: kind, parent: parent, params: params, state: state,
+            id: id, plugin: plugin, type: type, kind: kind, pending: isPending ? true : nil, parent: parent, params: params, state: state,
             status: status, unavailableReason: reason,
             root: kind == .stack ? root?.snapshot : nil,
             entries: kind == .stack ? entries.map(\.snapshot) : nil,

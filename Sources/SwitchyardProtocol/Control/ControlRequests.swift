@@ -195,3 +195,19 @@ public enum HostShutdownRequest: ControlRequest {
     public typealias Params = Empty
     public typealias Result = Empty
 }
+
+/// `plugin/start` (client → host): start a plugin that is not running (failed, stopped) again, as a restart that
+/// does not count toward its restart intensity: the operator has fixed what made it fail. Answered once it serves,
+/// with its status (its instances restored and its placeholders created), or with the error it failed with.
+/// A plugin that is running is left alone (answered when it serves).
+public enum PluginStartRequest: ControlRequest {
+    public static let method = "plugin/start"
+
+    public struct Params: Codable, Sendable, Equatable {
+        /// The plugin's name in the manifest.
+        public var plugin: String
+        public init(plugin: String) { self.plugin = plugin }
+    }
+
+    public typealias Result = HostStatusRequest.Plugin
+}

@@ -189,14 +189,20 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
     public enum Status: String, Codable, Sendable {
         /// Served by its plugin.
         case ok
-        /// Its plugin is down, restarting or failed; the node keeps its place and state.
+        /// Its plugin is down, restarting or failed (the node keeps its place and state), or it is a placeholder its
+        /// plugin has not created yet (``InstanceSnapshot/pending``).
         case unavailable
     }
 
     public var id: InstanceID
     public var plugin: String
     public var type: String
-    public var kind: CoordinatorKind
+    /// Absent for a placeholder (``pending``): until its plugin creates it, the host may not know its type's kind.
+    public var kind: CoordinatorKind?
+    /// `true` for a placeholder its plugin has not created yet: it was opened as part of another coordinator's
+    /// initial content (a tab, a stack's root, a wrapper's child) while its plugin was not serving, holds no content,
+    /// and is created (`coordinator/create`, reason `new`) once the plugin is ready. Absent otherwise.
+    public var pending: Bool?
     public var parent: ParentLink?
     public var params: JSONValue?
     public var state: JSONValue?
@@ -214,7 +220,7 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
     public var child: EntrySnapshot?
 
     public init(
-        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind, parent: ParentLink? = nil,
+        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, pending: Bool? = nil, parent: ParentLink? = nil,
         params: JSONValue? = nil, state: JSONValue? = nil, status: Status = .ok, unavailableReason: String? = nil,
         root: EntrySnapshot? = nil, entries: [EntrySnapshot]? = nil, tabs: [EntrySnapshot]? = nil,
         selectedTab: String? = nil, child: EntrySnapshot? = nil
@@ -223,6 +229,7 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
         self.plugin = plugin
         self.type = type
         self.kind = kind
+        self.pending = pending
         self.parent = parent
         self.params = params
         self.state = state

@@ -38,6 +38,7 @@ public enum ProtocolMethods {
         Entry(method: UserDismissedRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostStatusRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostShutdownRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: PluginStartRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),

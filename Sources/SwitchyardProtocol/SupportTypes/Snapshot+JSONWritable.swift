@@ -79,8 +79,14 @@ extension InstanceSnapshot: JSONWritable {
         writer.writeString(plugin)
         writer.key("type", first: &first)
         writer.writeString(type)
-        writer.key("kind", first: &first)
-        writer.writeString(kind.rawValue)
+        if let kind {
+            writer.key("kind", first: &first)
+            writer.writeString(kind.rawValue)
+        }
+        if let pending {
+            writer.key("pending", first: &first)
+            writer.writeRaw(pending ? "true" : "false")
+        }
         if let parent {
             writer.key("parent", first: &first)
             writer.writeRaw("{\"instance\":")

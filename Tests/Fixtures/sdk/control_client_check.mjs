@@ -82,6 +82,10 @@ const status = await host.status();
 check(status.revision === 5, 'status: the revision', status.revision);
 check(status.plugins.map((p) => p.name).sort().join() === 'authenticated,main,profile,projects,todos,unauthenticated'
   && status.plugins.every((p) => p.state === 'ready' && p.pid > 0), 'status: every plugin ready with a pid', status.plugins);
+const started = await host.startPlugin('todos');
+check(started.name === 'todos' && started.state === 'ready', 'startPlugin: a plugin that serves is left alone', started);
+const nope = await expectError('invalidParams', () => host.startPlugin('nope'));
+check(nope.code === -32602, 'startPlugin: a name the manifest does not have', nope.code);
 check((await host.render('mermaid')).text.startsWith('flowchart'), 'render: mermaid');
 check(Object.keys(await host.unsubscribe()).length === 0, 'unsubscribe');
 const unknown = await expectError('methodNotFound', () => host.call('no/such/method'));

@@ -76,6 +76,10 @@ with ControlClient(socket_path, timeout=20) as host:
           ["authenticated", "main", "profile", "projects", "todos", "unauthenticated"]
           and all(p["state"] == "ready" and p["pid"] > 0 for p in status["plugins"]),
           "status: every plugin ready with a pid", status["plugins"])
+    started = host.start_plugin("todos")
+    check(started["name"] == "todos" and started["state"] == "ready", "start_plugin: a plugin that serves is left alone", started)
+    error = expect_error("invalidParams", lambda: host.start_plugin("nope"))
+    check(error.code == -32602, "start_plugin: a name the manifest does not have", str(error))
     check(host.render("mermaid")["text"].startswith("flowchart"), "render: mermaid")
     check(host.ping() == {} and host.unsubscribe() == {}, "ping and unsubscribe")
     error = expect_error("methodNotFound", lambda: host.call("no/such/method"))

@@ -206,6 +206,11 @@ class ControlClient:
         composition, host}."""
         return self.call("host/status")
 
+    def start_plugin(self, plugin):
+        """Starts a failed or stopped plugin again (plugin/start, once whatever made it fail is fixed). Returns its
+        status once it serves, its instances restored and its placeholders created; raises what it failed with."""
+        return self.call("plugin/start", {"plugin": plugin})
+
     def shutdown(self):
         """Stops the host and its plugins."""
         return self.call("host/shutdown")
