@@ -1,4 +1,5 @@
 import ArgumentParser
+import SwitchyardHost
 import SwitchyardProtocol
 
 /// The CLI's exit statuses: sysexits(3) where one fits, so scripts can tell a typo from an app that is down.
@@ -55,6 +56,12 @@ struct RunFailure: Error, CustomStringConvertible {
     var rendered: String {
         let text = formatted ? message : "switchyard: error: \(message)"
         return text.hasSuffix("\n") ? text : text + "\n"
+    }
+
+    /// A manifest refused: its diagnostics as they are (`file:line:column: error: …`), status 66 when the file could
+    /// not be read, 65 when it is wrong.
+    init(_ error: ManifestError) {
+        self.init(error.kind == .unreadable ? .noInput : .dataError, message: error.description, formatted: true)
     }
 
     /// A typed error from a host, as the CLI prints it everywhere: `code (number): message`.

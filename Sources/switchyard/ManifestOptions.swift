@@ -23,7 +23,7 @@ struct ManifestOptions: ParsableArguments {
         do {
             return try Manifest.load(path: path, allowUnknownKeys: allowUnknownKeys)
         } catch {
-            throw RunFailure(error.kind == .unreadable ? .noInput : .dataError, message: error.description, formatted: true)
+            throw RunFailure(error)
         }
     }
 
