@@ -73,6 +73,9 @@ struct RunCommand: AsyncParsableCommand {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)
         } catch let error as ResponseError {
             throw startFailure(error, app: appName, socket: socketPath)
+        } catch {
+            // No loop or no thread for it: nothing a manifest or a flag can fix.
+            throw RunFailure(.software, message: "cannot start the host: \(error)")
         }
         let statuses = await host.status()
         let ready = statuses.filter { $0.state == .ready }.map(\.name)
