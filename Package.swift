@@ -16,7 +16,8 @@ let package = Package(
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
     ],
     dependencies: [
-        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // 1.6: custom completions get the word being completed (`--app` lists the running hosts).
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),

@@ -37,9 +37,10 @@ public final class ControlClient {
 
         /// A failure to connect, with a hint when nothing listens at `path`.
         static func unreachable(_ path: String, _ error: SocketError) -> Failure {
-            let hint = error.isNotFound || error.isConnectionRefused
-                ? " (is `switchyard run` running? --socket or --app choose another host)" : ""
-            return .connection("cannot reach the host at \(path): \(error)\(hint)")
+            guard error.isNotFound || error.isConnectionRefused else { return .connection("cannot reach the host at \(path): \(error)") }
+            return .connection(
+                "no host is listening at \(path) (\(error.name)): is `switchyard run` running? "
+                    + "Start it, or reach another host with --app NAME (its manifest's \"app\") or --socket PATH")
         }
     }
 

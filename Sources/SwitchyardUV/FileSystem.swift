@@ -110,6 +110,26 @@ public enum FileSystem {
     /// Seconds since the epoch (wall clock, for file names and reports).
     public static var secondsSinceEpoch: Int { Int(Glibc.time(nil)) }
 
+    /// Milliseconds since the epoch (wall clock, for log timestamps).
+    public static var millisecondsSinceEpoch: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+    }
+
+    /// Checks that `path` can be written the way ``writeFileAtomically(_:_:mode:)`` writes it: by creating a file
+    /// in its folder and renaming it over the path. Creates a probe file there and removes it; throws the error
+    /// the real write would meet (`ENOENT`: no such folder, `EACCES`/`EROFS`: not writable, `EISDIR`: the path is a
+    /// folder), so a program can refuse at start instead of failing at its first write.
+    public static func checkReplaceable(_ path: String) throws(UVError) {
+        if isDirectory(path) { throw UVError(code: UV_EISDIR.rawValue, operation: "write \(path)") }
+        let probe = "\(path).probe-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
+        let fd = Glibc.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
+        if fd < 0 { throw UVError(errno: errno, operation: "create a file in \(parentDirectory(of: path))") }
+        Glibc.close(fd)
+        unlink(probe)
+    }
+
     /// The names in a directory (not `.` and `..`), sorted; empty if it cannot be read.
     public static func listDirectory(_ path: String) -> [String] {
         guard let directory = opendir(path) else { return [] }

@@ -63,6 +63,16 @@ public final class UnixSocket {
         (try? UnixSocket(connectingTo: path, requireSameUser: false)) != nil
     }
 
+    /// Who listens at `path` (`SO_PEERCRED` of a connection to it: the process that called `listen`), or nil when
+    /// nothing accepts connections there.
+    public static func listener(at path: String) -> (pid: Int32, uid: UInt32)? {
+        guard let socket = try? UnixSocket(connectingTo: path, requireSameUser: false) else { return nil }
+        var uid: UInt32 = 0
+        var pid: Int32 = 0
+        guard switchyard_peer_uid(socket.fd, &uid, &pid) == 0 else { return (0, 0) }
+        return (pid, uid)
+    }
+
     /// Writes all of `bytes`.
     public func write(_ bytes: [UInt8]) throws(UVError) {
         let failure = writeFully(bytes) { Glibc.send(fd, $0, $1, Int32(MSG_NOSIGNAL)) }

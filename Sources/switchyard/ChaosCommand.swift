@@ -20,8 +20,8 @@ struct ChaosCommand: AsyncParsableCommand {
             timings are the machine's.
             """)
 
-    @Option(name: .long, help: "The app manifest (its root must be the demo's shape for the request mix).")
-    var manifest: String = "Plugins/demo/switchyard.json"
+    /// The app: its root must be the demo's shape for the request mix.
+    @OptionGroup var manifest: ManifestOptions
 
     @Option(name: .long, help: "Seconds of load.")
     var duration: Double = 60
@@ -59,8 +59,7 @@ struct ChaosCommand: AsyncParsableCommand {
         let level = logLevel
         LoggingSystem.bootstrap { label in SwitchyardLogHandler(label: label, level: level) }
         let logger = Logger(label: "switchyard")
-        let loaded: Manifest
-        do { loaded = try Manifest.load(path: manifest) } catch { throw ValidationError("\(error)") }
+        let loaded = try manifest.load()
         guard let app = ChaosExperiment.app(loaded, victim: victim) else {
             throw ValidationError("the manifest has no plugin '\(victim)' to replace")
         }
@@ -69,7 +68,7 @@ struct ChaosCommand: AsyncParsableCommand {
         do {
             host = try await HostHandle.start(manifest: app, options: HostOptions(), logger: logger)
         } catch let error as ResponseError {
-            throw RunFailure(message: error.description)
+            throw RunFailure(.unavailable, message: RunFailure.describe(error))
         }
         let kinds = Set(faults.split(separator: ",").map { String($0).trimmingWhitespace })
         guard !kinds.isEmpty, kinds.isSubset(of: ["kill", "stop", "flood"]) else {

@@ -80,7 +80,7 @@ struct CheckPluginCommand: ParsableCommand {
         do {
             spec = try Manifest.load(path: String(manifestEntry[..<colon])).launchSpec(plugin: entryName)
         } catch {
-            throw ValidationError("\(error)")
+            throw RunFailure(error)
         }
         var environment = spec.environment
         if let name { environment["SWITCHYARD_PLUGIN_NAME"] = name }

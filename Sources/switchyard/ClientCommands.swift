@@ -1,22 +1,50 @@
 import ArgumentParser
+import Logging
 import SwitchyardClient
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardUV
 
-/// Where the running host listens: `--socket PATH`, or the default path of `--app NAME`.
+/// Where the running host listens (`--socket PATH`, or the default path of `--app NAME`), and how the client logs.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The host's control socket (default: the --app's socket).")
+    @Option(name: .long, help: "The host's control socket (default: the --app's socket).", completion: .file(extensions: ["sock"]))
     var socket: String?
 
-    @Option(name: .long, help: "The app whose host to reach (its manifest's \"app\").")
+    @Option(
+        name: .long, help: "The app whose host to reach (its manifest's \"app\", or `run --app`).",
+        completion: .custom { _, _, prefix in ClientOptions.runningApps().filter { $0.hasPrefix(prefix) } })
     var app: String = "demo"
 
+    @OptionGroup var log: LogOptions
+
+    var path: String { socket ?? defaultControlSocketPath(app: app) }
+
+    /// Connects (status 69 when no host answers there).
     func connect(timeoutMilliseconds: Int32 = 30_000) throws -> ControlClient {
+        let logger = log.makeLogger()
         do {
-            return try ControlClient(path: socket ?? defaultControlSocketPath(app: app), timeoutMilliseconds: timeoutMilliseconds)
-        } catch { throw RunFailure(message: error.description) }
+            let client = try ControlClient(path: path, timeoutMilliseconds: timeoutMilliseconds)
+            logger.debug("connected to the host at \(path)")
+            return client
+        } catch { throw RunFailure(.unavailable, message: error.description) }
+    }
+
+    /// Connects for async calls (status 69 when no host answers there).
+    func connectAsync() throws -> AsyncControlClient {
+        let logger = log.makeLogger()
+        do {
+            let client = try AsyncControlClient(path: path)
+            logger.debug("connected to the host at \(path)")
+            return client
+        } catch { throw RunFailure(.unavailable, message: error.description) }
+    }
+
+    /// The apps whose hosts listen in the default socket folder (for shell completion of `--app`).
+    static func runningApps() -> [String] {
+        let folder = FileSystem.parentDirectory(of: defaultControlSocketPath(app: "x"))
+        return FileSystem.listDirectory(folder).filter { $0.hasSuffix(".sock") }.map { String($0.dropLast(".sock".count)) }
+            .filter { UnixSocket.isListening("\(folder)/\($0).sock") }
     }
 }
 
@@ -59,22 +87,28 @@ struct OpenCommand: ParsableCommand {
 }
 
 struct TreeCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "tree", abstract: "Print a running host's navigation tree.")
+    static let configuration = CommandConfiguration(
+        commandName: "tree", abstract: "Print a running host's navigation tree.",
+        discussion: "As at the prompt: `switchyard tree mermaid` is `switchyard tree --format mermaid`.")
 
-    @Option(
-        name: .long, help: "text, json, dot (Graphviz) or mermaid.",
-        transform: { text in
-            guard let format = TreeRenderRequest.Format(rawValue: text) else {
-                throw ValidationError("unknown format '\(text)' (text, json, dot, mermaid)")
-            }
-            return format
-        })
+    static func parseFormat(_ text: String) throws -> TreeRenderRequest.Format {
+        guard let format = TreeRenderRequest.Format(rawValue: text) else {
+            throw ValidationError("unknown format '\(text)' (text, json, dot, mermaid)")
+        }
+        return format
+    }
+
+    @Argument(help: "text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
+    var positionalFormat: TreeRenderRequest.Format?
+
+    @Option(name: .long, help: "text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
     var format: TreeRenderRequest.Format = .text
 
     @OptionGroup var client: ClientOptions
 
     func run() throws {
         let connection = try client.connect()
+        let format = positionalFormat ?? format
         let rendered = try control { () throws(ControlClient.Failure) in try connection.call(TreeRenderRequest.self, .init(format: format)) }
         StandardOutput.write(rendered.text.hasSuffix("\n") ? rendered.text : rendered.text + "\n")
     }
@@ -163,14 +197,7 @@ struct StatusCommand: ParsableCommand {
         if let host = status.host {
             StandardOutput.write("host  pid \(host.pid)  max loop lag \(host.maxLoopLagMs) ms  stalled \(host.stalledMs) ms\n")
         }
-        for plugin in status.plugins {
-            var line = "\(plugin.name)  \(plugin.state)"
-            if let pid = plugin.pid { line += "  pid \(pid)" }
-            if let version = plugin.version { line += "  v\(version)" }
-            if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
-            if let error = plugin.error { line += "  — \(error.message)" }
-            StandardOutput.write(line + "\n")
-        }
+        if !status.plugins.isEmpty { StandardOutput.write(Interpreter.describe(status.plugins) + "\n") }
         for issue in status.composition { StandardOutput.write("composition: \(issue.message)\n") }
     }
 }

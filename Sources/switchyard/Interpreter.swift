@@ -1,4 +1,3 @@
-import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
 
@@ -11,7 +10,8 @@ import SwitchyardProtocol
 /// expect top todos.todos                           assertions, for scenario scripts
 /// ```
 struct Interpreter {
-    let host: HostHandle
+    /// The app the commands act on: the host in this process, or one reached over its control socket.
+    let app: any AppSession
     private(set) var history: [String] = []
 
     enum Outcome {
@@ -56,7 +56,7 @@ struct Interpreter {
         } catch let error as CommandError {
             return .failed(error.message)
         } catch let error as ResponseError {
-            return .failed("\(error.code.name) (\(error.code.rawValue)): \(error.message)")
+            return .failed(RunFailure.describe(error))
         } catch {
             return .failed("\(error)")
         }
@@ -72,7 +72,7 @@ struct Interpreter {
             return .ok(history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"), changed: false)
         case "open": return try await open(rest)
         case "validate":
-            let result = await host.validate(rest)
+            let result = try await app.validate(rest)
             if result.valid {
                 return .ok("valid: " + (result.steps ?? []).map(Self.describe).joined(separator: " > "), changed: false)
             }
@@ -81,9 +81,9 @@ struct Interpreter {
             let (target, steps) = rest.splitFirstWord()
             let start = try await resolve(target)
             let parsed = try Self.parseSteps(steps)
-            let before = await host.snapshot().revision
-            let result = try await host.navigate(from: start, parsed)
-            return .ok("revision \(result.revision), landed on \(await label(result.instance))", changed: result.revision != before)
+            let before = try await app.snapshot().revision
+            let result = try await app.navigate(from: start, parsed)
+            return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
         case "dismissed":
             let (target, entryText) = rest.splitFirstWord()
             let instance = try await resolve(target)
@@ -91,7 +91,7 @@ struct Interpreter {
             if entryText == "top" {
                 // What the user sees on top: the last entry, else the root (the host refuses to dismiss a root with
                 // its typed notAllowed), the selected tab or the wrapper's child.
-                guard let shown = await host.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
+                guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
                     ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
                 else { throw CommandError("no instance \(target)") }
                 entry = top.entry
@@ -99,7 +99,7 @@ struct Interpreter {
                 guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("dismissed needs an entry id or 'top'") }
                 entry = EntryID(number)
             }
-            let result = try await host.userDismissed(instance: instance, entry: entry)
+            let result = try await app.userDismissed(instance: instance, entry: entry)
             return .ok("revision \(result.revision)", changed: true)
         case "query":
             let words = rest.split(separator: " ").map(String.init)
@@ -107,13 +107,13 @@ struct Interpreter {
                 throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator")
             }
             let instance = words.count > 1 ? try await resolve(words[1]) : nil
-            let answer = try await host.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
+            let answer = try await app.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
             return .ok("\(answer)", changed: false)
         case "tree":
             let format = TreeRenderRequest.Format(rawValue: rest.isEmpty ? "text" : rest) ?? .text
-            return .ok(await host.render(format), changed: false)
+            return .ok(try await app.render(format), changed: false)
         case "status":
-            return .ok(await Self.describe(host.status()), changed: false)
+            return .ok(Self.describe(try await app.plugins()), changed: false)
         case "expect":
             try await expect(rest)
             return .ok("ok: expect \(rest)", changed: false)
@@ -126,22 +126,22 @@ struct Interpreter {
     }
 
     private func open(_ url: String) async throws -> Outcome {
-        let before = await host.snapshot().revision
-        let result = try await host.open(url)
-        return .ok("revision \(result.revision), landed on \(await label(result.instance))", changed: result.revision != before)
+        let before = try await app.snapshot().revision
+        let result = try await app.open(url)
+        return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
     }
 
     // MARK: - Targets
 
     /// `@root`, `@top`, `#ID` or `PLUGIN.TYPE`.
     func resolve(_ target: String) async throws -> InstanceID {
-        let tree = await host.snapshot()
+        let tree = try await app.snapshot()
         switch target {
         case "", "@root":
             guard let root = tree.root else { throw CommandError("the tree is empty") }
             return root
         case "@top":
-            guard case .int(let id) = try await host.query(.init(query: .topCoordinator)) else { throw CommandError("no top") }
+            guard case .int(let id) = try await app.query(.init(query: .topCoordinator)) else { throw CommandError("no top") }
             return InstanceID(id)
         default:
             if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return InstanceID(number) }
@@ -153,8 +153,8 @@ struct Interpreter {
         }
     }
 
-    private func label(_ id: InstanceID) async -> String {
-        guard let instance = await host.snapshot().instance(id) else { return "\(id)" }
+    private func label(_ id: InstanceID) async throws -> String {
+        guard let instance = try await app.snapshot().instance(id) else { return "\(id)" }
         return "\(instance.plugin).\(instance.type)\(id)"
     }
 
@@ -245,13 +245,14 @@ struct Interpreter {
         return text
     }
 
-    static func describe(_ statuses: [PluginStatus]) -> String {
-        statuses.map { status in
-            var line = "\(status.name)  \(status.state)"
-            if let pid = status.pid { line += "  pid \(pid)" }
-            if let version = status.version { line += "  v\(version)" }
-            if status.restarts > 0 { line += "  restarts \(status.restarts)" }
-            if let error = status.error { line += "  — \(error.message)" }
+    /// One line per plugin: name, state, pid, version, restarts and why it is down.
+    static func describe(_ plugins: [HostStatusRequest.Plugin]) -> String {
+        plugins.map { plugin in
+            var line = "\(plugin.name)  \(plugin.state)"
+            if let pid = plugin.pid { line += "  pid \(pid)" }
+            if let version = plugin.version { line += "  v\(version)" }
+            if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
+            if let error = plugin.error { line += "  — \(error.message)" }
             return line
         }.joined(separator: "\n")
     }
@@ -262,11 +263,11 @@ struct Interpreter {
         let (what, rest) = text.splitFirstWord()
         guard what == "error" else { return try await check(text) }
         let (code, command) = rest.splitFirstWord()
-        let before = await host.snapshot().revision
+        let before = try await app.snapshot().revision
         switch await run(command) {
         case .failed(let message):
             guard message.hasPrefix(code + " ") else { throw CommandError("expected \(code), got: \(message)") }
-            let after = await host.snapshot().revision
+            let after = try await app.snapshot().revision
             guard after == before else { throw CommandError("the failed command changed the tree (revision \(before) → \(after))") }
         default:
             throw CommandError("expected '\(command)' to fail with \(code), but it succeeded")
@@ -280,14 +281,12 @@ struct Interpreter {
         let milliseconds = Int(first) ?? 5000
         let expectation = Int(first) == nil ? text : afterFirst
         guard !expectation.hasPrefix("error") else { throw CommandError("wait takes an expectation other than error") }
-        let events = host.events()
+        let events = try await app.treeChanges()
         let interpreter = self
         let held = try await withThrowingTaskGroup(of: Bool.self) { group in
             group.addTask {
                 if (try? await interpreter.check(expectation)) != nil { return true }
-                for await event in events {
-                    if case .treeChanged = event, (try? await interpreter.check(expectation)) != nil { return true }
-                }
+                for await _ in events where (try? await interpreter.check(expectation)) != nil { return true }
                 return false
             }
             group.addTask {
@@ -307,7 +306,7 @@ struct Interpreter {
 
     private func check(_ text: String) async throws {
         let (what, rest) = text.splitFirstWord()
-        let tree = await host.snapshot()
+        let tree = try await app.snapshot()
         switch what {
         case "root":
             let actual = tree.root.flatMap { tree.instance($0) }?.root?.route

@@ -14,20 +14,27 @@ struct RunCommand: AsyncParsableCommand {
         abstract: "Start an app from its manifest (the bundled demo app by default).",
         discussion: """
             On a terminal, a prompt accepts navigation commands and deep links and shows the tree after each change \
-            (type 'help'). With --script, each line of the file (or of stdin with '-') is run in order, and the \
-            first failure ends the run with a non-zero status and the typed error. Other clients reach the running \
-            host through its control socket (switchyard open/tree/watch).
+            (type 'help'; Tab completes, Ctrl-C clears the line, Ctrl-D or 'quit' exits). With --script, each line \
+            of the file (or of stdin with '-') is run in order, and the first failure ends the run with status 1 and \
+            the typed error. Other clients reach the running host through its control socket (switchyard open, nav, \
+            tree, watch...).
             """
     )
 
-    @Option(name: .long, help: "The app manifest (JSON).")
-    var manifest: String = "Plugins/demo/switchyard.json"
+    @OptionGroup var manifestOptions: ManifestOptions
 
-    @Option(name: .long, help: ArgumentHelp("Run the commands in FILE (or stdin: -) and exit.", valueName: "FILE"))
+    @Option(name: .long, help: ArgumentHelp("Run the commands in FILE (or stdin: -) and exit.", valueName: "FILE"), completion: .file())
     var script: String?
 
-    @Flag(name: .long, help: "Print the final tree snapshot as JSON on stdout.")
+    @Flag(name: .long, help: "Print the final tree snapshot as JSON on stdout, and nothing else there (a script's transcript goes to stderr).")
     var json = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Run the app under this name instead of the manifest's \"app\" (it names the control socket): a second copy beside the first.",
+            valueName: "NAME"))
+    var app: String?
 
     @Option(name: .long, help: "The control socket's path (default: per app, in $XDG_RUNTIME_DIR or /tmp/switchyard-UID).")
     var socket: String?
@@ -35,46 +42,62 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "Do not open a control socket.")
     var noSocket = false
 
-    @Option(name: .long, help: ArgumentHelp("Keep the tree in FILE: restored at start, written (atomically) after changes.", valueName: "FILE"))
+    @Option(
+        name: .long, help: ArgumentHelp("Keep the tree in FILE: restored at start, written (atomically) after changes.", valueName: "FILE"),
+        completion: .file())
     var state: String?
+
+    @Flag(name: .long, help: "If the --state file cannot be written (a missing or read-only folder), run without persistence instead of refusing to start.")
+    var stateOptional = false
 
     @OptionGroup var log: LogOptions
 
+    func validate() throws {
+        if let app, app.isEmpty || app.hasPrefix(".") || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
+            throw ValidationError("--app '\(app)' must be letters, digits, '.', - or _ (it names the control socket)")
+        }
+    }
+
     func run() async throws {
         let logger = log.makeLogger()
-        let manifest: Manifest
-        do { manifest = try Manifest.load(path: self.manifest) } catch {
-            throw ValidationError("\(error)")
-        }
-        let socketPath = noSocket ? nil : socket ?? defaultControlSocketPath(app: manifest.app ?? "switchyard")
+        var manifest = try manifestOptions.load()
+        for warning in manifest.warnings { StandardError.write(warning.description + "\n") }
+        if let app { manifest.app = app }
+        let appName = manifest.app ?? "switchyard"
+        let socketPath = noSocket ? nil : socket ?? defaultControlSocketPath(app: appName)
         var options = HostOptions(handleSignals: true)
         options.controlSocket = socketPath
-        options.stateFile = state
+        options.stateFile = try usableStateFile(logger)
         let host: HostHandle
         do {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)
         } catch let error as ResponseError {
-            throw RunFailure(message: "\(error.code.name) (\(error.code.rawValue)): \(error.message)")
+            throw startFailure(error, app: appName, socket: socketPath)
+        } catch {
+            // No loop or no thread for it: nothing a manifest or a flag can fix.
+            throw RunFailure(.software, message: "cannot start the host: \(error)")
         }
         let statuses = await host.status()
         let ready = statuses.filter { $0.state == .ready }.map(\.name)
-        StandardError.write(
-            "switchyard: ready (\(ready.count)/\(statuses.count) plugins: \(ready.joined(separator: ", "))) pid \(SystemProcess.currentPID)"
-                + (socketPath.map { ", control socket \($0)" } ?? "") + "\n")
+        let readiness =
+            "ready (\(ready.count)/\(statuses.count) plugins: \(ready.joined(separator: ", "))) pid \(SystemProcess.currentPID)"
+            + (socketPath.map { ", control socket \($0)" } ?? "")
+        // A collector reading JSON lines gets this as one of them; a person, as the line that says "go".
+        if log.logFormat == .json { logger.notice("\(readiness)") } else { StandardError.write("switchyard: \(readiness)\n") }
 
-        var interpreter = Interpreter(host: host)
+        var interpreter = Interpreter(app: host)
         if let script {
             exitWhenTheHostStops(host, status: 1, "the host stopped before the script finished")
             let failure = await runScript(script, &interpreter)
             if json { StandardOutput.write(TreeRenderer.json(await host.snapshot()) + "\n") }
             Self.finishing.store(true, ordering: .sequentiallyConsistent)
             await host.shutdown()
-            if let failure { throw RunFailure(message: failure) }
+            if let failure { throw failure }
             return
         }
         if Terminal.isTerminal(0) {
             exitWhenTheHostStops(host, status: 0, "the host stopped")
-            await interactive(&interpreter, host: host)
+            await Prompt(host: host).run(&interpreter)
             if json { StandardOutput.write(TreeRenderer.json(await host.snapshot()) + "\n") }
             Self.finishing.store(true, ordering: .sequentiallyConsistent)
             await host.shutdown()
@@ -82,6 +105,43 @@ struct RunCommand: AsyncParsableCommand {
         }
         await host.waitUntilStopped()
         if json { StandardOutput.write(TreeRenderer.json(await host.snapshot()) + "\n") }
+    }
+
+    /// The state file to use, after checking it can be written: the user asked for persistence, so a folder that
+    /// is missing or read-only refuses the start (status 73) rather than failing at the first write, unless
+    /// `--state-optional` says to go on without.
+    private func usableStateFile(_ logger: Logger) throws -> String? {
+        guard let state else { return nil }
+        do {
+            try FileSystem.checkReplaceable(state)
+            return state
+        } catch {
+            let folder = FileSystem.parentDirectory(of: state)
+            let reason =
+                error.isNotFound ? "the folder \(folder) does not exist"
+                : error.name == "EISDIR" ? "it is a folder" : "the folder \(folder) is not writable (\(error.name))"
+            if stateOptional {
+                logger.warning("running without persistence (--state-optional): cannot keep the state in \(state): \(reason)")
+                return nil
+            }
+            throw RunFailure(.cannotCreate, message: """
+                cannot keep the state in \(state): \(reason)
+                  create the folder or choose another --state FILE; --state-optional runs without persistence
+                """)
+        }
+    }
+
+    /// Why the host did not start, with what to do: another host on the socket is named by its pid, with how to run
+    /// this one beside it.
+    private func startFailure(_ error: ResponseError, app: String, socket: String?) -> RunFailure {
+        if case .object(let data)? = error.data, data["listenerPid"] != nil {
+            let stop = self.socket.map { "switchyard shutdown --socket \($0)" } ?? "switchyard shutdown --app \(app)"
+            return RunFailure(.unavailable, message: """
+                \(error.message)
+                  stop that host (`\(stop)`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)
+                """)
+        }
+        return RunFailure(.unavailable, message: "the app cannot start: \(RunFailure.describe(error))")
     }
 
     /// Set once the CLI itself ends the host, so the watcher below stays quiet.
@@ -99,8 +159,11 @@ struct RunCommand: AsyncParsableCommand {
         }
     }
 
-    /// Runs every line; returns the first failure, if any.
-    private func runScript(_ path: String, _ interpreter: inout Interpreter) async -> String? {
+    /// Runs every line; returns the first failure, if any. The transcript goes to stdout, or with `--json` to
+    /// stderr, so that stdout holds the JSON document alone (`… --json | jq`).
+    private func runScript(_ path: String, _ interpreter: inout Interpreter) async -> RunFailure? {
+        let toStderr = json
+        func transcript(_ text: String) { if toStderr { StandardError.write(text) } else { StandardOutput.write(text) } }
         let text: String
         if path == "-" {
             var lines: [String] = []
@@ -109,7 +172,7 @@ struct RunCommand: AsyncParsableCommand {
         } else {
             // A script is a regular file (of at most 64 MiB); `--script -` reads a pipe.
             do { text = String(decoding: try FileSystem.readRegularFile(path), as: UTF8.self) } catch {
-                return "cannot read the script: \(error)"
+                return RunFailure(.noInput, message: "cannot read the script: \(error)")
             }
         }
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
@@ -118,39 +181,13 @@ struct RunCommand: AsyncParsableCommand {
             case .quiet: continue
             case .quit: return nil
             case .ok(let output, _):
-                StandardOutput.write("» \(line.trimmingWhitespace)\n")
-                if !output.isEmpty { StandardOutput.write(output.hasSuffix("\n") ? output : output + "\n") }
+                transcript("» \(line.trimmingWhitespace)\n")
+                if !output.isEmpty { transcript(output.hasSuffix("\n") ? output : output + "\n") }
             case .failed(let message):
-                StandardOutput.write("» \(line.trimmingWhitespace)\n")
-                return "\(path == "-" ? "stdin" : path):\(index + 1): \(message)"
+                transcript("» \(line.trimmingWhitespace)\n")
+                return RunFailure(message: "\(path == "-" ? "stdin" : path):\(index + 1): \(message)")
             }
         }
         return nil
     }
-
-    private func interactive(_ interpreter: inout Interpreter, host: HostHandle) async {
-        StandardOutput.write("Switchyard — type a deep link (switchyard://todos/todo/42), a command (nav, tree, status, expect…), 'help' or 'quit'. Up and down arrows browse the history.\n")
-        StandardOutput.write(await host.render(.text))
-        let editor = LineEditor()
-        while let line = editor.read(prompt: "switchyard> ") {
-            switch await interpreter.run(line) {
-            case .quiet: continue
-            case .quit: return
-            case .ok(let output, let changed):
-                if changed {
-                    StandardOutput.write(output + "\n" + (await host.render(.text)))
-                } else if !output.isEmpty {
-                    StandardOutput.write(output.hasSuffix("\n") ? output : output + "\n")
-                }
-            case .failed(let message):
-                StandardOutput.write("error: \(message)\n")
-            }
-        }
-    }
-}
-
-/// A failure that ends the CLI with status 1 and the message on stderr.
-struct RunFailure: Error, CustomStringConvertible {
-    let message: String
-    var description: String { message }
 }

@@ -28,8 +28,10 @@ struct CLITests {
     func stinsenScenario() async throws {
         let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/stinsen-readme.txt", "--json", "--no-socket"])
         #expect(result.status == 0, "stderr:\n\(result.stderr.joined(separator: "\n"))")
-        #expect(result.stdout.contains("ok: wait root authenticated"))
-        #expect(result.stdout.contains("ok: expect error notAllowed nav authenticated.home popToRoot"))
+        // With --json the transcript goes to stderr: stdout is the JSON document alone.
+        #expect(result.stderr.contains("ok: wait root authenticated"))
+        #expect(result.stderr.contains("ok: expect error notAllowed nav authenticated.home popToRoot"))
+        #expect(result.stdout.count == 1)
 
         let tree = try Self.lastJSONLine(result.stdout)
         #expect(tree.revision == 22)
@@ -205,7 +207,7 @@ struct CLITests {
     }
 
     @Test(
-        "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history",
+        "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history, Tab completion, a change from another client printed above a half-typed line, Ctrl-C clears the line, Ctrl-D exits",
         .enabled(if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
     func interactivePrompt() async throws {
         let session = TestSweep.tmuxSession("prompt-\(UInt32.random(in: 0...UInt32.max))")
@@ -227,34 +229,65 @@ struct CLITests {
             }
             throw TestFailure("the screen never showed '\(what)' ×\(count):\n\(screen.joined(separator: "\n"))")
         }
-        let command = "cd '\(packageRoot)' && SWITCHYARD_PRODUCTS_DIR='\(productsDirectory)' '\(product("switchyard"))' run --no-socket; echo exit status $?; sleep 30"
+        let socket = try Self.temporaryDirectory() + "/prompt.sock"
+        let command = "cd '\(packageRoot)' && SWITCHYARD_PRODUCTS_DIR='\(productsDirectory)' '\(product("switchyard"))' run --socket '\(socket)'; echo exit status $?; sleep 30"
         _ = try await tmux(["new-session", "-d", "-s", session, "-x", "220", "-y", "60", command])
         defer { _ = try? SystemProcess.run(["tmux", "kill-session", "-t", session]) }
+        /// Types `text` (literally), then presses `keys` (tmux key names: Enter, Tab, Up, C-c…).
+        func type(_ text: String, _ keys: String...) async throws {
+            if !text.isEmpty { _ = try await tmux(["send-keys", "-t", session, "-l", text]) }
+            if !keys.isEmpty { _ = try await tmux(["send-keys", "-t", session] + keys) }
+        }
 
         _ = try await waitForScreen("switchyard> ")
-        _ = try await tmux(["send-keys", "-t", session, "-l", #"nav @root setRoot authenticated {"user":"alice"}"#])
-        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        try await type(#"nav @root setRoot authenticated {"user":"alice"}"#, "Enter")
         var screen = try await waitForScreen("tab todos ● ⇒ todos.navigation")
         #expect(screen.contains { $0.contains("revision 2, landed on authenticated.home#3") })
 
-        _ = try await tmux(["send-keys", "-t", session, "-l", "switchyard://todos/todo/42"])
-        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        try await type("switchyard://todos/todo/42", "Enter")
         screen = try await waitForScreen("push todo{\"id\":\"42\"}")
 
         // Up twice brings back the nav command; re-running it changes nothing (already the root).
-        _ = try await tmux(["send-keys", "-t", session, "Up", "Up", "Enter"])
+        try await type("", "Up", "Up", "Enter")
         screen = try await waitForScreen("revision 3, landed on authenticated.home#3")
-        _ = try await tmux(["send-keys", "-t", session, "-l", "history"])
-        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        try await type("history", "Enter")
         screen = try await waitForScreen("3  nav @root setRoot authenticated")
 
-        _ = try await tmux(["send-keys", "-t", session, "-l", "switchyard://nowhere"])
-        _ = try await tmux(["send-keys", "-t", session, "Enter"])
+        try await type("switchyard://nowhere", "Enter")
         _ = try await waitForScreen("error: deepLinkInvalid (-32014)")
 
-        _ = try await tmux(["send-keys", "-t", session, "-l", "quit"])
-        _ = try await tmux(["send-keys", "-t", session, "Enter"])
-        // The host shuts down its plugins and exits; the shell then sleeps, so the pane is still there to read.
+        // Tab completes the command, the target, the step and the route name (from the live route tables)...
+        for typed in ["na", "todos.t", "ro", "tod"] { try await type(typed, "Tab") }
+        _ = try await waitForScreen("switchyard> nav todos.todos route todo ")
+        try await type(#"{"id":"7"}"#, "Enter")
+        _ = try await waitForScreen("push todo{\"id\":\"7\"}")
+        // ...and a deep link, one segment at a time.
+        try await type("switchyard://todos/to", "Tab")
+        _ = try await waitForScreen("switchyard> switchyard://todos/todo/")
+        try await type("99", "Enter")
+        _ = try await waitForScreen("push todo{\"id\":\"99\"}")
+
+        // Another client changes the tree while a line is half typed: the change is printed above it, and the line
+        // is drawn again as it was.
+        try await type("query currentR")
+        _ = try await waitForScreen("switchyard> query currentR")
+        let opened = try await Self.run(["open", "--socket", socket, "switchyard://about"])
+        #expect(opened.status == 0, "\(opened.stderr)")
+        screen = try await waitForScreen("changed outside this prompt]")
+        screen = try await waitForScreen("modal about")
+        #expect(screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "switchyard> query currentR", "\(screen.suffix(5))")
+
+        // Ctrl-C abandons the half-typed line, and the host goes on.
+        try await type("", "C-c")
+        _ = try await waitForScreen("switchyard> query currentR^C")
+        try await type("status", "Enter")
+        screen = try await waitForScreen("profile  ready  pid ")
+        #expect(!screen.contains { $0.contains("exit status") })
+
+        // Ctrl-D on an empty line exits: the host shuts down its plugins; the shell then sleeps, so the pane is
+        // still there to read.
+        try await type("", "C-d")
         _ = try await waitForScreen("exit status 0")
+        #expect(!FileSystem.exists(socket))
     }
 }

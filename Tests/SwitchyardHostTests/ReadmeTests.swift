@@ -5,33 +5,39 @@ import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
 
+/// The fenced blocks of the README that follow a `<!-- MARKER: LABEL -->` line, in order: the label and the block's text.
+func readmeBlocks(marker: String) throws -> [(label: String, content: String)] {
+    let readme = String(decoding: try FileSystem.readFile(packageRoot + "/README.md"), as: UTF8.self)
+    let prefix = "<!-- \(marker): "
+    var blocks: [(String, String)] = []
+    var pendingLabel: String?
+    var block: [Substring]?
+    for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
+        if var lines = block {
+            if line.hasPrefix("```") {
+                if let label = pendingLabel { blocks.append((label, lines.joined(separator: "\n"))) }
+                pendingLabel = nil
+                block = nil
+            } else {
+                lines.append(line)
+                block = lines
+            }
+        } else if line.hasPrefix(prefix), line.hasSuffix(" -->") {
+            pendingLabel = String(line.dropFirst(prefix.count).dropLast(" -->".count))
+        } else if line.hasPrefix("```") {
+            block = []
+        }
+    }
+    return blocks
+}
+
 /// The README's "write your first plugin" is code a newcomer copies: the test copies it out of the README the same
 /// way (every fenced block after a `<!-- readme-test: PATH -->` marker) and runs it.
 @Suite("README", .heavy, .timeLimit(.minutes(2)))
 struct ReadmeTests {
     /// The marked blocks: path → content.
     static func markedFiles() throws -> [(path: String, content: String)] {
-        let readme = String(decoding: try FileSystem.readFile(packageRoot + "/README.md"), as: UTF8.self)
-        var files: [(String, String)] = []
-        var pendingPath: String?
-        var block: [Substring]?
-        for line in readme.split(separator: "\n", omittingEmptySubsequences: false) {
-            if var lines = block {
-                if line.hasPrefix("```") {
-                    if let path = pendingPath { files.append((path, lines.joined(separator: "\n") + "\n")) }
-                    pendingPath = nil
-                    block = nil
-                } else {
-                    lines.append(line)
-                    block = lines
-                }
-            } else if line.hasPrefix("<!-- readme-test: "), line.hasSuffix(" -->") {
-                pendingPath = String(line.dropFirst("<!-- readme-test: ".count).dropLast(" -->".count))
-            } else if line.hasPrefix("```") {
-                block = []
-            }
-        }
-        return files
+        try readmeBlocks(marker: "readme-test").map { ($0.label, $0.content + "\n") }
     }
 
     @Test("the first-plugin tutorial (SDK installed with pip, Python plugin, manifest extending the demo, try script) runs as written")

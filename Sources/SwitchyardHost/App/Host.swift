@@ -120,8 +120,10 @@ final class Host {
                 try server.start()
                 control = server
             } catch {
+                // No plugin is started for an app that cannot be reached: the caller gets this error, once.
                 startupError = error
-                logger.error("\(error.message)")
+                checkStartup()
+                return
             }
         }
 
@@ -265,7 +267,8 @@ final class Host {
         startupError = error
         let ready = supervisors.filter { $0.state == .ready }.count
         if let error {
-            logger.error("the app cannot start: \(error.message)")
+            // The caller of `HostHandle.start` gets the error and reports it; at error level it would be said twice.
+            logger.debug("the app cannot start: \(error.message)")
         } else {
             logger.info("started: \(ready) of \(supervisors.count + unresolved.count) plugins ready, tree revision \(navigator.tree.revision)")
         }
@@ -316,7 +319,8 @@ final class Host {
         else { return }
         control?.stop()
         control = nil
-        stateStore?.flush(navigator.tree)
+        // An app that could not start has no tree worth keeping; the file keeps the last one that was.
+        if startupError == nil { stateStore?.flush(navigator.tree) } else { stateStore?.discard() }
         stateStore = nil
         guardian?.close()
         for watcher in signals { watcher.close() }

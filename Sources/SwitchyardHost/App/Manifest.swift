@@ -19,6 +19,8 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var extends: String?
     /// Where the manifest was loaded from (not part of the file).
     public var directory: String?
+    /// What loading tolerated but a reader should see (unknown keys under `allowUnknownKeys`; not part of the file).
+    public var warnings: [ManifestDiagnostic] = []
 
     public init(app: String? = nil, root: CoordinatorReference? = nil, strict: Bool? = nil, plugins: [PluginManifest], directory: String? = nil) {
         self.app = app
@@ -28,8 +30,18 @@ public struct Manifest: Codable, Sendable, Equatable {
         self.directory = directory
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case app, root, strict, extends, plugins
+    }
+
+    /// `plugins` may be left out (a manifest that only `extends` another, to rename the app or change its root).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        app = try container.decodeIfPresent(String.self, forKey: .app)
+        root = try container.decodeIfPresent(CoordinatorReference.self, forKey: .root)
+        strict = try container.decodeIfPresent(Bool.self, forKey: .strict)
+        extends = try container.decodeIfPresent(String.self, forKey: .extends)
+        plugins = try container.decodeIfPresent([PluginManifest].self, forKey: .plugins) ?? []
     }
 }
 
@@ -59,7 +71,7 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     /// file: set on load, so plugins inherited through `extends` keep their own manifest's folder).
     public var directory: String?
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart
     }
 
@@ -97,6 +109,12 @@ public struct LimitOverrides: Codable, Sendable, Equatable {
 
     public init() {}
 
+    /// Spelled out (not synthesized) so the manifest's key check knows them.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case maxLineBytes, maxMessagesPerSecond, maxOutstandingRequests, maxInstances, maxStderrBytesPerSecond
+        case requestTimeoutMs, heartbeatIntervalMs, heartbeatTimeoutMs, maxProtocolErrors, maxWriteQueueBytes
+    }
+
     func applied(to base: PluginLimits) -> PluginLimits {
         var limits = base
         if let maxLineBytes { limits.maxLineBytes = maxLineBytes }
@@ -132,6 +150,11 @@ public struct RestartPolicy: Codable, Sendable, Equatable {
     public var backoffMs: Int?
     public var maxBackoffMs: Int?
 
+    /// Spelled out (not synthesized) so the manifest's key check knows them.
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case policy, maxRestarts, windowSeconds, backoffMs, maxBackoffMs
+    }
+
     /// Defaults: at most 5 restarts within 30 s; backoff 100 ms doubling up to 5 s.
     public var effectiveMaxRestarts: Int { maxRestarts ?? 5 }
     public var effectiveWindowMs: UInt64 { UInt64(max(0, (windowSeconds ?? 30) * 1_000)) }
@@ -149,93 +172,7 @@ public struct RestartPolicy: Codable, Sendable, Equatable {
     public static let `default` = RestartPolicy(policy: .permanent)
 }
 
-// MARK: - Loading and resolution
-
-/// A manifest problem, naming the file and the field.
-public struct ManifestError: Error, CustomStringConvertible, Sendable {
-    public let path: String
-    public let message: String
-    public var description: String { "\(path): \(message)" }
-}
-
-extension Manifest {
-    /// The largest manifest read (Protocol/README.md §17): a hand-written list of plugins is a few KiB.
-    public static let maxManifestBytes = 4 << 20
-
-    /// Reads and validates a manifest file (a regular file of at most ``maxManifestBytes``, each `extends` too).
-    public static func load(path: String) throws(ManifestError) -> Manifest {
-        try load(path: path, depth: 0)
-    }
-
-    private static func load(path: String, depth: Int) throws(ManifestError) -> Manifest {
-        guard depth < 8 else { throw ManifestError(path: path, message: "'extends' nests more than 8 manifests deep (a cycle?)") }
-        let bytes: [UInt8]
-        do { bytes = try FileSystem.readRegularFile(path, maxBytes: maxManifestBytes) } catch {
-            switch error.problem {
-            case .notRegular(let kind): throw ManifestError(path: path, message: "is \(kind), not a regular file; a manifest must be a JSON file")
-            case .tooLarge(let limit): throw ManifestError(path: path, message: "is larger than \(FileSystem.describeSize(limit)), the limit for a manifest")
-            case .system(let cause): throw ManifestError(path: path, message: "\(cause)")
-            }
-        }
-        let value: JSONValue
-        do { value = try JSONParser.parse(bytes) } catch {
-            throw ManifestError(path: path, message: "not valid JSON: \(error)")
-        }
-        var manifest: Manifest
-        do { manifest = try Coding.decode(Manifest.self, from: value) } catch {
-            let (field, reason) = describeDecodingError(error)
-            throw ManifestError(path: path, message: field.map { "field '\($0)': \(reason)" } ?? reason)
-        }
-        let absolute = path.hasPrefix("/") ? path : "\(FileSystem.currentDirectory)/\(path)"
-        let directory = FileSystem.parentDirectory(of: absolute)
-        manifest.directory = directory
-        for index in manifest.plugins.indices { manifest.plugins[index].directory = directory }
-        if let extends = manifest.extends {
-            let base = try load(path: extends.hasPrefix("/") ? extends : "\(directory)/\(extends)", depth: depth + 1)
-            manifest = manifest.merged(over: base)
-        }
-        try manifest.validate(path: path)
-        return manifest
-    }
-
-    /// This manifest's fields over `base`'s.
-    func merged(over base: Manifest) -> Manifest {
-        var plugins = base.plugins
-        for plugin in self.plugins {
-            if let index = plugins.firstIndex(where: { $0.name == plugin.name }) {
-                plugins[index] = plugin
-            } else {
-                plugins.append(plugin)
-            }
-        }
-        var merged = Manifest(app: app ?? base.app, root: root ?? base.root, strict: strict ?? base.strict, plugins: plugins, directory: directory)
-        merged.extends = extends
-        return merged
-    }
-
-    func validate(path: String) throws(ManifestError) {
-        var seen: Set<String> = []
-        for (index, plugin) in plugins.enumerated() {
-            let field = "plugins[\(index)]"
-            guard !plugin.name.isEmpty, plugin.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
-            else {
-                throw ManifestError(path: path, message: "\(field).name '\(plugin.name)' must be letters, digits, - or _")
-            }
-            guard seen.insert(plugin.name).inserted else {
-                throw ManifestError(path: path, message: "\(field).name '\(plugin.name)' is used twice")
-            }
-            switch (plugin.product, plugin.command) {
-            case (.some, .some):
-                throw ManifestError(path: path, message: "\(field) ('\(plugin.name)') has both 'product' and 'command'")
-            case (nil, nil):
-                throw ManifestError(path: path, message: "\(field) ('\(plugin.name)') needs 'product' or 'command'")
-            case (nil, .some(let command)) where command.isEmpty:
-                throw ManifestError(path: path, message: "\(field).command ('\(plugin.name)') is empty")
-            default: break
-            }
-        }
-    }
-}
+// MARK: - Resolution
 
 /// Where Swift products built by this package live: `SWITCHYARD_PRODUCTS_DIR`, else the folder of the running
 /// executable (`swift run switchyard` and `swift test` both put every product there).

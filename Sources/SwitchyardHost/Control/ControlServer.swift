@@ -38,8 +38,11 @@ final class ControlServer {
         do {
             try FileSystem.prepareSocketDirectory(directory)
             if try FileSystem.inspectSocketPath(path) == .ownSocket {
-                if UnixSocket.isListening(path) {
-                    throw ResponseError(.internalError, "another host is already listening on \(path)", data: ["path": .string(path)])
+                if let listener = UnixSocket.listener(at: path) {
+                    let who = listener.pid > 0 ? "another host (pid \(listener.pid))" : "another host"
+                    throw ResponseError(
+                        .internalError, "\(who) is already listening on \(path)",
+                        data: ["path": .string(path), "listenerPid": .int(Int64(listener.pid))])
                 }
                 FileSystem.remove(path)  // stale: left by a host of this user that was killed
             }

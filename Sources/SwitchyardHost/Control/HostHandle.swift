@@ -126,6 +126,11 @@ public final class HostHandle: Sendable {
         try await call { host, done in HostService.perform(R.self, params, host: host, done: done) }
     }
 
+    /// The composed route tables: what route names and deep links resolve against (for tools such as completion).
+    public func routeRegistry() async -> RouteRegistry {
+        await onLoop { host, done in done(host.navigator.registry) } ?? RouteRegistry()
+    }
+
     /// Problems the composition check found at start-up.
     public func compositionIssues() async -> [CompositionIssue] {
         await onLoop { host, done in done(host.navigator.composition?.issues ?? []) } ?? []

@@ -192,6 +192,14 @@ final class StateStore {
     }
 
     /// At shutdown: the newest tree, written before returning.
+    /// Stops without writing: for an app that never started, whose (empty) tree must not replace the file.
+    func discard() {
+        timer?.close()
+        timer = nil
+        pending = nil
+        writer.stop()
+    }
+
     func flush(_ tree: NavigationTree) {
         timer?.close()
         timer = nil

@@ -25,27 +25,28 @@ public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertibl
         self.offset = offset
     }
 
-    public var description: String {
-        let what: String =
-            switch reason {
-            case .empty: "empty input"
-            case .unexpectedEnd: "unexpected end of input"
-            case .unexpectedByte(let byte):
-                (0x20..<0x7F).contains(byte)
-                    ? "unexpected character '\(Character(Unicode.Scalar(byte)))'"
-                    : "unexpected byte 0x\(String(byte, radix: 16, uppercase: true))"
-            case .invalidUTF8: "invalid UTF-8"
-            case .controlCharacterInString: "unescaped control character in string"
-            case .invalidEscape: "invalid escape sequence"
-            case .invalidUnicodeEscape: "invalid \\u escape"
-            case .loneSurrogate: "unpaired UTF-16 surrogate in \\u escape"
-            case .invalidNumber: "invalid number"
-            case .numberOutOfRange: "number out of range"
-            case .tooDeep(let limit): "nesting deeper than \(limit)"
-            case .trailingData: "data after the JSON value"
-            case .byteOrderMark: "byte order mark (JSON lines carry none)"
-            }
-        return "\(what) at byte \(offset)"
+    public var description: String { "\(reasonDescription) at byte \(offset)" }
+
+    /// What is wrong, without where (for messages that say where as a line and column).
+    public var reasonDescription: String {
+        switch reason {
+        case .empty: "empty input"
+        case .unexpectedEnd: "unexpected end of input"
+        case .unexpectedByte(let byte):
+            (0x20..<0x7F).contains(byte)
+                ? "unexpected character '\(Character(Unicode.Scalar(byte)))'"
+                : "unexpected byte 0x\(String(byte, radix: 16, uppercase: true))"
+        case .invalidUTF8: "invalid UTF-8"
+        case .controlCharacterInString: "unescaped control character in string"
+        case .invalidEscape: "invalid escape sequence"
+        case .invalidUnicodeEscape: "invalid \\u escape"
+        case .loneSurrogate: "unpaired UTF-16 surrogate in \\u escape"
+        case .invalidNumber: "invalid number"
+        case .numberOutOfRange: "number out of range"
+        case .tooDeep(let limit): "nesting deeper than \(limit)"
+        case .trailingData: "data after the JSON value"
+        case .byteOrderMark: "byte order mark (JSON lines carry none)"
+        }
     }
 }
 

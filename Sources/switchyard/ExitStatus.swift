@@ -1,0 +1,69 @@
+import ArgumentParser
+import SwitchyardHost
+import SwitchyardProtocol
+
+/// The CLI's exit statuses: sysexits(3) where one fits, so scripts can tell a typo from an app that is down.
+enum ExitStatus: Int32, CaseIterable {
+    case success = 0
+    /// A command failed: a script line, an expectation, a request the host refused.
+    case failure = 1
+    /// EX_USAGE: an unknown option or a malformed argument (swift-argument-parser's own).
+    case usage = 64
+    /// EX_DATAERR: the manifest is invalid.
+    case dataError = 65
+    /// EX_NOINPUT: a file to read is missing or unreadable (the manifest, a script).
+    case noInput = 66
+    /// EX_UNAVAILABLE: no host answers, another host already serves the app, or the app cannot start.
+    case unavailable = 69
+    /// EX_SOFTWARE: a bug in switchyard.
+    case software = 70
+    /// EX_CANTCREAT: the `--state` file cannot be created (a missing or read-only folder).
+    case cannotCreate = 73
+
+    /// The table `switchyard --help` and the README print.
+    static let table = """
+        EXIT STATUS
+          0   success
+          1   a command failed: a script line, an expectation, a request the host refused (its typed error is printed)
+          64  usage: an unknown option or a malformed argument
+          65  the manifest is invalid (printed as file:line:column: error: …)
+          66  a file to read is missing or unreadable: the manifest, a script
+          69  unavailable: no host answers at the socket, another host already serves the app, or the app cannot start
+          70  internal error (a bug: please report it)
+          73  the --state file cannot be created (its folder is missing or read-only; see --state-optional)
+        """
+}
+
+/// A failure that ends the CLI with `status` and `message` on stderr (`switchyard: error: …`, or as given when the
+/// message already says where, like a manifest's `file:line:column: error: …`), without the usage text.
+struct RunFailure: Error, CustomStringConvertible {
+    let status: ExitStatus
+    let message: String
+    /// The message is printed as it is (it carries its own `…: error:` prefix).
+    var formatted = false
+
+    init(_ status: ExitStatus = .failure, message: String, formatted: Bool = false) {
+        self.status = status
+        self.message = message
+        self.formatted = formatted
+    }
+
+    init(message: String) { self.init(.failure, message: message) }
+
+    var description: String { message }
+
+    /// What stderr gets.
+    var rendered: String {
+        let text = formatted ? message : "switchyard: error: \(message)"
+        return text.hasSuffix("\n") ? text : text + "\n"
+    }
+
+    /// A manifest refused: its diagnostics as they are (`file:line:column: error: …`), status 66 when the file could
+    /// not be read, 65 when it is wrong.
+    init(_ error: ManifestError) {
+        self.init(error.kind == .unreadable ? .noInput : .dataError, message: error.description, formatted: true)
+    }
+
+    /// A typed error from a host, as the CLI prints it everywhere: `code (number): message`.
+    static func describe(_ error: ResponseError) -> String { "\(error.code.name) (\(error.code.rawValue)): \(error.message)" }
+}

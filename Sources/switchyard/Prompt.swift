@@ -1,0 +1,69 @@
+import Synchronization
+import SwitchyardHost
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+
+/// `switchyard run` on a terminal: reads commands and deep links, prints the tree after each change it makes, and
+/// prints the changes made elsewhere — another client (`switchyard open`), a plugin's own navigation, a plugin
+/// crashing or restarting — as they happen, above the line being typed.
+struct Prompt {
+    let host: HostHandle
+
+    func run(_ interpreter: inout Interpreter) async {
+        StandardOutput.write(
+            "Switchyard — type a deep link (switchyard://todos/todo/42), a command (nav, tree, status, expect…), 'help' or 'quit'. "
+                + "Tab completes; up and down arrows browse the history; Ctrl-C clears the line, Ctrl-D exits.\n")
+        let events = host.events()
+        let first = await host.snapshot()
+        let completer = Shared(Completer(snapshot: first, registry: await host.routeRegistry()))
+        let editor = LineEditor(prompt: "switchyard> ") { line in completer.value.complete(line) }
+        StandardOutput.write(TreeRenderer.text(first))
+        editor.shown(revision: first.revision)
+        let host = self.host
+        let watcher = Task {
+            for await event in events {
+                switch event {
+                case .treeChanged(let change):
+                    let snapshot = change.snapshot
+                    completer.update { $0.snapshot = snapshot }
+                    editor.announce(
+                        revision: change.revision, "[revision \(change.revision), changed outside this prompt]\n" + TreeRenderer.text(snapshot))
+                case .pluginChanged(let status):
+                    // A restarted plugin may declare other routes: completion follows its new table.
+                    let registry = await host.routeRegistry()
+                    completer.update { $0.registry = registry }
+                    editor.announce(revision: nil, "[plugin \(status.name): \(status.state)\(status.error.map { " — \($0.message)" } ?? "")]")
+                case .destroyed:
+                    break
+                }
+            }
+        }
+        defer { watcher.cancel() }
+        while let line = await editor.readLine() {
+            switch await interpreter.run(line) {
+            case .quiet: continue
+            case .quit: return
+            case .ok(let output, let changed):
+                if changed {
+                    let snapshot = await host.snapshot()
+                    completer.update { $0.snapshot = snapshot }
+                    StandardOutput.write(output + "\n" + TreeRenderer.text(snapshot))
+                    editor.shown(revision: snapshot.revision)
+                } else if !output.isEmpty {
+                    StandardOutput.write(output.hasSuffix("\n") ? output : output + "\n")
+                }
+            case .failed(let message):
+                StandardOutput.write("error: \(message)\n")
+            }
+        }
+    }
+}
+
+/// A value shared between the prompt's loop, its event watcher and the editor's thread.
+private final class Shared<Value: Sendable>: Sendable {
+    private let mutex: Mutex<Value>
+    init(_ value: Value) { mutex = Mutex(value) }
+    var value: Value { mutex.withLock { $0 } }
+    func update(_ body: (inout Value) -> Void) { mutex.withLock { body(&$0) } }
+}

@@ -1,0 +1,260 @@
+import Foundation
+import SwitchyardHost
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// The README's Troubleshooting section quotes what the CLI prints for the likeliest mistakes. Each quote sits in a
+/// fenced block after `<!-- troubleshooting: ID -->`, and the test that makes that mistake checks the quote against
+/// what it got, so the section cannot drift from the code (as the tutorial cannot, through `ReadmeTests`).
+enum Troubleshooting {
+    /// Every quote in the section, each checked by a test below (and the section holds no other).
+    static let ids: Set = [
+        "unknown-key", "json-syntax", "command-string", "duplicate-plugin", "no-manifest", "product-not-built",
+        "state-folder", "second-host", "no-host", "signed-out-link",
+    ]
+
+    /// id → the quoted text.
+    static func documented() throws -> [String: String] {
+        Dictionary(try readmeBlocks(marker: "troubleshooting").map { ($0.label, $0.content) }) { first, _ in first }
+    }
+
+    /// Checks that the README quotes `actual` under `id`. Pids, and the folders of this run (`replacing`, e.g.
+    /// a temporary XDG_RUNTIME_DIR → `/run/user/1000`), are put as the README writes them.
+    static func check(_ id: String, _ actual: String, replacing: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(ids.contains(id), "'\(id)' is not in Troubleshooting.ids", sourceLocation: sourceLocation)
+        var normalized = actual.replacing(/pid \d+/, with: "pid 4242")
+        for (from, to) in replacing { normalized = normalized.replacingOccurrences(of: from, with: to) }
+        let quoted = try documented()[id]
+        #expect(quoted == normalized, "README Troubleshooting '\(id)' quotes:\n\(quoted ?? "(nothing)")\nbut the CLI printed:\n\(normalized)", sourceLocation: sourceLocation)
+    }
+}
+
+/// What a CLI run left.
+struct CLIRun {
+    let status: Int32
+    let stdout: [String]
+    let stderr: [String]
+    var errorText: String { stderr.joined(separator: "\n") }
+}
+
+/// Runs `switchyard` to completion (stdin closed) in `directory`, with extra environment variables.
+func runSwitchyard(_ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]) async throws -> CLIRun {
+    let process = try CLIProcess(arguments, environment: environment, currentDirectory: directory)
+    process.closeStdin()
+    let status = try await process.waitForExit()
+    return CLIRun(status: status, stdout: process.stdout, stderr: process.stderr)
+}
+
+/// Issue 15, "manifest and start-up": each mistake a new user makes gets an error that says what, where and what to
+/// do, with its exit status, and changes nothing else.
+@Suite("the first hour: manifest and start-up mistakes", .heavy, .timeLimit(.minutes(3)))
+struct FirstHourManifestTests {
+    /// A folder with `myapp/switchyard.json` holding `manifest`, as the tutorial lays it out.
+    static func myapp(_ manifest: String) throws -> String {
+        let directory = try TestSweep.temporaryDirectory()
+        try FileSystem.makeDirectory(directory + "/myapp")
+        try SpawnLock.withLock { try manifest.write(toFile: directory + "/myapp/switchyard.json", atomically: true, encoding: .utf8) }
+        return directory
+    }
+
+    /// Runs `switchyard run` on a broken `myapp/switchyard.json`, and checks it refused before doing anything: only
+    /// the diagnostics on stderr (no usage text, no log, no "ready"), nothing on stdout, no socket, no state file.
+    static func refused(_ manifest: String, status: Int32, extra: [String] = []) async throws -> String {
+        let directory = try myapp(manifest)
+        let result = try await runSwitchyard(
+            ["run", "--manifest", "myapp/switchyard.json", "--socket", "\(directory)/app.sock", "--state", "\(directory)/app.state"] + extra,
+            in: directory)
+        #expect(result.status == status, "\(result.errorText)")
+        #expect(result.stdout.isEmpty)
+        #expect(!result.errorText.contains("Usage"))
+        #expect(!result.errorText.contains("ready"))
+        #expect(!FileSystem.exists("\(directory)/app.sock"))
+        #expect(!FileSystem.exists("\(directory)/app.state"))
+        return result.errorText
+    }
+
+    /// A mistake in `myapp/switchyard.json`, the README's name for it, and where and what the error says.
+    struct Mistake: Sendable, CustomTestStringConvertible {
+        let id: String
+        let manifest: String
+        let error: String
+        var testDescription: String { id }
+    }
+
+    static let mistakes = [
+        Mistake(
+            id: "unknown-key",
+            manifest: """
+                {
+                  "app": "myapp",
+                  "rot": {"plugin": "main", "type": "main"},
+                  "plugins": [
+                    {"name": "profile", "command": ["python3", "profile.py"]}
+                  ]
+                }
+                """,
+            error: "myapp/switchyard.json:3:3: error: unknown key 'rot' in the manifest; did you mean 'root'?"),
+        Mistake(
+            id: "json-syntax",
+            manifest: """
+                {
+                  "app": "myapp",
+                  "plugins": [
+                    {"name": "profile", "command": ["python3", "profile.py"]},
+                  ]
+                }
+                """,
+            error: "myapp/switchyard.json:5:3: error: not valid JSON: unexpected character ']'"),
+        Mistake(
+            id: "command-string",
+            manifest: """
+                {
+                  "app": "myapp",
+                  "plugins": [
+                    {"name": "profile", "command": "python3 profile.py"}
+                  ]
+                }
+                """,
+            error: "myapp/switchyard.json:4:36: error: 'plugins[0].command': expected an array, found string"),
+        Mistake(
+            id: "duplicate-plugin",
+            manifest: """
+                {
+                  "app": "myapp",
+                  "plugins": [
+                    {"name": "profile", "command": ["python3", "profile.py"]},
+                    {"name": "profile", "command": ["python3", "settings.py"]}
+                  ]
+                }
+                """,
+            error: "myapp/switchyard.json:5:14: error: plugin name 'profile' is used twice"),
+    ]
+
+    @Test(
+        "a manifest mistake (unknown key, JSON syntax, wrong type, a name used twice) is status 65 and an error at its file, line and column, with the line and a caret, no usage text and no byte offset",
+        arguments: mistakes)
+    func manifestMistake(_ mistake: Mistake) async throws {
+        let error = try await Self.refused(mistake.manifest, status: 65)
+        #expect(error.hasPrefix(mistake.error), "\(error)")
+        #expect(!error.contains("byte"))
+        try Troubleshooting.check(mistake.id, error)
+    }
+
+    @Test("unknown keys in nested objects are all reported, in file order; --allow-unknown-keys makes them warnings")
+    func unknownKeys() async throws {
+        // A key with no near neighbour lists the known ones.
+        let nested = try await Self.refused(
+            """
+            {"app": "myapp", "plugins": [
+              {"name": "todos", "product": "DemoTodos", "restart": {"policy": "transient", "maxRestart": 3}, "colour": "red"}
+            ]}
+            """, status: 65)
+        #expect(nested.hasPrefix("myapp/switchyard.json:2:80: error: unknown key 'maxRestart' in plugins[0].restart ('todos'); did you mean 'maxRestarts'?"))
+        #expect(nested.contains("myapp/switchyard.json:2:98: error: unknown key 'colour' in plugins[0] ('todos') (known keys: name, product, command"))
+        #expect(nested.contains("--allow-unknown-keys ignores keys this version does not know"))
+
+        // Forward compatibility: the same kind of manifest (extending the demo) starts, with a warning saying where.
+        let directory = try Self.myapp(#"{"app": "myapp", "colour": "red", "extends": "\#(packageRoot)/Plugins/demo/switchyard.json"}"#)
+        try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
+        let allowed = try await runSwitchyard(
+            ["run", "--manifest", "myapp/switchyard.json", "--allow-unknown-keys", "--script", "try.txt", "--no-socket"], in: directory)
+        #expect(allowed.status == 0, "\(allowed.errorText)")
+        #expect(allowed.stderr.first == "myapp/switchyard.json:1:18: warning: unknown key 'colour' in the manifest ignored (--allow-unknown-keys)")
+    }
+
+    @Test("a name used twice shows both places; replacing an inherited plugin through 'extends' is not a duplicate")
+    func duplicatePlugin() async throws {
+        let mistake = try #require(Self.mistakes.first { $0.id == "duplicate-plugin" })
+        let error = try await Self.refused(mistake.manifest, status: 65)
+        #expect(error.contains("myapp/switchyard.json:4:14: note: 'profile' is first used here"))
+
+        let manifest = try Manifest.load(path: try Self.myapp(
+            #"{"extends": "\#(packageRoot)/Plugins/demo/switchyard.json", "plugins": [{"name": "profile", "command": ["true"]}]}"#) + "/myapp/switchyard.json")
+        #expect(manifest.plugins.filter { $0.name == "profile" }.map(\.command) == [["true"]])
+    }
+
+    @Test("a missing manifest is status 66; without --manifest the demo is found from a subfolder of the checkout, and outside one the error says where it looked")
+    func defaultManifest() async throws {
+        let directory = try Self.myapp("{}")
+        let missing = try await runSwitchyard(["run", "--manifest", "myapp/switchyard.jsn"], in: directory)
+        #expect(missing.status == 66)
+        #expect(missing.errorText == "myapp/switchyard.jsn: error: no such manifest (ENOENT)")
+
+        let outside = try await runSwitchyard(["run"], in: "/tmp")
+        #expect(outside.status == 66)
+        #expect(outside.stdout.isEmpty)
+        #expect(outside.errorText.contains("looked for Plugins/demo/switchyard.json in /tmp, /"))
+        try Troubleshooting.check("no-manifest", outside.errorText)
+
+        // Past the nested package of the external plugin, up to the checkout (as `swift` finds its package).
+        let inside = packageRoot + "/Plugins/external/ProfilePlugin"
+        try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
+        let found = try await runSwitchyard(["run", "--script", directory + "/try.txt", "--no-socket"], in: inside)
+        #expect(found.status == 0, "\(found.errorText)")
+        #expect(found.errorText.contains("switchyard: ready (6/6 plugins"))
+    }
+
+    @Test("a product that is not built: the plugin is unavailable with the command that builds it; the app cannot start without its root (69)")
+    func productNotBuilt() async throws {
+        let result = try await Self.refused(
+            """
+            {
+              "app": "myapp",
+              "root": {"plugin": "profile", "type": "profile"},
+              "plugins": [{"name": "profile", "product": "ProfilePlugin"}]
+            }
+            """, status: 69)
+        let line = try #require(result.split(separator: "\n").first.map(String.init))
+        #expect(line.contains("(build it with `swift build --product ProfilePlugin`)"))
+        #expect(result.contains("switchyard: error: the app cannot start: compositionError (-32017)"))
+        try Troubleshooting.check("product-not-built", line, replacing: [(productsDirectory, "/home/me/switchyard/.build/debug")])
+    }
+
+    @Test("--state in a missing or read-only folder refuses the start (73) with the reason, unless --state-optional")
+    func stateFolder() async throws {
+        let directory = try TestSweep.temporaryDirectory()
+        let demo = packageRoot + "/Plugins/demo/switchyard.json"
+        let refused = try await runSwitchyard(["run", "--manifest", demo, "--state", "state/tree.json", "--socket", "\(directory)/app.sock"], in: directory)
+        #expect(refused.status == 73)
+        #expect(refused.stdout.isEmpty)
+        #expect(!FileSystem.exists("\(directory)/state"))
+        #expect(!FileSystem.exists("\(directory)/app.sock"))
+        try Troubleshooting.check("state-folder", refused.errorText)
+
+        try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
+        let optional = try await runSwitchyard(
+            ["run", "--manifest", demo, "--state", "state/tree.json", "--state-optional", "--script", "try.txt", "--no-socket"], in: directory)
+        #expect(optional.status == 0, "\(optional.errorText)")
+        #expect(optional.errorText.contains(
+            "WARNING running without persistence (--state-optional): cannot keep the state in state/tree.json: the folder state does not exist"))
+        #expect(!FileSystem.exists("\(directory)/state"))
+    }
+
+    @Test(
+        "--state in a read-only folder refuses the start (73), naming EACCES",
+        .enabled(if: getuid() != 0 || FileSystem.exists("/usr/bin/setpriv"), "as root, needs setpriv to run as a user a folder's mode binds"))
+    func stateFolderReadOnly() async throws {
+        // Readable by anyone (the manifest, the binary), writable by no one but root.
+        let directory = try TestSweep.temporaryDirectory(mode: 0o755)
+        try FileSystem.makeDirectory(directory + "/ro", mode: 0o555)
+        try FileSystem.setPermissions(directory + "/ro", 0o555)
+        try #"{"app": "ro", "plugins": []}"#.write(toFile: directory + "/m.json", atomically: true, encoding: .utf8)
+        chmod(directory + "/m.json", 0o644)
+        var command = ["run", "--manifest", directory + "/m.json", "--state", directory + "/ro/tree.json", "--no-socket"]
+        var executable = product("switchyard")
+        if getuid() == 0 {
+            let binary = directory + "/switchyard"
+            try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
+            chmod(binary, 0o755)
+            command = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + command
+            executable = "/usr/bin/setpriv"
+        }
+        let process = try CLIProcess(command, executable: executable, currentDirectory: directory)
+        process.closeStdin()
+        #expect(try await process.waitForExit() == 73)
+        #expect(process.stderr.first == "switchyard: error: cannot keep the state in \(directory)/ro/tree.json: the folder \(directory)/ro is not writable (EACCES)")
+        #expect(FileSystem.listDirectory(directory + "/ro").isEmpty)
+    }
+}
