@@ -179,7 +179,10 @@ struct ErrorTableTests {
     /// A plugin (misbehave "intruder", when pinged) navigating an instance of another plugin.
     static func notOwner() async throws -> ResponseError? {
         let logs = LogCapture()
-        let intruder = TestPlugins.misbehave("intruder", ["--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "popLast"}]}"#])
+        // No heartbeat: a heartbeat ping during a slow start-up would make it navigate before the root exists.
+        var quiet = LimitOverrides()
+        quiet.heartbeatIntervalMs = 0
+        let intruder = TestPlugins.misbehave("intruder", ["--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "popLast"}]}"#], limits: quiet)
         return try await withLab(extra: [intruder], logs: logs) { host in
             _ = try await host.ping("intruder")
             try await logs.waitFor("misbehave: navigate answered")

@@ -132,9 +132,13 @@ struct NavigationIntegrationTests {
     @Test("a plugin trying to change another plugin's instance is refused with notOwner")
     func notOwner() async throws {
         let logs = LogCapture()
+        // No heartbeat: the intruder navigates on every ping, and one during a slow start-up (a loaded machine) would
+        // name instance #1 before the root exists. Only the test's own ping, after the start, may trigger it.
+        var quiet = LimitOverrides()
+        quiet.heartbeatIntervalMs = 0
         let intruder = TestPlugins.misbehave("intruder", [
             "--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "setRoot", "route": "authenticated", "params": {"user": "eve"}}]}"#,
-        ])
+        ], limits: quiet)
         try await withHost(TestPlugins.demo(extra: [intruder]), root: TestPlugins.demoRoot, logs: logs) { host in
             let before = await host.snapshot()
             _ = try await host.ping("intruder")
