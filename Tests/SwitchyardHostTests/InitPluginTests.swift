@@ -1,0 +1,183 @@
+import Glibc
+import SwitchyardHostTestSupport
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// `switchyard init plugin` as an author uses it: the plugin it writes, in each language and with each kind of root,
+/// built or installed as its own files say, runs its scenario through the real CLI and real plugin processes, and
+/// passes its own test.
+@Suite("switchyard init plugin: the generated plugins", .heavy, .timeLimit(.minutes(15)))
+struct InitPluginTests {
+    static let name = "orders"
+
+    /// Writes a plugin with `switchyard init plugin` into a fresh temporary folder (the SDK from this checkout, by
+    /// path) and returns the folder.
+    static func generate(_ language: String, _ kind: String) async throws -> String {
+        let directory = try TestSweep.temporaryDirectory() + "/" + name
+        let result = try await CLITests.run([
+            "init", "plugin", name, "--language", language, "--type", kind, "--directory", directory, "--switchyard-path", packageRoot,
+        ])
+        try #require(result.status == 0, "init plugin failed:\n\((result.stdout + result.stderr).joined(separator: "\n"))")
+        return directory
+    }
+
+    /// The command that starts the generated plugin, as its switchyard.json has it, made absolute: what a
+    /// conformance checker is pointed at.
+    static func pluginCommand(_ language: String, in directory: String, python: String = TestPlugins.python) -> [String] {
+        switch language {
+        case "swift": [directory + "/.build/debug/" + name]
+        case "python": [python, directory + "/" + name + ".py"]
+        default: [TestPlugins.node, directory + "/" + name + ".js"]
+        }
+    }
+
+    /// Runs a command to its end in `directory` (bounded by `seconds`); throws its output unless it exits 0, since
+    /// every later step needs this one.
+    @discardableResult
+    static func expectSuccess(
+        _ command: [String], in directory: String, environment: [String: String] = [:], seconds: Double = max(defaultTimeout, 120)
+    ) async throws -> CLIProcess {
+        let process = try CLIProcess(Array(command.dropFirst()), executable: command[0], environment: environment, currentDirectory: directory)
+        process.closeStdin()
+        let status = try await process.waitForExit(seconds: seconds)
+        try #require(status == 0, "\(command.joined(separator: " ")) exited with \(status):\n\((process.stdout + process.stderr).joined(separator: "\n"))")
+        return process
+    }
+
+    /// Starts the plugin by ``pluginCommand(_:in:python:)`` alone, without a host, and checks its handshake answer
+    /// declares the app's root type, and that it exits at the end of its stdin: the command is right.
+    static func expectHandshake(_ command: [String], in directory: String, rootType: String) async throws {
+        let plugin = try CLIProcess(Array(command.dropFirst()), executable: command[0], currentDirectory: directory)
+        let initialize = InitializeRequest.Params(
+            protocolVersions: ProtocolVersion.supported, host: PluginInfo(name: "switchyard-test", version: "0"), pluginName: name,
+            limits: .defaults)
+        plugin.send(String(decoding: Message.request(id: .number(1), method: InitializeRequest.method, params: try Coding.encode(initialize)).encodedLine(), as: UTF8.self))
+        let answer = try JSONParser.parse(try await plugin.stdoutLine(0))
+        plugin.closeStdin()
+        #expect(try await plugin.waitForExit() == 0)
+        let types = answer["result"]?["coordinators"]?.arrayValue?.compactMap { $0["type"]?.stringValue }
+        #expect(types?.contains(rootType) == true, "\(answer)")
+    }
+
+    static func rootType(_ kind: String) -> String { ["tabs": name + "Tabs", "wrapper": name + "Navigation"][kind] ?? name }
+
+    /// Runs the generated scenario against the generated manifest, in the plugin's folder as its author would, and
+    /// checks the app started from the kind of root asked for.
+    static func runScenario(in directory: String, kind: String, environment: [String: String] = [:]) async throws {
+        let run = try await expectSuccess(
+            [product("switchyard"), "run", "--manifest", "switchyard.json", "--script", "scenario.txt", "--json", "--no-socket"],
+            in: directory, environment: environment)
+        let tree = try CLITests.lastJSONLine(run.stdout)
+        #expect(tree.instances.first?.type == rootType(kind))
+        #expect(tree.find(name, name)?.entries == [], "the scenario ends at the stack's root")
+        #expect(run.stdout.contains("ok: expect error rejectedByGuard switchyard://\(kind == "tabs" ? "browse/" : "")item/0"))
+    }
+
+    static var executableSearchPath: String { SystemProcess.environmentValue("PATH") ?? "/usr/bin:/bin" }
+
+    @Test("Python: the script on the pip-installed SDK runs its scenario and passes its unittest", arguments: ["stack", "tabs", "wrapper"])
+    func python(kind: String) async throws {
+        let environment = try await SDKInstall.pythonEnvironment()
+        let directory = try await Self.generate("python", kind)
+        // The manifest runs `python3` from the PATH: the virtual environment's, as after `. .venv/bin/activate`.
+        try await Self.runScenario(in: directory, kind: kind, environment: ["PATH": environment + ":" + Self.executableSearchPath])
+        try await Self.expectHandshake(Self.pluginCommand("python", in: directory, python: environment + "/python3"), in: directory, rootType: Self.rootType(kind))
+        let test = try await Self.expectSuccess([environment + "/python3", "-m", "unittest", "-v"], in: directory)
+        #expect(test.stderr.contains("OK"), "\(test.stderr)")
+        #expect(test.stderr.contains { $0.hasPrefix("test_guard_refuses_item_zero") && $0.hasSuffix("ok") })
+    }
+
+    @Test("Node: the script on the npm-installed SDK runs its scenario and passes its node:test test", arguments: ["stack", "tabs", "wrapper"])
+    func node(kind: String) async throws {
+        let directory = try await Self.generate("node", kind)
+        guard let npm = FileSystem.findExecutable("npm", path: Self.executableSearchPath) else {
+            throw TestFailure("npm is not on the PATH (Debian: apt-get install npm)")
+        }
+        // package.json names the SDK by a file: path; --install-links copies it as a registry install would.
+        try await Self.expectSuccess([npm, "install", "--offline", "--install-links", "--no-audit", "--no-fund"], in: directory)
+        try await Self.runScenario(in: directory, kind: kind)
+        try await Self.expectHandshake(Self.pluginCommand("node", in: directory), in: directory, rootType: Self.rootType(kind))
+        let test = try await Self.expectSuccess([npm, "test"], in: directory)
+        #expect(test.stdout.contains("# fail 0"), "\(test.stdout)")
+    }
+
+    /// Where every generated Swift package builds: shared, and kept between test runs (it is in the checkout's
+    /// ignored `.build-*` folders), so only the first build compiles the SDK.
+    static let swiftScratch = packageRoot + "/.build-init-plugin"
+
+    @Test("Swift: the package builds against this checkout, runs its scenario and passes its Swift Testing test",
+          .serialized, arguments: ["stack", "tabs", "wrapper"])
+    func swift(kind: String) async throws {
+        let directory = try await Self.generate("swift", kind)
+        let manifest = String(decoding: try FileSystem.readFile(directory + "/Package.swift"), as: UTF8.self)
+        #expect(manifest.contains(#".package(name: "Switchyard", path: "\#(packageRoot)")"#))
+        #expect(!manifest.contains("SwitchyardHost") && !manifest.contains("SwitchyardUV"))
+        // Built in the shared scratch folder, named by its real path: the compiler's module cache records paths, so
+        // reaching it through each package's own .build would make every build a different one. The symlink is for
+        // switchyard.json, whose command is .build/debug/orders.
+        try FileSystem.makeDirectory(Self.swiftScratch, mode: 0o755)
+        try #require(symlink(Self.swiftScratch, directory + "/.build") == 0, "symlink: errno \(errno)")
+        let scratch = ["--scratch-path", Self.swiftScratch]
+        try await Self.expectSuccess(["swift", "build", "--build-tests"] + scratch, in: directory, seconds: 540)
+        try await Self.runScenario(in: directory, kind: kind)
+        try await Self.expectHandshake(Self.pluginCommand("swift", in: directory), in: directory, rootType: Self.rootType(kind))
+        let test = try await Self.expectSuccess(["swift", "test", "--skip-build"] + scratch, in: directory, seconds: 120)
+        #expect((test.stdout + test.stderr).contains { $0.contains("Test run with") && $0.contains("passed") }, "\(test.stdout)")
+    }
+}
+
+/// The arguments and the one rule that protects an author's work: nothing is ever overwritten.
+@Suite("switchyard init plugin: arguments and existing files", .timeLimit(.minutes(2)))
+struct InitPluginArgumentTests {
+    @Test("an existing file is never overwritten: the error names it, and nothing is written")
+    func refusesToOverwrite() async throws {
+        let directory = try TestSweep.temporaryDirectory()
+        try FileSystem.writeFileAtomically(directory + "/scenario.txt", Array("mine\n".utf8), mode: 0o644)
+        let result = try await CLITests.run(["init", "plugin", "orders", "--language", "python", "--directory", directory, "--switchyard-path", packageRoot])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains { $0.contains("refusing to overwrite \(directory)/scenario.txt") }, "\(result.stderr)")
+        #expect(try FileSystem.readFile(directory + "/scenario.txt") == Array("mine\n".utf8))
+        #expect(FileSystem.listDirectory(directory) == ["scenario.txt"], "all or nothing: no other file was written")
+    }
+
+    @Test("a second init into the same folder names every file it would overwrite")
+    func secondInit() async throws {
+        let directory = try TestSweep.temporaryDirectory() + "/orders"
+        let arguments = ["init", "plugin", "orders", "--language", "node", "--directory", directory, "--switchyard-path", packageRoot]
+        let first = try await CLITests.run(arguments)
+        #expect(first.status == 0, "\(first.stderr)")
+        #expect(first.stdout.contains("  test/orders.test.js"))
+        let second = try await CLITests.run(arguments)
+        #expect(second.status != 0)
+        #expect(second.stderr.contains { $0.contains("\(directory)/package.json, \(directory)/orders.js") }, "\(second.stderr)")
+    }
+
+    @Test("bad arguments are refused with what to do", arguments: [
+        (["Orders", "--language", "swift"], "must be lowercase letters and digits"),
+        (["orders--x", "--language", "swift"], "words joined by one '-' or '_'"),
+        (["orders", "--language", "ruby"], "Please provide one of 'swift', 'python' or 'node'"),
+        (["orders", "--language", "python", "--switchyard-url", "https://example.invalid/switchyard.git"], "--switchyard-url is for --language swift"),
+        (["orders", "--language", "node", "--switchyard-path", "/tmp"], "is not a Switchyard checkout"),
+    ])
+    func badArguments(arguments: [String], message: String) async throws {
+        let directory = try TestSweep.temporaryDirectory()
+        let result = try await CLITests.run(["init", "plugin"] + arguments + ["--directory", directory + "/plugin"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains { $0.contains(message) }, "\(result.stderr)")
+        #expect(!FileSystem.exists(directory + "/plugin"))
+    }
+
+    @Test("--switchyard-url makes a Swift package that depends on a release by URL and version")
+    func releasedDependency() async throws {
+        let directory = try TestSweep.temporaryDirectory() + "/orders"
+        let result = try await CLITests.run([
+            "init", "plugin", "orders", "--language", "swift", "--directory", directory, "--switchyard-url", "https://example.invalid/team/switchyard.git",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let manifest = String(decoding: try FileSystem.readFile(directory + "/Package.swift"), as: UTF8.self)
+        #expect(manifest.contains(#".package(url: "https://example.invalid/team/switchyard.git", from: "0.1.0")"#))
+        #expect(manifest.contains(#".product(name: "SwitchyardPlugin", package: "switchyard")"#))
+    }
+}
