@@ -112,7 +112,7 @@ struct InitPluginTests {
     func swift(kind: String) async throws {
         let directory = try await Self.generate("swift", kind)
         let manifest = String(decoding: try FileSystem.readFile(directory + "/Package.swift"), as: UTF8.self)
-        #expect(manifest.contains(#".package(name: "Switchyard", path: "\#(packageRoot)")"#))
+        #expect(manifest.contains(#".package(name: "Switchyard", path: "\#(FileSystem.realPath(packageRoot) ?? packageRoot)")"#))
         #expect(!manifest.contains("SwitchyardHost") && !manifest.contains("SwitchyardUV"))
         // Built in the shared scratch folder, named by its real path: the compiler's module cache records paths, so
         // reaching it through each package's own .build would make every build a different one. The symlink is for
@@ -160,6 +160,7 @@ struct InitPluginArgumentTests {
         (["orders", "--language", "ruby"], "Please provide one of 'swift', 'python' or 'node'"),
         (["orders", "--language", "python", "--switchyard-url", "https://example.invalid/switchyard.git"], "--switchyard-url is for --language swift"),
         (["orders", "--language", "node", "--switchyard-path", "/tmp"], "is not a Switchyard checkout"),
+        (["switchyard", "--language", "python"], "would be switchyard.py, which hides the module 'switchyard'"),
     ])
     func badArguments(arguments: [String], message: String) async throws {
         let directory = try TestSweep.temporaryDirectory()

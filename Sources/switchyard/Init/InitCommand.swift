@@ -58,8 +58,15 @@ struct InitPluginCommand: ParsableCommand {
         }
     }
 
+    /// Modules the Python plugin or its test imports: a plugin file of the same name, first on `sys.path`, would
+    /// be imported instead of them.
+    private static let pythonImports: Set = ["switchyard", "json", "os", "queue", "subprocess", "sys", "threading", "unittest"]
+
     func run() throws {
         let names = try PluginNames(name)
+        if language == .python && Self.pythonImports.contains(names.snake) {
+            throw ValidationError("a Python plugin named '\(name)' would be \(names.snake).py, which hides the module '\(names.snake)' its code or test imports; choose another name")
+        }
         let template = PluginTemplate(names: names, kind: kind, sdk: try sdkSource())
         let directory = self.directory ?? name
         let files = template.files(for: language)

@@ -75,9 +75,10 @@ struct PluginTemplate {
             return ["cd \(directory)", "swift build && swift test", run]
         case .python:
             return [
+                "cd \(directory)",
                 "python3 -m venv .venv && . .venv/bin/activate   # once; Debian: apt-get install python3-venv",
                 "pip install \(checkout ?? "SWITCHYARD")/Protocol/sdk/python",
-                "cd \(directory) && python3 -m unittest", run,
+                "python3 -m unittest", run,
             ]
         case .node:
             return ["cd \(directory)", "npm install && npm test", run]
