@@ -113,7 +113,7 @@ struct InitPluginCommand: ParsableCommand {
     static func write(_ files: [GeneratedFile], into directory: String) throws {
         let existing = files.map { directory + "/" + $0.path }.filter(FileSystem.exists)
         guard existing.isEmpty else {
-            throw RunFailure(message: "refusing to overwrite \(existing.joined(separator: ", ")): choose another --directory or move "
+            throw RunFailure(.cannotCreate, message: "refusing to overwrite \(existing.joined(separator: ", ")): choose another --directory or move "
                 + (existing.count == 1 ? "it" : "them") + " away")
         }
         for file in files {
@@ -122,9 +122,9 @@ struct InitPluginCommand: ParsableCommand {
                 try FileSystem.makeDirectory(FileSystem.parentDirectory(of: path), mode: 0o755)
                 try FileSystem.createFile(path, Array(file.text.utf8), mode: file.isExecutable ? 0o755 : 0o644)
             } catch where error.alreadyExists {
-                throw RunFailure(message: "refusing to overwrite \(path): it appeared while the plugin was being written")
+                throw RunFailure(.cannotCreate, message: "refusing to overwrite \(path): it appeared while the plugin was being written")
             } catch {
-                throw RunFailure(message: "cannot write \(path): \(error)")
+                throw RunFailure(.cannotCreate, message: "cannot write \(path): \(error)")
             }
         }
     }

@@ -70,18 +70,19 @@ struct PluginTemplate {
     /// The commands that take the new folder to a plugin running in an app, in order.
     func nextSteps(for language: PluginLanguage, directory: String) -> [String] {
         let run = "switchyard run --manifest switchyard.json --script scenario.txt   # or without --script, interactive"
+        let check = "switchyard check-plugin --manifest-entry switchyard.json:\(names.plugin)   # the protocol, checked"
         switch language {
         case .swift:
-            return ["cd \(directory)", "swift build && swift test", run]
+            return ["cd \(directory)", "swift build && swift test", run, check]
         case .python:
             return [
                 "cd \(directory)",
                 "python3 -m venv .venv && . .venv/bin/activate   # once; Debian: apt-get install python3-venv",
                 "pip install \(checkout ?? "SWITCHYARD")/Protocol/sdk/python",
-                "python3 -m unittest", run,
+                "python3 -m unittest", run, check,
             ]
         case .node:
-            return ["cd \(directory)", "npm install && npm test", run]
+            return ["cd \(directory)", "npm install && npm test", run, check]
         }
     }
 
