@@ -308,6 +308,15 @@ let package = Package(
     swiftLanguageModes: [.v6]
 )
 
+// MARK: - Documentation
+
+// The DocC plugin, only when asked for: SwiftPM compiles every plugin in the graph before each first build, so as a
+// plain dependency it would cost every plugin package that depends on this one two more clones and ~30 s.
+//   SWITCHYARD_DOCS=1 swift package generate-documentation --target SwitchyardPlugin
+if Context.environment["SWITCHYARD_DOCS"] != nil {
+    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
+}
+
 // MARK: - Package-wide settings
 
 for target in package.targets where target.type != .system {

@@ -5,7 +5,7 @@ public import SwitchyardProtocol
 /// It works without stdio, so plugin logic is testable in-process: feed it `coordinator/*` params, or drive it over
 /// the protocol with `PluginTestConnection` from the `SwitchyardPluginTesting` product.
 ///
-/// Every coordinator it creates or adopts knows its core (through its route wrappers, see ``owner(of:)``), so
+/// Every coordinator it creates or adopts knows its core (through its route wrappers, see `owner(of:)`), so
 /// routers, chains and `instanceID` need no global: two cores in one process (two plugins under test) stay apart.
 @MainActor
 public final class PluginCore {
@@ -24,7 +24,9 @@ public final class PluginCore {
         let declaration: CoordinatorDeclaration
     }
 
+    /// The plugin's name, as it reports it in `initialize` (the manifest's name may differ; the host uses that one).
     public let name: String
+    /// The plugin's version, reported in `initialize` and shown by `switchyard status`.
     public let version: String
     private var types: [String: TypeInfo] = [:]
     private var typeOrder: [String] = []
@@ -36,6 +38,8 @@ public final class PluginCore {
     /// The deep link a route factory is running for, if any.
     public private(set) var currentLink: DeepLinkContext?
 
+    /// A core serving `coordinators`: each type's declaration is read once here, from a prototype instance. Most
+    /// plugins never call this: ``Plugin/run()`` makes and serves the core.
     public init(name: String, version: String, coordinators: [any Coordinatable.Type]) {
         self.name = name
         self.version = version
@@ -131,8 +135,12 @@ public final class PluginCore {
 
     // MARK: - Instances
 
+    /// The host's id of one of this core's coordinator objects; nil for an object the host has not created (yet).
     public func instanceID(of object: AnyObject) -> InstanceID? { ids[ObjectIdentifier(object)] }
+    /// The coordinator object of an instance, for tests and tools that look past the protocol
+    /// (`core.object(InstanceID(1)) as? TodosCoordinator`).
     public func object(_ id: InstanceID) -> (any Coordinatable)? { instances[id] }
+    /// How many instances the core holds: destroyed ones are released, so a test can check nothing leaks.
     public var instanceCount: Int { instances.count }
 
     /// Keeps a local child coordinator until the host creates its instance (same parent and route, in order).
@@ -310,10 +318,16 @@ public final class PluginCore {
 /// Plugin("todos", version: "1.0.0", coordinators: [TodosCoordinator.self]).run()
 /// ```
 public struct Plugin: Sendable {
+    /// The name reported in `initialize`. The host addresses the plugin by its manifest's name; keeping the two the
+    /// same keeps logs and errors unambiguous.
     public let name: String
+    /// The version reported in `initialize` and shown by `switchyard status`.
     public let version: String
     private let makeTypes: @MainActor @Sendable () -> [any Coordinatable.Type]
 
+    /// Names the plugin and lists every coordinator type it serves, child types included: a type missing from the
+    /// list cannot be created, even as another type's child. The list is read on the main actor when the plugin
+    /// starts, so declaring a `Plugin` (as a global, say) costs nothing.
     public init(_ name: String, version: String = "1.0.0", coordinators: @autoclosure @escaping @MainActor @Sendable () -> [any Coordinatable.Type]) {
         self.name = name
         self.version = version

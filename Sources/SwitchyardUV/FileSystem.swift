@@ -50,6 +50,20 @@ public enum FileSystem {
 
     private static let temporaryCounter = Atomic<Int>(0)
 
+    /// Creates `path` with `bytes`, failing with `EEXIST` (``UVError/alreadyExists``) if anything is there already,
+    /// even a file that appeared after the caller looked: the check and the creation are one `open(O_EXCL)`, so a
+    /// generator never overwrites a user's file. A failed write removes the partial file.
+    public static func createFile(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(UVError) {
+        let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
+        if fd < 0 { throw UVError(errno: errno, operation: "create \(path)") }
+        let failure = writeFully(bytes) { Glibc.write(fd, $0, $1) }
+        Glibc.close(fd)
+        if failure != 0 {
+            unlink(path)
+            throw UVError(errno: failure, operation: "write \(path)")
+        }
+    }
+
     public static func parentDirectory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         return slash == path.startIndex ? "/" : String(path[..<slash])

@@ -33,6 +33,7 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
 
     public var isBrokenPipe: Bool { code == UV_EPIPE.rawValue || code == UV_ECONNRESET.rawValue }
     public var isNotFound: Bool { code == UV_ENOENT.rawValue }
+    public var alreadyExists: Bool { code == UV_EEXIST.rawValue }
     public var isAddressInUse: Bool { code == UV_EADDRINUSE.rawValue }
     public var isConnectionRefused: Bool { code == UV_ECONNREFUSED.rawValue }
     public var isPermissionDenied: Bool { code == UV_EACCES.rawValue || code == UV_EPERM.rawValue }

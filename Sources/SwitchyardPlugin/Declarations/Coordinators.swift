@@ -7,6 +7,9 @@ public import SwitchyardProtocol
 /// no side effects (the runtime builds a prototype to read the declarations, and a fresh object per instance).
 @MainActor
 public protocol Coordinatable: AnyObject, RouteOutput {
+    /// Makes a fresh instance. The runtime calls it for a prototype (to read the route wrappers' declarations) and
+    /// for every instance the host creates, so it must be cheap and free of side effects; do set-up that needs the
+    /// instance's identity or params in ``didCreate(_:)``.
     init()
     /// The type's name in the route table. Default: the class name without a `Coordinator` suffix, first letter
     /// lowercased (`TodosCoordinator` → `todos`).
@@ -19,23 +22,35 @@ public protocol Coordinatable: AnyObject, RouteOutput {
     func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason)
 }
 
-/// Why and where an instance was created.
+/// Why and where an instance was created, handed to ``Coordinatable/didCreate(_:)``.
 public struct CreationContext: Sendable {
+    /// The host's id for this instance: what the tree, chains and `tree/query` call it.
     public let instance: InstanceID
+    /// `new` (a route opened it), `restart` (a chain's `restart` step: the same instance, its flow begun again) or
+    /// `restore` (after this plugin restarted, or the host started from a state file: the tree still shows what the
+    /// instance showed, so no factory runs and only ``StatefulCoordinator/state`` comes back).
     public let reason: CoordinatorCreateRequest.Reason
+    /// The params the opening route passed (another plugin's ``PluginCoordinator/params``, or the state a local
+    /// child coordinator was handed over with).
     public let params: JSONValue?
+    /// The instance and route that opened this one; nil for the tree's root.
     public let parent: CoordinatorCreateRequest.Parent?
 }
 
 extension Coordinatable {
+    /// The class name without a `Coordinator` suffix, first letter lowercased: `TodosCoordinator` → `todos`. Declare
+    /// `static let typeName` to pick another (the name is part of the plugin's contract with manifests and routes).
     public static var typeName: String {
         var name = String(describing: Self.self)
         if name.hasSuffix("Coordinator") && name != "Coordinator" { name.removeLast("Coordinator".count) }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
 
+    /// Does nothing: most coordinators need no set-up beyond `init()`.
     public func didCreate(_ context: CreationContext) {}
+    /// Does nothing: an instance without resources of its own needs no tear-down.
     public func didDestroy() {}
+    /// Does nothing: the tree already reflects the removal; implement it to react (save a draft, log analytics).
     public func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason) {}
 
     /// A child coordinator of this plugin: handed to the host, which then creates its instance here.
@@ -62,13 +77,16 @@ extension Coordinatable {
 /// ```
 @MainActor
 public protocol StackCoordinator: Coordinatable {
+    /// `@Route`: an entry pushed or presented on the stack (see ``StackRoute``).
     typealias Route = StackRoute
+    /// `@Root`: a possible root of the stack (see ``StackRoot``).
     typealias Root = StackRoot
     /// The root to show when an instance is created. Default (nil): the first declared root without input.
     func initialRoot() -> RootSelection<Self>?
 }
 
 extension StackCoordinator {
+    /// Nil: the stack starts with the first declared root that takes no input.
     public func initialRoot() -> RootSelection<Self>? { nil }
 
     /// A root with its input, for ``initialRoot()``: `.root(\.authenticated, user)`.
@@ -76,6 +94,8 @@ extension StackCoordinator {
         RootSelection(route: self[keyPath: keyPath], input: input)
     }
 
+    /// A root without input, for ``initialRoot()``: `.root(\.unauthenticated)`, when the choice depends on
+    /// something known only at run time (a stored session, a launch argument).
     public func root<Output>(_ keyPath: KeyPath<Self, StackRoot<Self, NoInput, Output>>) -> RootSelection<Self> {
         RootSelection(route: self[keyPath: keyPath], input: NoInput())
     }
@@ -106,6 +126,7 @@ public struct RootSelection<C: StackCoordinator> {
 /// ```
 @MainActor
 public protocol TabsCoordinator: Coordinatable {
+    /// `@Tab`: one tab, in declaration order (see ``TabRoute``).
     typealias Tab = TabRoute
     /// The tab selected at creation. Default (nil): the first.
     func initialTab() -> String?
@@ -114,7 +135,9 @@ public protocol TabsCoordinator: Coordinatable {
 }
 
 extension TabsCoordinator {
+    /// Nil: the first tab is selected.
     public func initialTab() -> String? { nil }
+    /// Does nothing: the host already moved the selection; implement it to react to a re-tap.
     public func tabSelected(_ tab: String, isRepeat: Bool) {}
 
     /// The name of a tab, for ``initialTab()``: `tab(\.projects)`.
@@ -124,6 +147,7 @@ extension TabsCoordinator {
 /// Exactly one child (Stinsen's `ViewWrapperCoordinator` / `NavigationViewCoordinator`).
 @MainActor
 public protocol WrapperCoordinator: Coordinatable {
+    /// `@Child`: the wrapper's one child (see ``ChildRoute``).
     typealias Child = ChildRoute
 }
 
@@ -134,7 +158,11 @@ public protocol WrapperCoordinator: Coordinatable {
 /// any plain data type.
 @MainActor
 public protocol StatefulCoordinator: Coordinatable {
+    /// What survives a restart: keep it small and plain (it travels with every answer and goes to the state file),
+    /// and derive everything else from it.
     associatedtype State: Codable
+    /// The current state. Change it in factories and hooks; the SDK sends it with the next answer, and sets it
+    /// before ``Coordinatable/didCreate(_:)`` when the host restores the instance.
     var state: State { get set }
 }
 
@@ -150,15 +178,21 @@ public protocol DeepLinkHandling: Coordinatable {
 
 /// The segments of a deep link not consumed yet (Coordinator's `remainingRoutes`), and its query.
 public struct DeepLinkCursor: Sendable {
+    /// The segments after the ones this coordinator's ancestors consumed, percent-decoded.
     public private(set) var remaining: ArraySlice<String>
+    /// The link's query items (`?highlight=1`), the same at every hop.
     public let query: [String: String]
+    /// How many segments ``next()`` took: what the host skips before the next hop.
     public private(set) var consumed = 0
 
+    /// A cursor over `segments`; the SDK makes one per `coordinator/deepLink`, a unit test of
+    /// ``DeepLinkHandling/handleDeepLink(_:)`` makes its own.
     public init(segments: [String], query: [String: String] = [:]) {
         remaining = segments[...]
         self.query = query
     }
 
+    /// The next segment, without taking it: to decide before consuming.
     public var first: String? { remaining.first }
 
     /// Takes the next segment.
@@ -171,9 +205,12 @@ public struct DeepLinkCursor: Sendable {
 
 /// The route a deep-link hop takes.
 public struct DeepLinkDecision: Sendable {
+    /// The name of one of the type's routes; the host checks it exists and applies it like any route.
     public let route: String
+    /// The route's params, checked against its declaration like a chain's.
     public let params: JSONValue?
 
+    /// The route to take, and its params.
     public init(route: String, params: JSONValue? = nil) {
         self.route = route
         self.params = params
@@ -182,6 +219,8 @@ public struct DeepLinkDecision: Sendable {
 
 /// Rejects a deep link in ``DeepLinkHandling/handleDeepLink(_:)``.
 public struct DeepLinkRejection: Error, Sendable {
+    /// Why the link is invalid: the message of the `-32014 deepLinkInvalid` the caller gets.
     public let reason: String
+    /// A rejection with the reason a user or a log reader needs.
     public init(_ reason: String) { self.reason = reason }
 }

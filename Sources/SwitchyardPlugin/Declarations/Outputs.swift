@@ -19,19 +19,26 @@ public struct OutputContext {
 
 /// A screen: a name the UI shell maps to a view, and its properties.
 public struct Screen: RouteOutput, Sendable, Equatable {
+    /// What the UI shell looks the view up by. The host never interprets it; prefix it with the plugin's domain
+    /// (`OrdersItem`) so two plugins' screens cannot collide in one shell.
     public var name: String
+    /// The view's data, as JSON: it is stored in the tree (and the state file), so give the view what it needs to
+    /// show itself, ids rather than whole records.
     public var props: JSONValue?
 
+    /// A screen with properties given as an object literal: `Screen("Todo", ["id": .string(id)])`.
     public init(_ name: String, _ props: JSONObject = [:]) {
         self.name = name
         self.props = props.isEmpty ? nil : .object(props)
     }
 
+    /// A screen whose properties are any JSON value, or none.
     public init(_ name: String, props: JSONValue?) {
         self.name = name
         self.props = props
     }
 
+    /// A screen goes to the host as it is.
     public func routeContent(_ context: OutputContext) -> RouteContent {
         .screen(ScreenDescriptor(name: name, props: props))
     }
@@ -40,11 +47,17 @@ public struct Screen: RouteOutput, Sendable, Equatable {
 /// Another plugin's coordinator, with the params its plugin creates it with. The route declares which type it opens
 /// (`target:`), so the host can check the answer and validate deep links statically.
 public struct PluginCoordinator: RouteOutput, Sendable, Equatable {
+    /// What the other plugin's coordinator is created with (its ``CreationContext/params``): the contract between
+    /// the two plugins, so keep it to ids and options.
     public var params: JSONValue?
 
+    /// Opens the route's target with `params` (none by default).
     public init(params: JSONValue? = nil) { self.params = params }
+    /// Opens the route's target with params given as an object literal: `PluginCoordinator(["id": .string(id)])`.
     public init(_ params: JSONObject) { self.params = .object(params) }
 
+    /// The route's declared target with these params; fails if the route declares no `target:`, since the host
+    /// could not have checked where it leads.
     public func routeContent(_ context: OutputContext) throws -> RouteContent {
         guard let target = context.core?.target(of: context.route, parent: context.parent) else {
             throw ResponseError(.internalError, "route '\(context.route)' returns a PluginCoordinator but declares no target")
@@ -55,9 +68,12 @@ public struct PluginCoordinator: RouteOutput, Sendable, Equatable {
 
 /// A reference to another plugin's coordinator type, for `@Route(…, target:)`.
 public struct PluginTarget: Sendable, Equatable {
+    /// The plugin's name in the manifest (not its executable's name).
     public let plugin: String
+    /// The coordinator type, as that plugin declares it.
     public let type: String
 
+    /// `.coordinator("project", in: "projects")`: reads as the route declaration it is part of.
     public static func coordinator(_ type: String, in plugin: String) -> PluginTarget {
         PluginTarget(plugin: plugin, type: type)
     }
@@ -68,23 +84,46 @@ public struct PluginTarget: Sendable, Equatable {
 /// Thrown by a route factory, it rejects the route like a guard: the host answers `-32013 rejectedByGuard` and the
 /// tree stays exactly as it was.
 public struct Rejection: Error, Sendable, CustomStringConvertible {
+    /// Why: the message of the error the navigation fails with, shown to whoever asked (a user, a script, a log).
     public let reason: String
+    /// A rejection with the reason the caller will see.
     public init(_ reason: String) { self.reason = reason }
+    /// The reason, so a rejection prints as what it says.
     public var description: String { reason }
 }
 
 /// The input of a route that takes none.
 public struct NoInput: Codable, Sendable, Equatable {
+    /// The one value; chains pass it for routes whose factory takes no parameter.
     public init() {}
 }
 
 /// A single-value route input (`route(to: \.todo, "42")`), sent as one named param.
+///
+/// The param's name is the route's `param:`, else its deep-link pattern's first capture (`todo/:id` → `id`), else
+/// `value`; its declared type comes from here, so the host checks it and converts deep-link captures to it.
 public protocol RouteParameter: Codable, Sendable {
+    /// The JSON type declared in the route table for this input.
     static var paramType: ParamType { get }
 }
 
-extension String: RouteParameter { public static var paramType: ParamType { .string } }
-extension Int: RouteParameter { public static var paramType: ParamType { .integer } }
-extension Int64: RouteParameter { public static var paramType: ParamType { .integer } }
-extension Double: RouteParameter { public static var paramType: ParamType { .number } }
-extension Bool: RouteParameter { public static var paramType: ParamType { .boolean } }
+extension String: RouteParameter {
+    /// `string`.
+    public static var paramType: ParamType { .string }
+}
+extension Int: RouteParameter {
+    /// `integer`: the host turns the capture `42` into 42 and refuses `abc`.
+    public static var paramType: ParamType { .integer }
+}
+extension Int64: RouteParameter {
+    /// `integer`.
+    public static var paramType: ParamType { .integer }
+}
+extension Double: RouteParameter {
+    /// `number`.
+    public static var paramType: ParamType { .number }
+}
+extension Bool: RouteParameter {
+    /// `boolean`.
+    public static var paramType: ParamType { .boolean }
+}

@@ -2,7 +2,12 @@ public import SwitchyardProtocol
 
 /// How a `@Route` presents its content.
 public enum Presentation: Sendable {
-    case push, modal, fullScreen
+    /// On the navigation stack, with a back button: the next step of the same flow.
+    case push
+    /// A sheet over the stack: a side task the user finishes or dismisses.
+    case modal
+    /// Covers everything: a task that must have the whole screen (a camera, a player).
+    case fullScreen
 
     var transition: Transition {
         switch self {
@@ -34,7 +39,10 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     /// Set when a core registers the coordinator: the wrappers are the only storage the SDK has inside a plugin
     /// author's class, so they carry its link to the core. Weak: the core owns its instances, not the reverse.
     weak var core: PluginCore?
+    /// How the route opens: `root`, `push`, `modal`, `fullScreen`, `tab` or `child`, fixed by the wrapper.
     public let transition: Transition
+    /// The path pattern that reaches this route from its coordinator in a deep link (`todo/:id`), or nil for a
+    /// route links cannot open.
     public let deepLink: String?
     let factory: (C, Input) throws -> Output
     let param: String?
@@ -133,6 +141,8 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
 @MainActor
 @propertyWrapper
 public final class StackRoute<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+    /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
+    /// from it.
     public var wrappedValue: StackRoute<C, Input, Output> { self }
 
     init(_ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
@@ -141,6 +151,10 @@ public final class StackRoute<C: StackCoordinator, Input: Codable, Output: Route
 }
 
 extension StackRoute {
+    /// A route whose factory takes an input: `@Route(.push, deepLink: "todo/:id") var todo = makeTodo` with
+    /// `func makeTodo(_ id: String) -> Screen`. A single value travels as one param named `param:` (default: the
+    /// pattern's first capture); a `Codable` struct declares its fields. `params:` replaces the declaration when
+    /// the input's own cannot be read (a custom `init(from:)`).
     public convenience init(
         wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
         param: String? = nil, params: [ParamDeclaration]? = nil
@@ -148,11 +162,14 @@ extension StackRoute {
         self.init(presentation, deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
     }
 
+    /// A route whose factory takes nothing: `@Route(.modal, deepLink: "new") var createTodo = makeCreateTodo`.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, deepLink: String? = nil)
     where Input == NoInput {
         self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
     }
 
+    /// A route to another plugin's coordinator, with an input: `target:` declares which type it opens, so the host
+    /// checks the composition at start and validates links through it before the other plugin is asked.
     public convenience init(
         wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, target: PluginTarget,
         deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil
@@ -160,6 +177,8 @@ extension StackRoute {
         self.init(presentation, deepLink: deepLink, param: param, params: params, target: target) { try wrappedValue($0)($1) }
     }
 
+    /// A route to another plugin's coordinator, without input:
+    /// `@Route(.push, target: .coordinator("profile", in: "profile")) var owner = makeOwner`.
     public convenience init(
         wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, target: PluginTarget, deepLink: String? = nil
     ) where Input == NoInput, Output == PluginCoordinator {
@@ -172,6 +191,8 @@ extension StackRoute {
 @MainActor
 @propertyWrapper
 public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+    /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
+    /// from it.
     public var wrappedValue: StackRoot<C, Input, Output> { self }
 
     init(deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
@@ -180,23 +201,30 @@ public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteO
 }
 
 extension StackRoot {
+    /// A root without input: `@Root var list = makeList`. The first such root is the default initial root.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output) where Input == NoInput {
         self.init(deepLink: nil, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
     }
 
+    /// A root without input that a deep link can switch to (`setRoot`, or `hasRoot` when it is already the root).
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String?) where Input == NoInput {
         self.init(deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
     }
 
+    /// A root that takes an input (`@Root var authenticated = makeAuthenticated` with `(User) -> …`): set with
+    /// `setRoot(\.authenticated, user)`; never the default initial root, which has no input to give it.
     public convenience init(wrappedValue: @escaping (C) -> (Input) throws -> Output, deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil) {
         self.init(deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
     }
 
+    /// A root that is another plugin's coordinator (the demo's main stack: its roots are the signed-out and
+    /// signed-in flows, each a plugin of its own).
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
     where Input == NoInput, Output == PluginCoordinator {
         self.init(deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try wrappedValue(coordinator)() }
     }
 
+    /// A root that is another plugin's coordinator, opened with an input (`setRoot(\.authenticated, user)`).
     public convenience init(
         wrappedValue: @escaping (C) -> (Input) throws -> Output, target: PluginTarget, deepLink: String? = nil, param: String? = nil,
         params: [ParamDeclaration]? = nil
@@ -211,6 +239,8 @@ extension StackRoot {
 @MainActor
 @propertyWrapper
 public final class TabRoute<C: TabsCoordinator, Output: RouteOutput>: RouteDefinition<C, NoInput, Output> {
+    /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
+    /// from it.
     public var wrappedValue: TabRoute<C, Output> { self }
 
     init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
@@ -219,10 +249,12 @@ public final class TabRoute<C: TabsCoordinator, Output: RouteOutput>: RouteDefin
 }
 
 extension TabRoute {
+    /// A tab showing a screen or one of this plugin's coordinators; `deepLink:` is the segment that selects it.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil) {
         self.init(deepLink: deepLink, target: nil) { try wrappedValue($0)() }
     }
 
+    /// A tab that is another plugin's coordinator (a feature team's whole flow in one tab).
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
     where Output == PluginCoordinator {
         self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
@@ -233,6 +265,8 @@ extension TabRoute {
 @MainActor
 @propertyWrapper
 public final class ChildRoute<C: WrapperCoordinator, Output: RouteOutput>: RouteDefinition<C, NoInput, Output> {
+    /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
+    /// from it.
     public var wrappedValue: ChildRoute<C, Output> { self }
 
     init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
@@ -241,10 +275,13 @@ public final class ChildRoute<C: WrapperCoordinator, Output: RouteOutput>: Route
 }
 
 extension ChildRoute {
+    /// The child as a screen or one of this plugin's coordinators (usually a stack: deep links pass through the
+    /// wrapper into it).
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil) {
         self.init(deepLink: deepLink, target: nil) { try wrappedValue($0)() }
     }
 
+    /// The child as another plugin's coordinator.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
     where Output == PluginCoordinator {
         self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }

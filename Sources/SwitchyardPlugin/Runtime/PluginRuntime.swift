@@ -5,7 +5,6 @@ import Glibc
 import Darwin
 #endif
 public import SwitchyardProtocol
-import Synchronization
 import SystemPackage
 
 /// The plugin side of the protocol on stdio: the handshake, `$/ping`, `shutdown`/`exit`, request dispatch, and
@@ -15,17 +14,21 @@ import SystemPackage
 /// on the main actor, and every answer of a batch leaves in one `write`. (Measured here: the hop to the main actor
 /// adds ~3 µs to an unpinned round trip of ~48 µs, and batching is what makes pipelined throughput.)
 ///
-/// stdout belongs to the protocol: ``run()`` moves it to a private descriptor and points fd 1 at stderr, so a stray
+/// stdout belongs to the protocol: ``run(_:)`` moves it to a private descriptor and points fd 1 at stderr, so a stray
 /// `print` from plugin code lands in the host log instead of corrupting the stream.
 @MainActor
 public final class PluginRuntime {
     /// What the plugin declares in `initialize`.
     public struct Configuration: Sendable {
+        /// The plugin's name and version, reported in `initialize`.
         public var info: PluginInfo
+        /// The route table: every coordinator type the plugin serves (``PluginCore`` fills it from the
+        /// declarations; a hand-written plugin lists them itself).
         public var coordinators: [CoordinatorDeclaration]
         /// Protocol versions this plugin speaks; the highest one the host also offers is chosen.
         public var protocolVersions: [Int]
 
+        /// What `initialize` answers; by default every protocol version this SDK speaks.
         public init(info: PluginInfo, coordinators: [CoordinatorDeclaration], protocolVersions: [Int] = ProtocolVersion.supported) {
             self.info = info
             self.coordinators = coordinators
@@ -33,17 +36,19 @@ public final class PluginRuntime {
         }
     }
 
-    /// A synchronous request handler: returns the result or throws (a ``ResponseError`` goes to the host as is;
+    /// A synchronous request handler: returns the result or throws (a `ResponseError` goes to the host as is;
     /// anything else becomes an `internalError`).
     public typealias Handler = @MainActor (JSONValue?) throws -> JSONValue
     /// An asynchronous request handler, for answers that need the host first.
     public typealias AsyncHandler = @MainActor (JSONValue?) async throws -> JSONValue
 
+    /// What the runtime declares in `initialize`.
     public private(set) var configuration: Configuration
     /// The manifest's name for this plugin, known after `initialize`.
     public private(set) var pluginName: String?
     /// The limits the host enforces, known after `initialize`.
     public private(set) var limits: PluginLimits?
+    /// Whether the handshake completed (`initialized` arrived): the host sends coordinator requests only after it.
     public private(set) var isInitialized = false
     private var shutdownRequested = false
 
@@ -53,6 +58,8 @@ public final class PluginRuntime {
     /// Called once the handshake has completed (`initialized` received).
     public var onInitialized: (@MainActor () -> Void)?
 
+    /// A runtime that declares `configuration` and answers the protocol's own methods; register handlers, then
+    /// ``run(_:)`` it (or drive it in-process with `PluginTestConnection`).
     public init(configuration: Configuration) {
         self.configuration = configuration
         endpoint.send = { [weak self] line in self?.write(line) }
@@ -326,68 +333,4 @@ public final class PluginRuntime {
         flushScheduled = false
         output.flush()
     }
-}
-
-/// Pending output, written in one `write` per batch.
-struct Output {
-    var descriptor: FileDescriptor?
-    private var buffer: [UInt8] = []
-
-    mutating func append(_ bytes: [UInt8]) {
-        buffer.append(contentsOf: bytes)
-    }
-
-    mutating func flush() {
-        guard !buffer.isEmpty else { return }
-        // Not started by ``PluginRuntime/run(_:)`` yet: keep the bytes until stdout is known.
-        guard let descriptor else { return }
-        do {
-            _ = try descriptor.writeAll(buffer)
-        } catch {
-            // The host is gone (EPIPE): the contract is to exit.
-            exit(0)
-        }
-        buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// Lines from the reader thread to the main actor.
-final class Inbox: Sendable {
-    private struct State {
-        var lines: [String] = []
-        var closed = false
-        var drainScheduled = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Adds a line; returns true if the caller must schedule a drain.
-    func push(_ line: String) -> Bool {
-        state.withLock { state in
-            state.lines.append(line)
-            if state.drainScheduled { return false }
-            state.drainScheduled = true
-            return true
-        }
-    }
-
-    func close() {
-        state.withLock { $0.closed = true }
-    }
-
-    /// Takes every queued line; when there are none, the next push schedules a new drain.
-    func take() -> ([String], Bool) {
-        state.withLock { state in
-            let lines = state.lines
-            state.lines.removeAll(keepingCapacity: true)
-            if lines.isEmpty { state.drainScheduled = false }
-            return (lines, state.closed)
-        }
-    }
-}
-
-/// Moves a main-actor object into a closure that only ever uses it back on the main actor.
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }
