@@ -10,8 +10,12 @@ struct ExternalPluginTests {
     @Test("Plugins/external/ProfilePlugin builds on its own and serves the profile tab of the demo app")
     func separatePackage() async throws {
         let package = packageRoot + "/Plugins/external/ProfilePlugin"
+        // A fresh build, as on a new machine (and as the manifest expects it, in the package's own .build): an
+        // incremental build of a path dependency whose files were added or moved since has failed with "missing
+        // inputs" (SwiftPM keeps the old file list).
         let build = try await Task.detached {
-            try SystemProcess.run(["swift", "build", "--package-path", package], timeoutMilliseconds: 540_000)
+            _ = try SystemProcess.run(["rm", "-rf", package + "/.build"], timeoutMilliseconds: 60_000)
+            return try SystemProcess.run(["swift", "build", "--package-path", package], timeoutMilliseconds: 540_000)
         }.value
         try #require(build.status == 0, "swift build of the external package failed:\n\(build.text)")
         // Its Package.swift names one dependency, the SDK product; nothing else of this package is linked.
