@@ -37,6 +37,8 @@ public final class PluginCore {
     weak var runtime: PluginRuntime?
     /// The deep link a route factory is running for, if any.
     public private(set) var currentLink: DeepLinkContext?
+    /// What ``DeclarationCheck`` found in the registered types: the runtime refuses `initialize` with it.
+    private(set) var declarationProblems: [String] = []
 
     /// A core serving `coordinators`: each type's declaration is read once here, from a prototype instance. Most
     /// plugins never call this: ``Plugin/run()`` makes and serves the core.
@@ -67,6 +69,8 @@ public final class PluginCore {
             type: type.typeName, kind: kind, initialRoute: initial,
             routes: routes.map { $0.route.declaration(plugin: name) },
             customDeepLinks: prototype is any DeepLinkHandling ? true : nil)
+        declarationProblems += DeclarationCheck.problems(
+            typeName: type.typeName, swiftType: type, routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
         types[type.typeName] = TypeInfo(name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration)
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
@@ -300,6 +304,7 @@ public final class PluginCore {
     public func attach(to runtime: PluginRuntime) {
         self.runtime = runtime
         runtime.setCoordinators(declarations)
+        runtime.declarationProblems = declarationProblems
         runtime.onRequest(CoordinatorCreateRequest.self) { try self.create($0) }
         runtime.onRequest(CoordinatorRouteRequest.self) { try self.route($0) }
         runtime.onRequest(CoordinatorDestroyRequest.self) {
@@ -336,7 +341,12 @@ public struct Plugin: Sendable {
 
     /// Takes over stdio and serves the host until stdin closes. Never returns.
     public func run() -> Never {
-        PluginRuntime.run { [self] in makeServer().runtime }
+        PluginRuntime.run { [self] in
+            let server = makeServer()
+            // At once, for whoever runs the plugin by hand; the host gets them as the answer to `initialize`.
+            for problem in server.core.declarationProblems { StdioGuard.writeError("switchyard: error: \(problem)\n") }
+            return server.runtime
+        }
     }
 
     /// A core served by a runtime without stdio: what ``run()`` serves, and what `PluginTestConnection` drives

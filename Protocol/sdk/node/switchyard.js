@@ -16,7 +16,7 @@ const maxStackLength = 16384;
 const codes = {
   parseError: -32700, invalidRequest: -32600, methodNotFound: -32601, invalidParams: -32602, internalError: -32603,
   unsupportedProtocolVersion: -32002, instanceNotFound: -32015, routeNotFound: -32010, rejectedByGuard: -32013,
-  deepLinkInvalid: -32014,
+  deepLinkInvalid: -32014, compositionError: -32017,
 };
 
 class RPCError extends Error {
@@ -63,6 +63,26 @@ function checkParams(declaredRoute, params) {
   }
 }
 
+/**
+ * The params a deep-link pattern captures, as the host reads them (Protocol/README.md §13): `:name` and `{name}` one
+ * segment each, `**name` the rest (`**` alone is captured as `**`).
+ */
+function captures(pattern) {
+  const names = [];
+  for (const part of pattern.split('/')) {
+    if (part.startsWith('**')) names.push(part.slice(2) || '**');
+    else if (part.startsWith(':') && part.length > 1) names.push(part.slice(1));
+    else if (part.startsWith('{') && part.endsWith('}') && part.length > 2) names.push(part.slice(1, -1));
+  }
+  return names;
+}
+
+/** Whether a function's parameter list is empty and its body does not read `arguments`: it cannot see params. */
+function takesNothing(fn) {
+  const text = Function.prototype.toString.call(fn);
+  return /^[^(]*\(\s*\)/.test(text) && !/\barguments\b/.test(text);
+}
+
 function route(name, transition, { deepLink, target, plugin, params } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
@@ -82,7 +102,8 @@ const routes = {
 /**
  * Base class of a coordinator type. Set static `typeName`, `kind` ('stack', 'tabs', 'wrapper'), `routes` and, for a
  * stack, `initial`. For each route define a method named like the route, taking (params, link) and returning
- * screen(...) or coordinator(...), or throwing reject(...).
+ * screen(...) or coordinator(...), or throwing reject(...). A route without its method is refused at start-up
+ * (declarationProblems()), not when it is first taken.
  */
 class Coordinator {
   constructor(plugin, instance, params) {
@@ -102,6 +123,38 @@ class Coordinator {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
     if (this.initial !== undefined) declaration.initialRoute = this.initial;
     return declaration;
+  }
+
+  /**
+   * What in the declaration would fail only when the route is taken: a route without its method, a deep-link capture
+   * the method cannot receive or the route's params do not declare. One line each, naming the type and the route;
+   * Plugin.run() refuses to start with any.
+   */
+  static declarationProblems() {
+    const problems = [];
+    const ownDispatch = this.prototype.contentFor !== Coordinator.prototype.contentFor;
+    for (const { name, deepLink, params } of this.routes || []) {
+      const handler = this.prototype[name];
+      const captured = captures(deepLink || '');
+      const signature = `${name}(params, link) { ... }`;
+      if (ownDispatch) {
+        // contentFor is the plugin's own: it decides which routes have content.
+      } else if (typeof handler !== 'function') {
+        problems.push(`route '${name}' is declared but the class ${this.name} has no method '${name}' (${signature})`);
+      } else if (handler === Coordinator.prototype[name] || name === 'constructor') {
+        problems.push(`route '${name}' is named like the Coordinator method '${name}', which is not a route's method: rename the route`);
+      } else if (captured.length > 0 && takesNothing(handler)) {
+        problems.push(`route '${name}': deep-link pattern '${deepLink}' captures '${captured[0]}', but method '${name}' takes no parameters (${signature})`);
+      }
+      if (params) {
+        const names = params.map((p) => p.name);
+        const listed = names.length ? `declares only ${names.map((n) => `'${n}'`).join(', ')}` : 'declares no params';
+        for (const capture of captured.filter((c) => !names.includes(c))) {
+          problems.push(`route '${name}': deep-link pattern '${deepLink}' captures '${capture}', but the route ${listed}: add '${capture}' to params: [...] or drop the capture`);
+        }
+      }
+    }
+    return problems.map((problem) => `${this.typeName}: ${problem}`);
   }
 
   contentFor(name, params, link) {
@@ -127,6 +180,8 @@ class Plugin {
     this.nextId = 1;
     this.shutdownRequested = false;
     this.write = null;
+    // What declarationProblems() found in the registered types: reported at start and refused in initialize.
+    this.problems = [];
   }
 
   request(method, handler) { this.handlers.set(method, handler); }
@@ -135,6 +190,7 @@ class Plugin {
   register(cls) {
     this.types.set(cls.typeName, cls);
     this.coordinators.push(cls.declaration());
+    this.problems.push(...cls.declarationProblems());
     if (!this.handlers.has('coordinator/create')) {
       this.handlers.set('coordinator/create', (p) => this.create(p));
       this.handlers.set('coordinator/route', (p) => this.route(p));
@@ -214,6 +270,10 @@ class Plugin {
         `this plugin speaks ${JSON.stringify(PROTOCOL_VERSIONS)}, the host offers ${JSON.stringify(offered)}`,
         { supported: PROTOCOL_VERSIONS });
     }
+    if (this.problems.length > 0) {
+      // The host logs this message as the handshake failure: the only line a user sees by default.
+      throw new RPCError(codes.compositionError, this.problems.join('; '), { problems: this.problems });
+    }
     this.pluginName = params.pluginName;
     return { protocolVersion: Math.max(...common), plugin: { name: this.name, version: this.version }, coordinators: this.coordinators };
   }
@@ -267,6 +327,8 @@ class Plugin {
     this.write = (text) => protocolWrite(text);
     process.stdout.write = process.stderr.write.bind(process.stderr);
     console.log = console.error;
+    // At once, for whoever runs the plugin by hand.
+    for (const problem of this.problems) process.stderr.write(`switchyard: error: ${problem}\n`);
     const lines = readline.createInterface({ input: process.stdin, crlfDelay: Infinity });
     lines.on('line', (line) => {
       if (!line.trim()) return;

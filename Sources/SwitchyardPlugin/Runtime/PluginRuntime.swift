@@ -51,6 +51,8 @@ public final class PluginRuntime {
     /// Whether the handshake completed (`initialized` arrived): the host sends coordinator requests only after it.
     public private(set) var isInitialized = false
     private var shutdownRequested = false
+    /// Declarations that would fail at run time (``DeclarationCheck``): the answer to `initialize`, the one line a user sees.
+    var declarationProblems: [String] = []
 
     /// Request ids, the requests awaiting the host's answer, and incoming dispatch by method.
     private let endpoint = RPCEndpoint()
@@ -302,6 +304,9 @@ public final class PluginRuntime {
                 .unsupportedProtocolVersion,
                 "this plugin speaks protocol versions \(configuration.protocolVersions), the host offers \(request.protocolVersions)",
                 data: ["supported": .array(configuration.protocolVersions.map { .int(Int64($0)) })])
+        }
+        guard declarationProblems.isEmpty else {
+            throw ResponseError(.compositionError, declarationProblems.joined(separator: "; "), data: ["problems": .array(declarationProblems.map { .string($0) })])
         }
         pluginName = request.pluginName
         limits = request.limits

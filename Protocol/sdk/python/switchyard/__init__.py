@@ -32,6 +32,7 @@ ROUTE_NOT_FOUND = -32010
 NOT_ALLOWED = -32011
 REJECTED_BY_GUARD = -32013
 DEEP_LINK_INVALID = -32014
+COMPOSITION_ERROR = -32017
 
 
 class RPCError(Exception):
@@ -77,6 +78,20 @@ def _check_params(route, params):
                            {"field": name})
 
 
+def _captures(pattern):
+    """The params a deep-link pattern captures, as the host reads them (Protocol/README.md §13): `:name` and
+    `{name}` one segment each, `**name` the rest (`**` alone is captured as `**`)."""
+    names = []
+    for part in pattern.split("/"):
+        if part.startswith("**"):
+            names.append(part[2:] or "**")
+        elif part.startswith(":") and len(part) > 1:
+            names.append(part[1:])
+        elif part.startswith("{") and part.endswith("}") and len(part) > 2:
+            names.append(part[1:-1])
+    return names
+
+
 def _route(name, transition, deep_link=None, target=None, plugin=None, params=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
@@ -116,7 +131,8 @@ def child(name, **options):
 class Coordinator:
     """Base class of a coordinator type. Declare `type_name`, `kind` ("stack", "tabs", "wrapper"), `routes` and,
     for a stack, `initial` (the root shown at creation). For each route define a method with the route's name,
-    taking (self, params, link) and returning screen(...) or coordinator(...), or raising reject(...)."""
+    taking (self, params, link) and returning screen(...) or coordinator(...), or raising reject(...). A route
+    without its method is refused at start-up (declaration_problems()), not when it is first taken."""
 
     type_name = None
     kind = "stack"
@@ -162,6 +178,43 @@ class Coordinator:
             declaration["customDeepLinks"] = True
         return declaration
 
+    @classmethod
+    def declaration_problems(cls):
+        """What in the declaration would fail only when the route is taken: a route without its method, a method
+        that cannot take (params, link), a deep-link capture that is not a declared param. One line each, naming
+        the type and the route; `Plugin.run()` refuses to start with any."""
+        problems = []
+        own_dispatch = cls.content_for is not Coordinator.content_for
+        for route in cls.routes:
+            name = route.get("name")
+            signature = "def %s(self, params, link): ..." % name
+            if not own_dispatch:
+                handler = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+                if handler is None or not callable(handler):
+                    problems.append("route '%s' is declared but the class %s has no method '%s' (%s)"
+                                    % (name, cls.__name__, name, signature))
+                elif name in Coordinator.__dict__:
+                    problems.append("route '%s' is named like the Coordinator method '%s', which is not a route's "
+                                    "method: rename the route" % (name, name))
+                else:
+                    code = getattr(handler, "__code__", None)
+                    if code is not None and not isinstance(handler, (staticmethod, classmethod)):
+                        required = code.co_argcount - len(handler.__defaults__ or ())
+                        if (code.co_argcount < 3 and not code.co_flags & 0x04) or required > 3:  # 0x04: *args
+                            arguments = ", ".join(code.co_varnames[:code.co_argcount])
+                            problems.append("route '%s': method '%s' takes (%s), but is called with the route's params "
+                                            "and the deep link (%s)" % (name, name, arguments, signature))
+            declared = route.get("params")
+            if declared is not None:
+                names = [p.get("name") for p in declared]
+                listed = ("declares only %s" % ", ".join("'%s'" % n for n in names)) if names else "declares no params"
+                for capture in _captures(route.get("deepLink") or ""):
+                    if capture not in names:
+                        problems.append("route '%s': deep-link pattern '%s' captures '%s', but the route %s: add '%s' "
+                                        "to params=[...] or drop the capture"
+                                        % (name, route.get("deepLink"), capture, listed, capture))
+        return ["%s: %s" % (cls.type_name, problem) for problem in problems]
+
     def content_for(self, route, params, link=None):
         factory = getattr(self, route, None)
         if factory is None:
@@ -184,6 +237,8 @@ class Plugin:
         self._deferred = []
         self._shutdown = False
         self._out = None
+        # What declaration_problems() found in the registered types: reported at start and refused in initialize.
+        self._problems = []
 
     # -- registration -------------------------------------------------------------------------------------------
     def request(self, method):
@@ -203,6 +258,7 @@ class Plugin:
         """Class decorator: registers a Coordinator subclass and serves the coordinator/* methods for it."""
         self.types[cls.type_name] = cls
         self.coordinators.append(cls.declaration())
+        self._problems.extend(cls.declaration_problems())
         if "coordinator/create" not in self.handlers:
             self.handlers["coordinator/create"] = self._create
             self.handlers["coordinator/route"] = self._route
@@ -309,6 +365,9 @@ class Plugin:
             raise RPCError(UNSUPPORTED_PROTOCOL_VERSION,
                            "this plugin speaks %s, the host offers %s" % (PROTOCOL_VERSIONS, offered),
                            {"supported": PROTOCOL_VERSIONS})
+        if self._problems:
+            # The host logs this message as the handshake failure: the only line a user sees by default.
+            raise RPCError(COMPOSITION_ERROR, "; ".join(self._problems), {"problems": self._problems})
         self.plugin_name = params.get("pluginName")
         return {"protocolVersion": max(common), "plugin": {"name": self.name, "version": self.version},
                 "coordinators": self.coordinators}
@@ -366,6 +425,8 @@ class Plugin:
         # descriptor is opened, so the plugin holds exactly 0, 1 and 2.
         self._out = open(1, "w", encoding="utf-8", buffering=1, closefd=False)
         sys.stdout = sys.stderr
+        for problem in self._problems:  # at once, for whoever runs the plugin by hand
+            sys.stderr.write("switchyard: error: %s\n" % problem)
         for line in sys.stdin.buffer:
             line = line.strip()
             if not line:
