@@ -12,16 +12,19 @@ final class Bench {
     let options: Options
     let products: String
     let logger: Logger
+    /// The protocol trace every host records to, when measuring its cost (`--trace`).
+    let trace: TraceWriter?
     /// The last unpinned run's `$/ping` samples, for the latency picture.
     private(set) var pictureSamples: (switchyard: [UInt64], floor: [UInt64])?
     /// The echo floor's p50 and p99 (ns), reused by composite floors.
     private var echoP50 = Double.nan
     private var echoP99 = Double.nan
 
-    init(options: Options, products: String, logger: Logger) {
+    init(options: Options, products: String, logger: Logger, trace: TraceWriter?) {
         self.options = options
         self.products = products
         self.logger = logger
+        self.trace = trace
     }
 
     var warmup: Int { max(10, options.count / 20) }
@@ -29,7 +32,9 @@ final class Bench {
 
     func startHost(_ plugins: [PluginManifest], root: CoordinatorReference? = nil) async throws -> HostHandle {
         let manifest = Manifest(app: "bench", root: root, plugins: plugins, directory: directory)
-        return try await HostHandle.start(manifest: manifest, options: HostOptions(productsDirectory: products), logger: logger)
+        var hostOptions = HostOptions(productsDirectory: products)
+        hostOptions.trace = trace
+        return try await HostHandle.start(manifest: manifest, options: hostOptions, logger: logger)
     }
 
     static let benchRoot = CoordinatorReference(plugin: "bench", type: "bench")

@@ -6,6 +6,7 @@
 //
 //   swift build -c release --product switchyard-bench && .build/release/switchyard-bench
 //   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
+//   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
 import Glibc
 import Logging
 import SwitchyardHost
@@ -22,6 +23,8 @@ struct Options {
     var skipPinned = false
     /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, pinned.
     var only: Set<String> = []
+    /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
+    var trace: String?
 
     func runs(_ section: String) -> Bool { only.isEmpty || only.contains(section) }
 
@@ -35,6 +38,7 @@ struct Options {
             case "--output": options.output = arguments.next() ?? options.output
             case "--no-pin": options.skipPinned = true
             case "--only": options.only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
+            case "--trace": options.trace = arguments.next()
             case "--quick":
                 options.quick = true
                 options.runs = 1
@@ -42,7 +46,7 @@ struct Options {
                 options.pipelined = 2_000
                 options.spawns = 2
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -63,7 +67,12 @@ for product in ["switchyard", "switchyard-echo", "switchyard-c-plugin", "switchy
 }
 var logger = Logger(label: "bench")
 logger.logLevel = .error
-let bench = Bench(options: options, products: products, logger: logger)
+let trace: TraceWriter?
+do { trace = try options.trace.map { try TraceWriter(path: $0, logger: logger) } } catch {
+    StandardError.write("switchyard-bench: \(error)\n")
+    exit(1)
+}
+let bench = Bench(options: options, products: products, logger: logger, trace: trace)
 let started = UVLoop.hrtime
 // Before the pinned section narrows this process's CPU set.
 let machine = "\(SystemProcess.availableCPUs) CPUs, \(cpuModel())"
@@ -85,6 +94,11 @@ do {
     exit(1)
 }
 
+if let trace {
+    trace.close()
+    let statistics = trace.statistics
+    StandardError.write("trace: \(statistics.writtenLines) records written, \(statistics.droppedLines) dropped, \(statistics.rotations) rotations\n")
+}
 let seconds = Double(UVLoop.hrtime - started) / 1e9
 let header = """
     Switchyard benchmark: \(options.runs) run(s), \(options.count) round trips each, medians of per-run values; \

@@ -7,6 +7,15 @@ import SwitchyardUV
 protocol ControlSubscriber: AnyObject {
     var subscribed: Bool { get set }
     var wantsSnapshots: Bool { get set }
+    /// What the client asked to see of the protocol trace (nil: nothing).
+    var trace: TraceSubscription? { get set }
+}
+
+/// A control client's `trace/subscribe`: every plugin's messages, or those of the plugins it named.
+struct TraceSubscription {
+    let plugins: Set<String>?
+
+    func includes(_ plugin: String) -> Bool { plugins?.contains(plugin) ?? true }
 }
 
 /// The control methods, once: method name → typed handler working on the host. `ControlServer` dispatches socket
@@ -116,12 +125,26 @@ enum HostService {
             done(.success(Empty()))
             host.shutdown {}
         },
+        entry(TraceSubscribeRequest.self) { _, request, subscriber, done in
+            subscriber?.trace = TraceSubscription(plugins: request.plugins.map(Set.init))
+            done(.success(Empty()))
+        },
+        entry(TraceUnsubscribeRequest.self) { _, _, subscriber, done in
+            subscriber?.trace = nil
+            done(.success(Empty()))
+        },
     ])
 
+    /// Answered before the app has started: a status, and the trace, which a client subscribes to early to watch
+    /// the handshakes.
+    private static let answeredAtOnce: Set<String> = [
+        PingRequest.method, HostStatusRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
+    ]
+
     /// Requests wait until the app has started: a client that connects right after `switchyard run` gets the
-    /// composed tree, not an empty one. `$/ping` and `host/status` answer at once.
+    /// composed tree, not an empty one. The methods in ``answeredAtOnce`` do not wait.
     private static func whenReady(_ method: String, _ host: Host, _ body: @escaping () -> Void) {
-        if host.isStarted || method == PingRequest.method || method == HostStatusRequest.method {
+        if host.isStarted || answeredAtOnce.contains(method) {
             body()
         } else {
             host.whenStarted(body)

@@ -33,6 +33,16 @@ func markAllDescriptorsCloseOnExec() {
     }
 }
 
+/// The wall clock, for timestamps people read (protocol traces); deadlines use the loop's monotonic clocks.
+public enum WallClock {
+    /// Milliseconds since the Unix epoch (`CLOCK_REALTIME`: a vDSO call, no syscall).
+    public static var milliseconds: Int64 {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
+    }
+}
+
 /// Process-level facts and actions that take no handle.
 public enum SystemProcess {
     public static var currentPID: Int32 { getpid() }

@@ -21,6 +21,8 @@ public final class UVPipe: UVHandle {
     }
 
     private var readHandler: ((ReadEvent) -> Void)?
+    /// Between a (re)start and a stop of reading.
+    private var reading = false
     private var connectionHandler: ((UVError?) -> Void)?
     private var readBuffer: UnsafeMutableRawPointer?
     private static let readBufferSize = 64 * 1024
@@ -55,19 +57,38 @@ public final class UVPipe: UVHandle {
         guard isOpen, let stream else { throw UVError.closed("uv_read_start") }
         readHandler = handler
         try UVError.check(uv_read_start(stream, pipeAllocCallback, pipeReadCallback), "uv_read_start")
+        reading = true
     }
 
     /// Stops reading; the kernel buffer then fills and the peer's writes block (backpressure).
     public func stopReading() {
         guard isOpen, let stream else { return }
         uv_read_stop(stream)
+        reading = false
     }
 
     /// Starts reading again after ``stopReading()``, with the handler given to ``startReading(_:)``. Does nothing
     /// once the stream has ended (EOF or an error: the handler is gone).
     public func resumeReading() {
         guard isOpen, let stream, readHandler != nil else { return }
-        uv_read_start(stream, pipeAllocCallback, pipeReadCallback)
+        reading = uv_read_start(stream, pipeAllocCallback, pipeReadCallback) == 0
+    }
+
+    /// Reads, without waiting, what is already buffered on the descriptor (up to `maxBytes`) and hands it to the read
+    /// handler as ordinary data, as if libuv had read it. For a reader that must see one stream's bytes before it acts
+    /// on another's: a plugin's stderr, written before the answer being handled on its stdout. End of stream and
+    /// errors are left to the regular read path. Does nothing while reading is stopped (the reader's own
+    /// back-pressure stays in force), and stops as soon as the handler stops it. Loop thread only, like every read.
+    public func readBuffered(maxBytes: Int = 1 << 16) {
+        var remaining = maxBytes
+        while remaining > 0, reading, isOpen, readHandler != nil, let fd = fileDescriptor {
+            let (buffer, size) = allocate()
+            // MSG_DONTWAIT: never blocks, whatever the descriptor's flags (plugin stdio are AF_UNIX sockets).
+            let count = retryingEINTR { recv(fd, buffer, min(size, remaining), Int32(MSG_DONTWAIT)) }
+            guard count > 0 else { return }
+            remaining -= count
+            didRead(count, buffer)
+        }
     }
 
     fileprivate func allocate() -> (UnsafeMutableRawPointer, Int) {

@@ -50,7 +50,15 @@ struct ClientOptions: ParsableArguments {
 
 /// Runs one control call and turns a failure into the CLI's typed error message and status 1.
 func control<T>(_ body: () throws(ControlClient.Failure) -> T) throws -> T {
-    do { return try body() } catch { throw RunFailure(message: error.description) }
+    do { return try body() } catch { throw RunFailure(message: error.withDetails) }
+}
+
+extension ControlClient.Failure {
+    /// The description, and under it the traceback, stack or stderr lines a plugin's failure carries.
+    var withDetails: String {
+        if case .response(let error) = self { return error.descriptionWithDetails }
+        return description
+    }
 }
 
 struct OpenCommand: ParsableCommand {
@@ -74,7 +82,7 @@ struct OpenCommand: ParsableCommand {
         let connection = try client.connect()
         if validate {
             let result = try control { () throws(ControlClient.Failure) in try connection.call(ValidateRequest.self, .init(url: url)) }
-            guard result.valid else { throw RunFailure(message: result.error.map(ControlClient.Failure.response)?.description ?? "invalid") }
+            guard result.valid else { throw RunFailure(message: result.error?.descriptionWithDetails ?? "invalid") }
             StandardOutput.write("valid: " + (result.steps ?? []).map(Interpreter.describe).joined(separator: " > ") + "\n")
             return
         }

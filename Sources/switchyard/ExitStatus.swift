@@ -17,8 +17,8 @@ enum ExitStatus: Int32, CaseIterable {
     case unavailable = 69
     /// EX_SOFTWARE: a bug in switchyard.
     case software = 70
-    /// EX_CANTCREAT: the `--state` file cannot be created (a missing or read-only folder), or `init plugin` would
-    /// overwrite a file or cannot write one.
+    /// EX_CANTCREAT: the `--state` or `--trace` file cannot be created (a missing or read-only folder), or
+    /// `init plugin` would overwrite a file or cannot write one.
     case cannotCreate = 73
 
     /// The table `switchyard --help` and the README print.
@@ -31,7 +31,7 @@ enum ExitStatus: Int32, CaseIterable {
           66  a file to read is missing or unreadable: the manifest, a script
           69  unavailable: no host answers at the socket, another host already serves the app, or the app cannot start
           70  internal error (a bug: please report it)
-          73  a file cannot be created: the --state file (its folder is missing or read-only; see --state-optional),
+          73  a file cannot be created: the --state or --trace file (its folder is missing or read-only; see --state-optional),
               or a file of init plugin (it exists already, or its folder cannot be written)
         """
 }
@@ -66,6 +66,7 @@ struct RunFailure: Error, CustomStringConvertible {
         self.init(error.kind == .unreadable ? .noInput : .dataError, message: error.description, formatted: true)
     }
 
-    /// A typed error from a host, as the CLI prints it everywhere: `code (number): message`.
-    static func describe(_ error: ResponseError) -> String { "\(error.code.name) (\(error.code.rawValue)): \(error.message)" }
+    /// A typed error from a host, as the CLI prints it everywhere: `code (number): message`, and under it the
+    /// traceback, stack or stderr lines a plugin's failure carries (`ResponseError.authorDetails`).
+    static func describe(_ error: ResponseError) -> String { error.descriptionWithDetails }
 }

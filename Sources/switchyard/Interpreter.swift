@@ -252,7 +252,7 @@ struct Interpreter {
             if let pid = plugin.pid { line += "  pid \(pid)" }
             if let version = plugin.version { line += "  v\(version)" }
             if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
-            if let error = plugin.error { line += "  — \(error.message)" }
+            if let error = plugin.error { line += "  — \(error.message)" + (error.authorDetails.map { "\n" + $0 } ?? "") }
             return line
         }.joined(separator: "\n")
     }

@@ -50,6 +50,8 @@ struct RunCommand: AsyncParsableCommand {
     @Flag(name: .long, help: "If the --state file cannot be written (a missing or read-only folder), run without persistence instead of refusing to start.")
     var stateOptional = false
 
+    @OptionGroup var traceOptions: TraceOptions
+
     @OptionGroup var log: LogOptions
 
     func validate() throws {
@@ -68,6 +70,10 @@ struct RunCommand: AsyncParsableCommand {
         var options = HostOptions(handleSignals: true)
         options.controlSocket = socketPath
         options.stateFile = try usableStateFile(logger)
+        let trace = try traceOptions.makeWriter(logger: logger)
+        // Whatever ends the run, what the trace still has queued reaches the file.
+        defer { trace?.close() }
+        options.trace = trace
         let host: HostHandle
         do {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)
@@ -87,7 +93,7 @@ struct RunCommand: AsyncParsableCommand {
 
         var interpreter = Interpreter(app: host)
         if let script {
-            exitWhenTheHostStops(host, status: 1, "the host stopped before the script finished")
+            exitWhenTheHostStops(host, trace: trace, status: 1, "the host stopped before the script finished")
             let failure = await runScript(script, &interpreter)
             if json { StandardOutput.write(TreeRenderer.json(await host.snapshot()) + "\n") }
             Self.finishing.store(true, ordering: .sequentiallyConsistent)
@@ -96,7 +102,7 @@ struct RunCommand: AsyncParsableCommand {
             return
         }
         if Terminal.isTerminal(0) {
-            exitWhenTheHostStops(host, status: 0, "the host stopped")
+            exitWhenTheHostStops(host, trace: trace, status: 0, "the host stopped")
             await Prompt(host: host).run(&interpreter)
             if json { StandardOutput.write(TreeRenderer.json(await host.snapshot()) + "\n") }
             Self.finishing.store(true, ordering: .sequentiallyConsistent)
@@ -149,10 +155,11 @@ struct RunCommand: AsyncParsableCommand {
 
     /// A signal or `switchyard shutdown` stops the host while the prompt (or a script read from stdin) is blocked
     /// reading the terminal: nothing would ever wake that read, so the process restores the terminal and exits.
-    private func exitWhenTheHostStops(_ host: HostHandle, status: Int32, _ message: String) {
+    private func exitWhenTheHostStops(_ host: HostHandle, trace: TraceWriter?, status: Int32, _ message: String) {
         Task.detached {
             await host.waitUntilStopped()
             guard !Self.finishing.load(ordering: .sequentiallyConsistent) else { return }
+            trace?.close()
             Terminal.restoreAll()
             StandardError.write("\nswitchyard: \(message)\n")
             Glibc.exit(status)

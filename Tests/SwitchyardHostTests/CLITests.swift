@@ -57,7 +57,7 @@ struct CLITests {
 
     @Test("a Swift plugin that prints from a route factory: the line is logged with the plugin's name, the route works")
     func printFromRouteFactory() async throws {
-        let process = try CLIProcess(["run", "--script", "-", "--json", "--no-socket", "--log-level", "info"])
+        let process = try CLIProcess(["run", "--script", "-", "--json", "--no-socket"])
         process.send("""
             nav @root setRoot authenticated {"user":"alice"}
             nav todos.todos route todo {"id":"7"}
@@ -66,7 +66,7 @@ struct CLITests {
             """)
         process.closeStdin()
         #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
-        #expect(process.stderr.contains("INFO [todos] opening todo 7"))
+        #expect(process.stderr.contains("NOTICE [todos] opening todo 7"))
         let todos = try #require(try Self.lastJSONLine(process.stdout).instances.first { $0.type == "todos" })
         #expect(todos.entries?.last?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
         #expect(!process.stderr.contains { $0.contains("parseError") || $0.contains("protocol") })

@@ -34,7 +34,7 @@ struct ExternalPluginTests {
             """)
         process.closeStdin()
         #expect(try await process.waitForExit(seconds: 60) == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
-        #expect(process.stderr.contains("INFO [profile] signOut dismissed (navigation)"))
+        #expect(process.stderr.contains("NOTICE [profile] signOut dismissed (navigation)"))
         guard let line = process.stdout.last(where: { $0.hasPrefix("{") }) else {
             Issue.record("no JSON snapshot:\n\(process.stdout.joined(separator: "\n"))")
             return

@@ -18,6 +18,9 @@ public struct HostOptions: Sendable {
     public var stateFile: String?
     /// Bounds on deep links and `navigate` chains from control clients and plugins (spec §6).
     public var requestLimits = RequestLimits.defaults
+    /// Where to record every message between the host and its plugins (nil: no trace file). The caller owns it and
+    /// closes it after the host has stopped, which writes what is still queued.
+    public var trace: TraceWriter?
 
     /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
     public var containment: ContainmentMechanism?
@@ -75,6 +78,8 @@ final class Host {
     /// are restored when they first serve.
     var unrestored = Set<String>()
     let navigator: Navigator
+    /// The protocol trace: on with a trace file, at log level `trace`, or while a control client subscribes.
+    let trace: ProtocolTrace
 
     init(loop: UVLoop, manifest: Manifest, options: HostOptions, logger: Logger) {
         self.loop = loop
@@ -82,6 +87,7 @@ final class Host {
         self.options = options
         self.logger = logger
         self.navigator = Navigator(logger: logger)
+        self.trace = ProtocolTrace(file: options.trace, logs: logger.logLevel == .trace)
         navigator.requestLimits = options.requestLimits
         navigator.plugins = self
     }
@@ -144,7 +150,7 @@ final class Host {
                 let resolved = try entry.resolve(
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
-                let supervisor = PluginSupervisor(plugin: resolved, loop: loop, logger: logger, guardian: guardian)
+                let supervisor = PluginSupervisor(plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
                 supervisor.onStateChange = { [weak self] supervisor in self?.stateChanged(supervisor) }
                 supervisor.onRequest = { [weak self] supervisor, id, method, params in
                     self?.pluginRequest(from: supervisor, id: id, method: method, params: params)

@@ -82,6 +82,7 @@ final class ControlServer {
         observer = nil
         for session in sessions.values { session.close() }
         sessions.removeAll()
+        host.trace.setSubscribers(nil)
         server?.close()
         server = nil
         FileSystem.remove(path)
@@ -110,6 +111,24 @@ final class ControlServer {
 
     func ended(_ session: ControlSession) {
         sessions[session.id] = nil
+        if session.trace != nil { traceSubscriptionsChanged() }
+    }
+
+    // MARK: - Trace
+
+    /// The host's trace stays off (free) while no client subscribes to it.
+    func traceSubscriptionsChanged() {
+        let any = sessions.values.contains { $0.trace != nil }
+        host.trace.setSubscribers(any ? { [weak self] plugin, record in self?.broadcastTrace(plugin, record) } : nil)
+    }
+
+    private func broadcastTrace(_ plugin: String, _ record: [UInt8]) {
+        var line: [UInt8]?
+        for session in sessions.values {
+            guard let subscription = session.trace, subscription.includes(plugin) else { continue }
+            if line == nil { line = Message.notificationLine(method: TraceEventNotification.method, encodedParams: record) }
+            if let line { session.writeTrace(line) }
+        }
     }
 
     // MARK: - Events
@@ -166,6 +185,11 @@ final class ControlSession: ControlSubscriber {
     private var reader = MessageReader(maxLineLength: 1 << 20)
     var subscribed = false
     var wantsSnapshots = true
+    var trace: TraceSubscription? {
+        didSet { if (oldValue == nil) != (trace == nil) { server.traceSubscriptionsChanged() } }
+    }
+    /// Trace events this client missed because it fell behind (see ``writeTrace(_:)``).
+    private var traceDropped = 0
     private var closed = false
 
     init(id: Int, pipe: UVPipe, server: ControlServer, logger: Logger) {
@@ -221,6 +245,23 @@ final class ControlSession: ControlSubscriber {
             return
         }
         do { try pipe.write(line) } catch { close() }
+    }
+
+    /// A trace event. A client that falls behind misses trace events instead of being disconnected (a busy host's
+    /// trace can outpace any reader, and the tree notifications must still get through): past half the queue limit
+    /// events are dropped, and a `{time, dropped}` event marks the gap once the client has caught up.
+    func writeTrace(_ line: [UInt8]) {
+        guard !closed else { return }
+        if pipe.queuedBytes + line.count > ControlServer.maxQueuedBytes / 2 {
+            traceDropped += 1
+            return
+        }
+        if traceDropped > 0 {
+            let gap = TraceRecord.encodeDropped(milliseconds: WallClock.milliseconds, count: traceDropped)
+            write(Message.notificationLine(method: TraceEventNotification.method, encodedParams: gap))
+            traceDropped = 0
+        }
+        write(line)
     }
 
     func closeAfterFlush() {

@@ -123,13 +123,12 @@ extension PluginConnection {
             case .signaled: cause = .crashed
             }
         }
-        let termination = PluginTermination(status: exitStatus, cause: cause, stderrTail: Array(stderr.recent))
+        let termination = PluginTermination(status: exitStatus, cause: cause, stderrTail: stderr.tail())
         if wasStarting && !handshakeFailureReported {
             handshakeFailureReported = true
-            let error = ResponseError.handshake(
-                name, .pluginUnavailable, "it \(termination) before answering 'initialize'",
-                data: ["stderr": .array(termination.stderrTail.suffix(5).map { .string($0) })])
-            logger.error("\(error.message)")
+            // Every byte of stderr has been read by now: a traceback printed at import is all in the error.
+            let error = withStderrTail(.handshake(name, .pluginUnavailable, "it \(termination) before answering 'initialize'"))
+            logger.error("\(error.message)\(error.authorDetails.map { "\n" + $0 } ?? "")")
             onEvent(.handshakeFailed(error))
         }
         endpoint.close(.pluginUnavailable(name, "\(termination)"))

@@ -14,14 +14,24 @@ extension PluginConnection {
             // the pipe is drained unparsed, so a flood costs nothing once it has been caught.
             guard killReason == nil else { return }
             reader.append(bytes)
-            while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
+            if trace.isOn {
+                while state != .terminated, killReason == nil, let next = reader.nextWithLine() {
+                    traceRead(next.event, next.line)
+                    handle(next.event)
+                }
+            } else {
+                while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
+            }
             // libuv reads up to 2 MB from one pipe per iteration: a flooding plugin would hold the loop (seen: 7 s on
             // a loaded machine). Every 256 KiB, the loop polls once before this plugin is read again.
             stdoutBytesSinceYield += bytes.count
             if stdoutBytesSinceYield >= Self.stdoutBytesPerTurn { yieldStdout() }
         case .eof, .error:
             // A condemned plugin's unterminated remainder is not one more line to judge (nor to log twice).
-            if let last = reader.finish(), killReason == nil { handle(last) }
+            if let last = reader.finishWithLine(), killReason == nil {
+                if trace.isOn { traceRead(last.event, last.line) }
+                handle(last.event)
+            }
             stdoutClosed = true
             process?.stdout?.close()
             checkTerminated()
@@ -32,7 +42,8 @@ extension PluginConnection {
         switch event {
         case .data(let bytes):
             let (lines, startedDropping) = stderr.consume(bytes, now: loop.now)
-            for line in lines { logger.info("\(line)") }
+            // At notice, the CLI's default level: what a plugin prints is how its author debugs it.
+            for line in lines { logger.notice("\(line)") }
             if startedDropping {
                 report(ResponseError(
                     .limitExceeded, "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
@@ -40,7 +51,7 @@ extension PluginConnection {
             }
             if let wait = stderr.pause(now: loop.now) { pauseStderr(forMs: wait) }
         case .eof, .error:
-            for line in stderr.finish() { logger.info("\(line)") }
+            for line in stderr.finish() { logger.notice("\(line)") }
             if stderr.droppedBytes > 0 {
                 logger.warning("dropped \(stderr.droppedBytes) stderr bytes over the rate limit")
             }
@@ -100,7 +111,11 @@ extension PluginConnection {
                     report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
                     return
                 }
-                resolve(id, message, lineNumber: lineNumber)
+                if error.code == .internalError {
+                    resolveInternalError(id, error, message, lineNumber: lineNumber)
+                } else {
+                    resolve(id, message, lineNumber: lineNumber)
+                }
             case .request(let id, let method, let params):
                 if method == PingRequest.method {
                     respond(to: id, result: .object(JSONObject()))
@@ -128,6 +143,23 @@ extension PluginConnection {
                 }
             }
         }
+    }
+
+    /// Records a line read from the plugin in the protocol trace.
+    func traceRead(_ event: MessageReader.Event, _ line: ArraySlice<UInt8>?) {
+        switch event {
+        case .message: trace.message(line ?? [], plugin: name, direction: .in, logger: logger)
+        case .violation(let violation): trace.invalidLine(line, error: violation.error.naming(plugin: name), plugin: name, logger: logger)
+        }
+    }
+
+    /// A handler of the plugin failed (`internalError`): the answer carries the plugin's stderr tail (spec §7).
+    func resolveInternalError(_ id: RequestID, _ error: ResponseError, _ message: Message, lineNumber: Int) {
+        guard endpoint.isPending(id) else {
+            resolve(id, message, lineNumber: lineNumber)  // a heartbeat's, or an unknown id (reported there)
+            return
+        }
+        resolve(id, .errorResponse(id: id, error: withStderrTail(error)), lineNumber: lineNumber)
     }
 
     /// An answer (`message`, whose id is `id`) completes the heartbeat or the pending request it belongs to.

@@ -37,6 +37,8 @@ final class PluginConnection {
     let plugin: ResolvedPlugin
     let loop: UVLoop
     var logger: Logger
+    /// The host's protocol trace; `trace.isOn` is the only thing the I/O paths test while nothing records.
+    let trace: ProtocolTrace
     var onEvent: (Event) -> Void = { _ in }
 
     var state = State.starting
@@ -93,10 +95,11 @@ final class PluginConnection {
     var pid: Int32 { process?.pid ?? 0 }
     var pendingRequestCount: Int { endpoint.pendingCount }
 
-    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, restarts: Int = 0) {
+    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, restarts: Int = 0) {
         self.name = plugin.name
         self.plugin = plugin
         self.loop = loop
+        self.trace = trace
         self.restarts = restarts
         self.admission = AdmissionPolicy(plugin.limits)
         self.heartbeat = HeartbeatPolicy(intervalMs: 0, timeoutMs: 0, now: 0)
@@ -202,9 +205,28 @@ final class PluginConnection {
 
     func failHandshake(_ error: ResponseError) {
         handshakeFailureReported = true
-        logger.error("\(error.message)")
+        let error = withStderrTail(error)
+        logger.error("\(error.message)\(error.authorDetails.map { "\n" + $0 } ?? "")")
         onEvent(.handshakeFailed(error))
         kill(reason: "handshake failed")
+    }
+
+    /// `error` with the plugin's last stderr lines in `data.stderr` (and its name in `data.plugin`), so the author
+    /// of a plugin that failed sees the traceback that led there. What the plugin put in `data` is kept; a `data`
+    /// that is not an object (outside the spec) is left alone.
+    ///
+    /// What the plugin wrote to stderr before the answer or exit being handled is read first: it is already in the
+    /// other pipe (a traceback printed, then the answer sent), but its read callback may not have run yet.
+    func withStderrTail(_ error: ResponseError) -> ResponseError {
+        process?.stderr?.readBuffered()
+        let tail = stderr.tail()
+        guard !tail.isEmpty, error.data == nil || error.data?.objectValue != nil else { return error }
+        var data = error.data?.objectValue ?? JSONObject()
+        if data["stderr"] == nil { data["stderr"] = .array(tail.map(JSONValue.string)) }
+        if data["plugin"] == nil { data["plugin"] = .string(name) }
+        var copy = error
+        copy.data = .object(data)
+        return copy
     }
 
     var exitDescription: String {
@@ -313,6 +335,7 @@ final class PluginConnection {
             return .pluginUnavailable(name, "writing failed: \(error)")
         }
         messagesSent += 1
+        if trace.isOn { trace.message(line.last == 0x0A ? line.dropLast() : line[...], plugin: name, direction: .out, logger: logger) }
         // The running clock is read only past the limit: every message to every plugin passes here.
         let queuedAfter = stdin.queuedBytes
         if queuedAfter > plugin.maxWriteQueueBytes, writeQueue.wrote(queued: queuedAfter, now: loop.activeNow) {

@@ -59,6 +59,7 @@ final class PluginSupervisor {
     let plugin: ResolvedPlugin
     private let loop: UVLoop
     private let logger: Logger
+    private let trace: ProtocolTrace
     private weak var guardian: Guardian?
     private(set) var connection: PluginConnection?
     private(set) var state = PluginState.starting
@@ -91,10 +92,11 @@ final class PluginSupervisor {
 
     var name: String { plugin.name }
 
-    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, guardian: Guardian?) {
+    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, guardian: Guardian?) {
         self.plugin = plugin
         self.loop = loop
         self.logger = logger
+        self.trace = trace
         self.guardian = guardian
     }
 
@@ -108,7 +110,7 @@ final class PluginSupervisor {
     func start() {
         incarnation += 1
         handshakeError = nil
-        let connection = PluginConnection(plugin: plugin, loop: loop, logger: logger, restarts: restarts)
+        let connection = PluginConnection(plugin: plugin, loop: loop, logger: logger, trace: trace, restarts: restarts)
         self.connection = connection
         connection.onEvent = { [weak self, weak connection] event in
             guard let self, let connection, connection === self.connection else { return }

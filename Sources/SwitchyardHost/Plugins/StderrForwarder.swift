@@ -67,6 +67,19 @@ struct StderrForwarder {
         return end > now ? end - now : 1
     }
 
+    /// The last lines, at most `maxLines` and `maxBytes` of them (the last line is kept even if alone it is longer;
+    /// it is itself capped at ``maxLineBytes``): what errors carry so an author sees the traceback that led to them.
+    func tail(maxLines: Int = 20, maxBytes: Int = 4_096) -> [String] {
+        var lines: [String] = []
+        var bytes = 0
+        for line in recent.reversed().prefix(maxLines) {
+            bytes += line.utf8.count + 1
+            if bytes > maxBytes && !lines.isEmpty { break }
+            lines.append(line)
+        }
+        return lines.reversed()
+    }
+
     /// At EOF: the last unterminated line, if any.
     mutating func finish() -> [String] {
         var lines: [String] = []

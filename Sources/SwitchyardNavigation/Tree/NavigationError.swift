@@ -53,11 +53,13 @@ extension ResponseError {
     }
 
     private func naming(_ plugin: String, _ instance: InstanceID, _ type: String, route: String?) -> ResponseError {
+        // What the plugin itself put in `data` wins: a handler failure's `type` is the exception's (§7), and the
+        // step's coordinator type then travels as `coordinatorType`.
         var data = self.data?.objectValue ?? JSONObject()
-        data["plugin"] = .string(plugin)
-        data["instance"] = .int(instance.rawValue)
-        data["type"] = .string(type)
-        if let route { data["route"] = .string(route) }
+        if data["plugin"] == nil { data["plugin"] = .string(plugin) }
+        if data["instance"] == nil { data["instance"] = .int(instance.rawValue) }
+        if data["type"] == nil { data["type"] = .string(type) } else if data["type"] != .string(type) { data["coordinatorType"] = .string(type) }
+        if let route, data["route"] == nil { data["route"] = .string(route) }
         return ResponseError(code, message, data: .object(data))
     }
 

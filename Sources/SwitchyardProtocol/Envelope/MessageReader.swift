@@ -45,6 +45,26 @@ public struct MessageReader: Sendable {
         return interpret(framed)
     }
 
+    /// ``next()`` with the line the event came from (nil for a line over the limit, which is not kept), for a
+    /// protocol trace, which records what was on the wire. A separate method, so ``next()`` pays nothing for it.
+    public mutating func nextWithLine() -> (event: Event, line: ArraySlice<UInt8>?)? {
+        while let framed = framer.next() {
+            if let event = interpret(framed) { return (event, Self.line(of: framed)) }
+        }
+        return nil
+    }
+
+    /// ``finish()`` with the line the event came from.
+    public mutating func finishWithLine() -> (event: Event, line: ArraySlice<UInt8>?)? {
+        guard let framed = framer.finish(), let event = interpret(framed) else { return nil }
+        return (event, Self.line(of: framed))
+    }
+
+    private static func line(of framed: LineFramer.Event) -> ArraySlice<UInt8>? {
+        if case .line(let bytes, _) = framed { return bytes }
+        return nil
+    }
+
     private func interpret(_ framed: LineFramer.Event) -> Event? {
         switch framed {
         case .lineTooLong(let length, let lineNumber):

@@ -77,3 +77,64 @@ public func describeDecodingError(_ error: any Error) -> (field: String?, reason
         return (nil, "\(error)")
     }
 }
+
+extension ResponseError {
+    /// What a plugin's author needs beyond the message, as indented lines to print under it: `data.traceback`
+    /// (Python), `data.stack` (JavaScript), `data.description` (Swift, when it says more than the message), and
+    /// `data.stderr`, the plugin's last stderr lines, which the host attaches to handshake failures and to a
+    /// plugin's `internalError` (Protocol/README.md §7). Nil when `data` has none of them.
+    ///
+    /// The SDKs also write the traceback or stack to stderr: the stderr lines are shown without it.
+    public var authorDetails: String? {
+        guard let data = data?.objectValue else { return nil }
+        var sections: [String] = []
+        var shown: [String] = []
+        for key in ["traceback", "stack", "description"] {
+            guard let text = Self.text(data[key])?.trimmingNewlines, !text.isEmpty, text != message else { continue }
+            sections.append("  \(key):\n" + Self.indented(text))
+            shown.append(text)
+        }
+        if var stderr = Self.text(data["stderr"])?.trimmingNewlines {
+            for text in shown {
+                if text.hasSuffix(stderr) {
+                    stderr = ""
+                } else if stderr.hasSuffix(text) {
+                    stderr = String(stderr.dropLast(text.count)).trimmingNewlines
+                }
+            }
+            if !stderr.isEmpty {
+                let plugin = data["plugin"]?.stringValue.map { " of plugin '\($0)'" } ?? ""
+                sections.append("  stderr\(plugin), last lines:\n" + Self.indented(stderr))
+            }
+        }
+        return sections.isEmpty ? nil : sections.joined(separator: "\n")
+    }
+
+    /// The description followed by ``authorDetails`` on the lines below: what a command-line tool prints.
+    public var descriptionWithDetails: String {
+        guard let details = authorDetails else { return description }
+        return description + "\n" + details
+    }
+
+    /// A string, or an array of lines.
+    private static func text(_ value: JSONValue?) -> String? {
+        switch value {
+        case .string(let text)?: return text
+        case .array(let lines)?: return lines.compactMap(\.stringValue).joined(separator: "\n")
+        default: return nil
+        }
+    }
+
+    private static func indented(_ text: String) -> String {
+        text.trimmingNewlines.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+    }
+}
+
+extension String {
+    fileprivate var trimmingNewlines: String {
+        var text = Substring(self)
+        while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        while text.first == "\n" { text.removeFirst() }
+        return String(text)
+    }
+}

@@ -58,6 +58,11 @@ public struct JSONWriter {
         bytes.append(contentsOf: fragment)
     }
 
+    /// Appends a slice that is already valid JSON text (a line read from a pipe), without copying it first.
+    public mutating func writeRawBytes(_ fragment: ArraySlice<UInt8>) {
+        bytes.append(contentsOf: fragment)
+    }
+
     public mutating func append(_ byte: UInt8) {
         bytes.append(byte)
     }

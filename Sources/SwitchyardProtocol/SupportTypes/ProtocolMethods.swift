@@ -28,7 +28,7 @@ public enum ProtocolMethods {
         Entry(method: CoordinatorTabSelectedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: NavigateRequest.method, kind: .request, direction: .pluginToHost),
         Entry(method: TreeQueryRequest.method, kind: .request, direction: .pluginToHost),
-        // The control interface (Protocol/README.md §12): `navigate`, `tree/query` and `$/ping` are shared.
+        // The control interface (Protocol/README.md §15): `navigate`, `tree/query` and `$/ping` are shared.
         Entry(method: OpenRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: ValidateRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeGetRequest.method, kind: .request, direction: .clientToHost),
@@ -39,8 +39,11 @@ public enum ProtocolMethods {
         Entry(method: HostStatusRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostShutdownRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginStartRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: TraceSubscribeRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: TraceUnsubscribeRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),
+        Entry(method: TraceEventNotification.method, kind: .notification, direction: .hostToClient),
     ]
 }
