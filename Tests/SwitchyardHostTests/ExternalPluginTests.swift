@@ -5,7 +5,9 @@ import Testing
 
 /// Feature modules are built independently: a plugin in its own package, depending only on the SDK product, joins
 /// the demo app through a manifest and replaces one of its plugins.
-@Suite("A plugin built in a separate package", .heavy, .timeLimit(.minutes(10)))
+// Alone: it builds a package from scratch (the compiler takes both cores), and the suites that judge timing must
+// never run beside a compiler.
+@Suite("A plugin built in a separate package", .heavyAlone, .timeLimit(.minutes(10)))
 struct ExternalPluginTests {
     @Test("Plugins/external/ProfilePlugin builds on its own and serves the profile tab of the demo app")
     func separatePackage() async throws {

@@ -8,7 +8,9 @@ import Testing
 /// `switchyard init plugin` as an author uses it: the plugin it writes, in each language and with each kind of root,
 /// built or installed as its own files say, runs its scenario through the real CLI and real plugin processes, passes
 /// `switchyard check-plugin` and its own test.
-@Suite("switchyard init plugin: the generated plugins", .heavy, .timeLimit(.minutes(15)))
+// Alone and one variant at a time: each builds a package (the compiler takes both cores), and the suites that
+// judge timing must never run beside a compiler.
+@Suite("switchyard init plugin: the generated plugins", .serialized, .heavyAlone, .timeLimit(.minutes(15)))
 struct InitPluginTests {
     static let name = "orders"
 

@@ -119,7 +119,11 @@ struct LifecycleTests {
     @Test("the shutdown ladder escalates to SIGKILL for a plugin that ignores stdin EOF and SIGTERM")
     func ladderEscalates() async throws {
         let logs = LogCapture()
-        try await withHost([TestPlugins.misbehave("stubborn", ["--ignore-sigterm", "--ignore-eof", "--hang-after", "3"])], logs: logs) { host in
+        // No heartbeat: a heartbeat ping could be message 3 on a slow start, hang the plugin and have it killed as
+        // hung before the ladder runs. Message 3 must be the shutdown request.
+        var quiet = LimitOverrides()
+        quiet.heartbeatIntervalMs = 0
+        try await withHost([TestPlugins.misbehave("stubborn", ["--ignore-sigterm", "--ignore-eof", "--hang-after", "3"], limits: quiet)], logs: logs) { host in
             #expect(await host.status().first?.state == .ready)
         }
         #expect(logs.contains("did not exit after stdin closed; sending SIGTERM"))
