@@ -8,7 +8,7 @@ import Synchronization
 /// Jobs travel through ``UVLoopRemote/execute(_:)`` (a mutex-guarded queue and `uv_async_send`), as every other way
 /// into the loop does. After the loop has closed, jobs still run, one at a time, on the thread that enqueues them
 /// (nothing else can touch the loop's state any more): a task suspended on this executor must never be stranded.
-public final class UVLoopExecutor: SerialExecutor {
+public final class UVLoopExecutor: SerialExecutor, TaskExecutor {
     /// The loop's thread-safe face.
     public let remote: UVLoopRemote
 
@@ -26,7 +26,8 @@ public final class UVLoopExecutor: SerialExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedSerialExecutor()
-        if remote.execute({ job.runSynchronously(on: executor) }) { return }
+        let taskExecutor = asUnownedTaskExecutor()
+        if remote.execute({ job.runSynchronously(isolatedTo: executor, taskExecutor: taskExecutor) }) { return }
         runAfterClose(job, on: executor)
     }
 
@@ -81,6 +82,10 @@ public actor UVLoopIsolated<Value> {
 
     // The executor outlives the actor (the actor holds it strongly): the unowned reference cannot dangle.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
+
+    /// The loop as a task executor: a task started with it as its preference runs on the loop from its first job,
+    /// without passing through Swift's global pool (which an embedding app may have busy or blocked).
+    public nonisolated var taskExecutor: UVLoopExecutor { executor }
 
     /// The loop's thread-safe face, for work that must keep its place in the loop's order.
     public nonisolated var remote: UVLoopRemote { executor.remote }

@@ -239,7 +239,9 @@ final class Navigator {
         let number = nextFlow
         nextFlow += 1
         startingFlows[number] = flow
-        Task { await isolation.runFlow(number) }
+        // Preferring the loop as task executor: the task never waits for Swift's global pool, which tests (and an
+        // embedding app) may have busy with blocking calls; a flow stuck there stalled navigation for 30 s.
+        Task(executorPreference: isolation.taskExecutor) { await isolation.runFlow(number) }
     }
 
     /// Called by the task ``startFlow(_:stopped:)`` started, on the loop.
