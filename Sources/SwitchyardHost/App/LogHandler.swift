@@ -79,26 +79,8 @@ public struct SwitchyardLogHandler: LogHandler {
         }
     }
 
-    /// `2025-01-31T09:05:03.042Z`: ISO 8601 in UTC with milliseconds (the civil date from the day count, Howard
-    /// Hinnant's algorithm, so no C time functions and no Foundation).
+    /// `2025-01-31T09:05:03.042Z`: ISO 8601 in UTC with milliseconds, the trace's format (one formatter for both).
     static func iso8601(millisecondsSinceEpoch: Int64) -> String {
-        let milliseconds = Int(millisecondsSinceEpoch % 86_400_000 + 86_400_000) % 86_400_000
-        let days = Int((millisecondsSinceEpoch - Int64(milliseconds)) / 86_400_000)
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthIndex = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthIndex + 2) / 5 + 1
-        let month = monthIndex < 10 ? monthIndex + 3 : monthIndex - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
-        func pad(_ value: Int, _ width: Int) -> String {
-            let text = String(value)
-            return String(repeating: "0", count: max(0, width - text.count)) + text
-        }
-        let seconds = milliseconds / 1_000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(seconds / 3_600, 2)):\(pad(seconds / 60 % 60, 2)):"
-            + "\(pad(seconds % 60, 2)).\(pad(milliseconds % 1_000, 3))Z"
+        TraceRecord.timestamp(milliseconds: millisecondsSinceEpoch)
     }
 }
