@@ -11,14 +11,30 @@ limit="$1"; log="$2"; shift 2
 setsid "$@" > >(tee "$log") 2>&1 &
 pid=$!
 
-waited=0
-while kill -0 "$pid" 2>/dev/null; do
-    if [ "$waited" -ge "$limit" ]; then
-        echo
-        echo "watchdog: '$*' still running after ${limit} s; ending it."
-        echo "watchdog: tests that started and did not finish:"
-        # Swift Testing prints «◇ Test "name" started.» and «✔/✘ Test "name" passed/failed…»; XCTest "Test Case '…' started/passed/failed".
-        python3 - "$log" <<'PY'
+# On a hang the process tree is printed first. `swift test` holds the test bundle's output back while its output is
+# a pipe (as in CI) and prints it when the bundle exits; and it starts the bundle in a process group of its own, out
+# of reach of a signal to this group. So the bundle is found among the command's descendants and ended alone first
+# (swift test then prints what it held: which tests started, which failed, "Time limit was exceeded"), the
+# unfinished tests are read from the log, and then every descendant is killed (the hosts' guardians end their
+# plugins when the hosts die).
+descendants() {
+    local child
+    for child in $(pgrep -P "$1"); do echo "$child"; descendants "$child"; done
+}
+
+end_run() {
+    echo
+    echo "watchdog: $1; ending it."
+    echo "watchdog: process tree:"
+    ps -eo pid,ppid,pgid,stat,etime,args --forest | grep -v ' \[' || true
+    local everyone bundles
+    everyone=$(descendants "$pid")
+    bundles=$(for p in $everyone; do ps -o pid=,args= -p "$p" 2>/dev/null; done | awk '$2 ~ /\.xctest$/ {print $1}')
+    [ -n "$bundles" ] && kill -TERM $bundles 2>/dev/null
+    for _ in $(seq 1 20); do kill -0 "$pid" 2>/dev/null || break; sleep 0.5; done
+    echo "watchdog: tests that started and did not finish:"
+    # Swift Testing prints «◇ Test "name" started.» and «✔/✘ Test "name" passed/failed…»; XCTest "Test Case '…' started/passed/failed".
+    python3 - "$log" <<'PY'
 import re, sys
 started, ended = [], set()
 for line in open(sys.argv[1], errors="replace"):
@@ -33,14 +49,16 @@ for line in open(sys.argv[1], errors="replace"):
 for name in started:
     if name not in ended: print("  " + name)
 PY
-        echo "watchdog: process tree:"
-        ps -eo pid,ppid,pgid,stat,etime,args --forest | grep -v ' \[' || true
-        kill -TERM -- "-$pid" 2>/dev/null
-        sleep 5
-        kill -KILL -- "-$pid" 2>/dev/null
-        wait "$pid" 2>/dev/null
-        exit 124
-    fi
+    kill -TERM -- "-$pid" 2>/dev/null
+    sleep 5
+    kill -KILL -- "-$pid" $everyone 2>/dev/null
+    wait "$pid" 2>/dev/null
+    exit 124
+}
+
+waited=0
+while kill -0 "$pid" 2>/dev/null; do
+    [ "$waited" -ge "$limit" ] && end_run "'$*' still running after ${limit} s"
     sleep 1
     waited=$((waited + 1))
 done
