@@ -14,7 +14,9 @@ class Profile(switchyard.Coordinator):
     initial = "overview"
     routes = [
         switchyard.root("overview"),
-        switchyard.push("settings", deep_link="settings"),
+        # The settings screen's "save" button: the coordinator decides what follows (spec §12.6).
+        switchyard.push("settings", deep_link="settings",
+                        actions=[{"name": "save", "params": [{"name": "theme", "type": "string", "required": False}]}]),
         switchyard.modal("signOut", deep_link="sign-out"),
     ]
 
@@ -26,6 +28,12 @@ class Profile(switchyard.Coordinator):
 
     def signOut(self, params, link):
         return screen("ConfirmSignOut")
+
+    def action(self, name, params, route, entry):
+        if name == "save":
+            sys.stderr.write("profile: settings saved (%s)\n" % (params or {}).get("theme", "default"))
+            return [{"op": "pop", "entry": entry}]
+        return None
 
     def dismissed(self, route, entry, reason):
         sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))

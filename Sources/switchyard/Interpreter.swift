@@ -38,6 +38,8 @@ struct Interpreter {
                                                finishFlow restart child parent top
           dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
                                           top-most entry (a root is refused: notAllowed)
+          action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);
+                                          its coordinator decides where to go
           query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
@@ -86,21 +88,19 @@ struct Interpreter {
             return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
         case "dismissed":
             let (target, entryText) = rest.splitFirstWord()
-            let instance = try await resolve(target)
-            let entry: EntryID
-            if entryText == "top" {
-                // What the user sees on top: the last entry, else the root (the host refuses to dismiss a root with
-                // its typed notAllowed), the selected tab or the wrapper's child.
-                guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
-                    ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
-                else { throw CommandError("no instance \(target)") }
-                entry = top.entry
-            } else {
-                guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("dismissed needs an entry id or 'top'") }
-                entry = EntryID(number)
-            }
+            let (instance, entry) = try await entry(target, entryText, command: "dismissed")
             let result = try await app.userDismissed(instance: instance, entry: entry)
             return .ok("revision \(result.revision)", changed: true)
+        case "action":
+            let (target, afterTarget) = rest.splitFirstWord()
+            let (entryText, afterEntry) = afterTarget.splitFirstWord()
+            let (name, paramsText) = afterEntry.splitFirstWord()
+            guard !name.isEmpty else { throw CommandError("action needs TARGET ENTRY|top NAME [JSON-PARAMS]") }
+            let (instance, entry) = try await entry(target, entryText, command: "action")
+            let params = paramsText.isEmpty ? nil : try JSONParser.parse(paramsText)
+            let before = try await app.snapshot().revision
+            let result = try await app.userAction(instance: instance, entry: entry, action: name, params: params)
+            return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
         case "query":
             let words = rest.split(separator: " ").map(String.init)
             guard let first = words.first, let query = TreeQueryRequest.Query(rawValue: first) else {
@@ -151,6 +151,20 @@ struct Interpreter {
             }
             return instance.id
         }
+    }
+
+    /// `TARGET ENTRY|top`: an entry by id (`e12` or `12`), or `top`, what the user sees on top of that instance: the
+    /// last entry, else the root, the selected tab or the wrapper's child.
+    private func entry(_ target: String, _ entryText: String, command: String) async throws -> (InstanceID, EntryID) {
+        let instance = try await resolve(target)
+        guard entryText != "top" else {
+            guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
+                ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
+            else { throw CommandError("no instance \(target)") }
+            return (instance, top.entry)
+        }
+        guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("\(command) needs an entry id or 'top'") }
+        return (instance, EntryID(number))
     }
 
     private func label(_ id: InstanceID) async throws -> String {

@@ -112,6 +112,11 @@ struct TranscriptTests {
         } else if action.hasPrefix("user/dismissed:") {
             let request = try Coding.decode(UserDismissedRequest.Params.self, from: try JSONParser.parse(argument("user/dismissed:")))
             return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.userDismissed(instance: request.instance, entry: request.entry) }
+        } else if action.hasPrefix("user/action:") {
+            let request = try Coding.decode(UserActionRequest.Params.self, from: try JSONParser.parse(argument("user/action:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
+                try await host.userAction(instance: request.instance, entry: request.entry, action: request.action, params: request.params)
+            }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }

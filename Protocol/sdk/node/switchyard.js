@@ -83,11 +83,18 @@ function takesNothing(fn) {
   return /^[^(]*\(\s*\)/.test(text) && !/\barguments\b/.test(text);
 }
 
-function route(name, transition, { deepLink, target, plugin, params } = {}) {
+const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
+
+function route(name, transition, { deepLink, target, plugin, params, actions } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
-  if (params !== undefined) result.params = params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
+  if (params !== undefined) result.params = declareParams(params);
   if (target !== undefined) result.target = plugin ? { plugin, type: target } : { type: target };
+  // The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator#action.
+  if (actions !== undefined) {
+    result.actions = actions.map((a) => (typeof a === 'string' ? { name: a }
+      : Object.assign({ name: a.name }, a.params ? { params: declareParams(a.params) } : {})));
+  }
   return result;
 }
 const routes = {
@@ -113,9 +120,16 @@ class Coordinator {
     this.state = undefined;
   }
   initialRoot() { return [this.constructor.initial, undefined]; }
+  /** For a tabs coordinator: the tab names shown at creation, in order (undefined: every declared tab), spec §12.7. */
+  initialTabs() { return undefined; }
   didDestroy() {}
   dismissed(_route, _entry, _reason) {}
   tabSelected(_tab, _isRepeat) {}
+  /**
+   * A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this instance
+   * (one chain, one revision), or nothing to change nothing. Throw an RPCError to refuse it.
+   */
+  action(_name, _params, _context) { return undefined; }
   /** Navigation from this coordinator's logic, sent after the current answer. */
   navigate(steps, done) { this.plugin.deferCall('navigate', { instance: this.instance, steps }, done); }
 
@@ -195,6 +209,7 @@ class Plugin {
       this.handlers.set('coordinator/create', (p) => this.create(p));
       this.handlers.set('coordinator/route', (p) => this.route(p));
       this.handlers.set('coordinator/destroy', (p) => this.destroy(p));
+      this.handlers.set('coordinator/action', (p) => this.action(p));
       this.notificationHandlers.set('coordinator/dismissed', (p) => {
         const c = this.instances.get(p.instance);
         if (c) c.dismissed(p.route, p.entry, p.reason);
@@ -222,13 +237,22 @@ class Plugin {
       result.root = { route: rootRoute, content: c.contentFor(rootRoute, rootParams) };
       if (rootParams !== undefined) result.root.params = rootParams;
     } else if (kind === 'tabs') {
-      result.tabs = cls.routes.filter((r) => r.transition === 'tab').map((r) => ({ route: r.name, content: c.contentFor(r.name) }));
+      const declared = cls.routes.filter((r) => r.transition === 'tab').map((r) => r.name);
+      const shown = (c.initialTabs() || declared).filter((name) => declared.includes(name));
+      result.tabs = shown.map((name) => ({ route: name, content: c.contentFor(name) }));
     } else {
       const childRoute = cls.routes.find((r) => r.transition === 'child');
       result.child = c.contentFor(childRoute.name);
     }
     if (c.state !== undefined) result.state = c.state;
     return result;
+  }
+
+  action(params) {
+    const c = this.instances.get(params.instance);
+    if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
+    const steps = c.action(params.action, params.params, { route: params.route, entry: params.entry });
+    return steps && steps.length ? { steps } : {};
   }
 
   route(params) {

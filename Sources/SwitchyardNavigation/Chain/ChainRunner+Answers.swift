@@ -36,6 +36,11 @@ extension ChainRunner {
             owner.tabs.insert(entry, at: position)
             if owner.tabs.count > 1, position <= owner.selectedTab { owner.selectedTab += 1 }
             tree.put(owner)
+        case .addTab:
+            // `setTabs` asked for it: appended for now, and the step runs again (the next new tab, or the order).
+            owner.tabs.append(entry)
+            tree.put(owner)
+            return
         }
         pendingLanding = content.coordinator ?? owner.id
     }
@@ -64,13 +69,21 @@ extension ChainRunner {
             created.root = Entry(id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
         case .tabs:
             let declaredTabs = declaration.routes.filter { $0.transition == .tab }
-            guard let tabs = answer.tabs, tabs.map(\.route) == declaredTabs.map(\.name) else {
+            // Usually every declared tab in order; an owner with dynamic tabs (§12.7) may start with some of them, in
+            // its own order (SUICoordinator's `setPages` at start).
+            let given = answer.tabs?.map(\.route) ?? []
+            guard let tabs = answer.tabs, !tabs.isEmpty, Set(given).count == given.count,
+                given.allSatisfy({ name in declaredTabs.contains { $0.name == name } })
+            else {
                 throw .invalidAnswer(
-                    created.plugin, "the created tabs \(created.type) must give every declared tab in order: \(declaredTabs.map(\.name))",
+                    created.plugin,
+                    "the created tabs \(created.type) must give declared tabs, each once (declared: \(declaredTabs.map(\.name)); given: \(given))",
                     instance: created)
             }
+            created.dynamicTabs = given != declaredTabs.map(\.name)
             var entries: [Entry] = []
-            for (tab, declared) in zip(tabs, declaredTabs) {
+            for tab in tabs {
+                guard let declared = declaredTabs.first(where: { $0.name == tab.route }) else { continue }
                 let entryID = allocator.entry()
                 let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
                 entries.append(Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
@@ -144,6 +157,9 @@ extension ChainRunner {
 
 extension ChainRunner.Purpose {
     var isTab: Bool {
-        if case .tab = self { true } else { false }
+        switch self {
+        case .tab, .addTab: true
+        case .push, .setRoot: false
+        }
     }
 }

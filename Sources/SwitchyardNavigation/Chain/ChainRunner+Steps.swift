@@ -199,6 +199,17 @@ extension ChainRunner {
 
         case .top:
             land(tree.topCoordinator(from: current.id))
+
+        case .setTabs:
+            try requireKind(current, .tabs, operation: "setTabs")
+            try authorize(current, "setTabs")
+            return try setTabs(current, step.tabs, index: index)
+
+        case .setBadge:
+            try requireKind(current, .tabs, operation: "setBadge")
+            // The tabs' owner, or a plugin whose flow a tab shows (it knows what to count), like selectTab.
+            try authorize(current, "setBadge", ancestorMayRequest: true)
+            try setBadge(current, try name(step.tab, "tab"), step.badge)
         }
         return nil
     }

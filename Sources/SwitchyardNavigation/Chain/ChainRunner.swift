@@ -22,9 +22,9 @@ public final class ChainRunner {
 
     var tree: NavigationTree
     var cursor: InstanceID
-    private var stepIndex = 0
+    var stepIndex = 0
     var pendingLanding: InstanceID?
-    private var effects: [ChainEffect] = []
+    var effects: [ChainEffect] = []
     var touched = Set<InstanceID>()
     var created: [(instance: InstanceID, plugin: String, type: String)] = []
     private var removed = Set<InstanceID>()
@@ -46,6 +46,8 @@ public final class ChainRunner {
         case setRoot(keepStack: Bool)
         /// A tab the instance lacks (its type declares it since the tree was saved): inserted in declaration order.
         case tab
+        /// A tab `setTabs` adds: appended, and the step runs again until every tab it names is there.
+        case addTab
     }
 
     /// A runner applying `steps` from `start` on a working copy of `tree`; `links` carries the deep-link context

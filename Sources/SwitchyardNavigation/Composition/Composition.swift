@@ -188,6 +188,9 @@ public enum Composition {
                     let parameterNames = declared.map(\.name)
                     if Set(parameterNames).count != parameterNames.count { issue(route.name, "a parameter name is used twice") }
                 }
+                if let actions = route.actions, !actions.isEmpty {
+                    for problem in actionProblems(route, actions) { issue(route.name, problem) }
+                }
             }
             switch coordinator.kind {
             case .stack:
@@ -211,6 +214,21 @@ public enum Composition {
             }
         }
         return issues
+    }
+
+    /// A route's declared actions (§12.6): only a screen emits them, each name once, each param name once per action.
+    static func actionProblems(_ route: RouteDeclaration, _ actions: [ActionDeclaration]) -> [String] {
+        var problems: [String] = []
+        if route.target != nil { problems.append("a route that opens a coordinator declares actions; only a screen route emits them") }
+        var names = Set<String>()
+        for action in actions {
+            if action.name.isEmpty { problems.append("an action has an empty name") }
+            if !names.insert(action.name).inserted { problems.append("the action name '\(action.name)' is used twice") }
+            if let params = action.params, Set(params.map(\.name)).count != params.count {
+                problems.append("action '\(action.name)': a parameter name is used twice")
+            }
+        }
+        return problems
     }
 
     /// Types that deep links can pass through without consuming a segment, in a cycle.

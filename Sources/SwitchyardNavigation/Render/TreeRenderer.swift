@@ -63,7 +63,7 @@ public enum TreeRenderer {
             return root + (instance.entries ?? []).map { Row(title: "\($0.transition.rawValue) \(routeText($0)) [\($0.entry)]", entry: $0) }
         case .tabs:
             return (instance.tabs ?? []).map {
-                Row(title: "tab \($0.route)\($0.route == instance.selectedTab ? " ●" : "")", entry: $0)
+                Row(title: "tab \($0.route)\($0.badge.map { " (\($0))" } ?? "")\($0.route == instance.selectedTab ? " ●" : "")", entry: $0)
             }
         case .wrapper:
             return instance.child.map { [Row(title: "child", entry: $0)] } ?? []

@@ -19,13 +19,16 @@ public struct Entry: Sendable, Hashable {
     public var transition: Transition
     public var params: JSONValue?
     public var content: Content
+    /// A tab's badge (`setBadge`).
+    public var badge: String?
 
-    public init(id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content) {
+    public init(id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content, badge: String? = nil) {
         self.id = id
         self.route = route
         self.transition = transition
         self.params = params
         self.content = content
+        self.badge = badge
     }
 }
 
@@ -50,6 +53,9 @@ public struct Instance: Sendable, Hashable {
     public var selectedTab = 0
     /// `wrapper`: the one child.
     public var child: Entry?
+    /// `tabs`: the owner chose the tabs at run time (`setTabs`, or created with other tabs than declared), so a
+    /// state file's merge keeps them as they are instead of restoring the declared set.
+    public var dynamicTabs = false
     /// The revision at which this instance last changed (optimistic concurrency between chains).
     public var version: UInt64
 
@@ -243,6 +249,7 @@ extension NavigationTree {
             instance.entries = (item.entries ?? []).map(Entry.init(snapshot:))
             instance.tabs = (item.tabs ?? []).map(Entry.init(snapshot:))
             instance.selectedTab = item.selectedTab.flatMap { tab in instance.tabs.firstIndex { $0.route == tab } } ?? 0
+            instance.dynamicTabs = item.dynamicTabs == true
             instance.child = item.child.map(Entry.init(snapshot:))
             guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
             put(instance)
@@ -281,7 +288,7 @@ extension Instance {
             entries: kind == .stack ? entries.map(\.snapshot) : nil,
             tabs: kind == .tabs ? tabs.map(\.snapshot) : nil,
             selectedTab: kind == .tabs ? selectedTabEntry?.route : nil,
-            child: kind == .wrapper ? child?.snapshot : nil)
+            child: kind == .wrapper ? child?.snapshot : nil, dynamicTabs: dynamicTabs ? true : nil)
     }
 }
 
@@ -294,7 +301,7 @@ extension Entry {
                 case .screen(let screen): .screen(screen)
                 case .coordinator(let id): .coordinator(id)
                 }
-            }())
+            }(), badge: badge)
     }
 
     init(snapshot: EntrySnapshot) {
@@ -303,6 +310,8 @@ extension Entry {
             case .screen(let screen): .screen(screen)
             case .coordinator(let id): .coordinator(id)
             }
-        self.init(id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content)
+        self.init(
+            id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content,
+            badge: snapshot.badge)
     }
 }

@@ -85,6 +85,7 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public enum Operation: String, Codable, Sendable, CaseIterable {
         case route, popLast, pop, popTo, popCount, popToRoot, popToInitialRoute, setRoot, hasRoot, focusFirst
         case selectTab, dismiss, close, dismissCoordinator, finishFlow, restart, child, parent, top
+        case setTabs, setBadge
     }
 
     public var op: Operation
@@ -102,11 +103,17 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public var count: Int?
     /// `setRoot`: keep the entries above the root (Stinsen's behaviour) instead of clearing them.
     public var keepStack: Bool?
+    /// `setTabs`: the tab route names, in display order (SUICoordinator's `setPages`).
+    public var tabs: [String]?
+    /// `setBadge`: the tab's badge text; absent clears it (SUICoordinator's `setBadge`).
+    public var badge: String?
 
     public init(
         op: Operation, route: String? = nil, tab: String? = nil, params: JSONValue? = nil, entry: EntryID? = nil,
-        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil
+        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil, tabs: [String]? = nil, badge: String? = nil
     ) {
+        self.tabs = tabs
+        self.badge = badge
         self.op = op
         self.route = route
         self.tab = tab
@@ -124,6 +131,10 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public static func hasRoot(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .hasRoot, route: route, params: params) }
     public static func focusFirst(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .focusFirst, route: route, params: params) }
     public static func selectTab(_ tab: String) -> Self { .init(op: .selectTab, tab: tab) }
+    /// The tabs, in display order: new ones are asked of the owner, missing ones leave the tree.
+    public static func setTabs(_ tabs: [String]) -> Self { .init(op: .setTabs, tabs: tabs) }
+    /// A tab's badge (nil clears it).
+    public static func setBadge(_ tab: String, _ badge: String?) -> Self { .init(op: .setBadge, tab: tab, badge: badge) }
     public static func pop(_ entry: EntryID) -> Self { .init(op: .pop, entry: entry) }
     public static func popTo(_ index: Int) -> Self { .init(op: .popTo, index: index) }
     public static func popCount(_ count: Int) -> Self { .init(op: .popCount, count: count) }
@@ -218,13 +229,17 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
     public var selectedTab: String?
     /// `wrapper`: the child.
     public var child: EntrySnapshot?
+    /// `tabs`: `true` once the owner chose its tabs at run time (`setTabs`, or a `coordinator/create` answer with
+    /// other tabs than declared): a state file's merge then keeps them as they are. Absent otherwise.
+    public var dynamicTabs: Bool?
 
     public init(
         id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, pending: Bool? = nil, parent: ParentLink? = nil,
         params: JSONValue? = nil, state: JSONValue? = nil, status: Status = .ok, unavailableReason: String? = nil,
         root: EntrySnapshot? = nil, entries: [EntrySnapshot]? = nil, tabs: [EntrySnapshot]? = nil,
-        selectedTab: String? = nil, child: EntrySnapshot? = nil
+        selectedTab: String? = nil, child: EntrySnapshot? = nil, dynamicTabs: Bool? = nil
     ) {
+        self.dynamicTabs = dynamicTabs
         self.id = id
         self.plugin = plugin
         self.type = type
@@ -250,13 +265,18 @@ public struct EntrySnapshot: Codable, Sendable, Equatable {
     public var transition: Transition
     public var params: JSONValue?
     public var content: ContentSnapshot
+    /// A tab's badge (`setBadge`); absent: none.
+    public var badge: String?
 
-    public init(entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot) {
+    public init(
+        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot, badge: String? = nil
+    ) {
         self.entry = entry
         self.route = route
         self.transition = transition
         self.params = params
         self.content = content
+        self.badge = badge
     }
 }
 

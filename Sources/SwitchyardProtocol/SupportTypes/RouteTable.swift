@@ -73,6 +73,23 @@ public struct CoordinatorReference: Codable, Sendable, Hashable, CustomStringCon
     public var description: String { plugin.map { "\($0).\(type)" } ?? type }
 }
 
+/// An action a screen emits (a button, `onNext`): what a UI shell may deliver with `user/action`, checked by the
+/// host against this declaration before the owning plugin hears of it (Protocol/README.md §12.6).
+public struct ActionDeclaration: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
+    /// Unique within its route.
+    public var name: String
+    /// Declared parameters, like a route's; absent means any params are accepted.
+    public var params: [ParamDeclaration]?
+
+    public init(name: String, params: [ParamDeclaration]? = nil) {
+        self.name = name
+        self.params = params
+    }
+
+    /// An action without declared params: `actions: ["complete"]`.
+    public init(stringLiteral name: String) { self.init(name: name) }
+}
+
 /// One route a coordinator type declares.
 public struct RouteDeclaration: Codable, Sendable, Equatable {
     /// Unique within its coordinator type.
@@ -85,17 +102,23 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public var params: [ParamDeclaration]?
     /// The coordinator this route opens. Absent: the route shows a screen.
     public var target: CoordinatorReference?
+    /// The actions the route's screen emits (`user/action`); absent or empty: none. Only a screen route has them.
+    public var actions: [ActionDeclaration]?
 
     public init(
         name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
-        target: CoordinatorReference? = nil
+        target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil
     ) {
         self.name = name
         self.transition = transition
         self.deepLink = deepLink
         self.params = params
         self.target = target
+        self.actions = actions
     }
+
+    /// The declared action of that name.
+    public func action(named name: String) -> ActionDeclaration? { actions?.first { $0.name == name } }
 }
 
 /// A coordinator type a plugin implements.

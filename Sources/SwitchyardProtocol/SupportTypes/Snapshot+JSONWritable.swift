@@ -65,6 +65,10 @@ extension EntrySnapshot: JSONWritable {
         }
         writer.key("content", first: &first)
         content.write(to: &writer)
+        if let badge {
+            writer.key("badge", first: &first)
+            writer.writeString(badge)
+        }
         writer.append(UInt8(ascii: "}"))
     }
 }
@@ -132,6 +136,10 @@ extension InstanceSnapshot: JSONWritable {
         if let child {
             writer.key("child", first: &first)
             child.write(to: &writer)
+        }
+        if let dynamicTabs {
+            writer.key("dynamicTabs", first: &first)
+            writer.writeRaw(dynamicTabs ? "true" : "false")
         }
         writer.append(UInt8(ascii: "}"))
     }

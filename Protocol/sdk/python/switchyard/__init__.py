@@ -92,7 +92,17 @@ def _captures(pattern):
     return names
 
 
-def _route(name, transition, deep_link=None, target=None, plugin=None, params=None):
+def _action(action):
+    """An action declaration: a name, or a dict {name, params?} (params declared like a route's)."""
+    if isinstance(action, str):
+        return {"name": action}
+    declared = dict(action)
+    if declared.get("params") is not None:
+        declared["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in declared["params"]]
+    return declared
+
+
+def _route(name, transition, deep_link=None, target=None, plugin=None, params=None, actions=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
@@ -100,6 +110,9 @@ def _route(name, transition, deep_link=None, target=None, plugin=None, params=No
         route["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in params]
     if target is not None:
         route["target"] = {"type": target} if plugin is None else {"plugin": plugin, "type": target}
+    if actions is not None:
+        # The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator.action().
+        route["actions"] = [_action(a) for a in actions]
     return route
 
 
@@ -151,6 +164,11 @@ class Coordinator:
         """(route, params) of the root to show at creation."""
         return self.initial, None
 
+    def initial_tabs(self):
+        """For a tabs coordinator: the tab names shown at creation, in order (None: every declared tab); the
+        others can join later with a setTabs step (spec §12.7)."""
+        return None
+
     def did_destroy(self):
         pass
 
@@ -159,6 +177,11 @@ class Coordinator:
 
     def tab_selected(self, tab_name, is_repeat):
         pass
+
+    def action(self, name, params, route, entry):
+        """A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this
+        instance (one chain, one revision), or None to change nothing. Raise RPCError to refuse it."""
+        return None
 
     @classmethod
     def handle_deep_link(cls, segments, query):
@@ -264,6 +287,7 @@ class Plugin:
             self.handlers["coordinator/route"] = self._route
             self.handlers["coordinator/destroy"] = self._destroy
             self.handlers["coordinator/deepLink"] = self._deep_link
+            self.handlers["coordinator/action"] = self._action
             self.notification_handlers["coordinator/dismissed"] = self._dismissed
             self.notification_handlers["coordinator/tabSelected"] = self._tab_selected
         return cls
@@ -287,8 +311,9 @@ class Plugin:
             if route_params is not None:
                 result["root"]["params"] = route_params
         elif cls.kind == "tabs":
-            result["tabs"] = [{"route": r["name"], "content": coordinator.content_for(r["name"], None)}
-                              for r in cls.routes if r["transition"] == "tab"]
+            declared = [r["name"] for r in cls.routes if r["transition"] == "tab"]
+            shown = coordinator.initial_tabs() or declared
+            result["tabs"] = [{"route": name, "content": coordinator.content_for(name, None)} for name in shown if name in declared]
         else:
             child_route = next(r for r in cls.routes if r["transition"] == "child")
             result["child"] = coordinator.content_for(child_route["name"], None)
@@ -324,6 +349,13 @@ class Plugin:
         if route_params is not None:
             result["params"] = route_params
         return result
+
+    def _action(self, params):
+        coordinator = self.instances.get(params["instance"])
+        if coordinator is None:
+            raise RPCError(INSTANCE_NOT_FOUND, "no instance %s" % params["instance"], {"instance": params["instance"]})
+        steps = coordinator.action(params["action"], params.get("params"), params["route"], params["entry"])
+        return {"steps": list(steps)} if steps else {}
 
     def _dismissed(self, params):
         coordinator = self.instances.get(params.get("instance"))
