@@ -28,7 +28,9 @@ class Project extends Coordinator {
     routes.root('overview'),
     // The members screen's "owner" button opens the owner's profile (another plugin); settings' "close" dismisses.
     routes.push('members', { deepLink: 'members', actions: ['showOwner'] }),
-    routes.modal('settings', { deepLink: 'settings', actions: ['close'] }),
+    routes.modal('settings', {
+      deepLink: 'settings', actions: ['close'], transitions: ['fullScreen'], presentation: { detents: ['medium', 'large'] },
+    }),
     routes.push('owner', { deepLink: 'owner', target: 'profile', plugin: 'profile' }),
   ];
   overview() {

@@ -18,6 +18,8 @@ class Profile(switchyard.Coordinator):
         switchyard.push("settings", deep_link="settings",
                         actions=[{"name": "save", "params": [{"name": "theme", "type": "string", "required": False}]}]),
         switchyard.modal("signOut", deep_link="sign-out"),
+        # A half-height sheet the user cannot swipe away: only its own buttons end it (spec §12.8).
+        switchyard.modal("deleteAccount", presentation={"detents": ["medium"], "interactiveDismissDisabled": True}),
     ]
 
     def overview(self, params, link):
@@ -28,6 +30,9 @@ class Profile(switchyard.Coordinator):
 
     def signOut(self, params, link):
         return screen("ConfirmSignOut")
+
+    def deleteAccount(self, params, link):
+        return screen("ConfirmDeleteAccount")
 
     def action(self, name, params, route, entry):
         if name == "save":

@@ -65,4 +65,62 @@ struct ScreenActionTests {
             #expect(await host.snapshot().revision == before)
         }
     }
+
+    @Test("the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour")
+    func dynamicTabs() async throws {
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+            _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
+            var home = try #require(await host.snapshot().find("authenticated", "home"))
+            #expect(home.tabs?.map(\.route) == ["todos", "projects", "profile"])
+            #expect(home.dynamicTabs == true)
+            let before = await host.snapshot().revision
+            _ = try await host.navigate(
+                from: home.id, [.selectTab("profile"), .parent, .setTabs(["inbox", "todos", "projects", "profile"]), .setBadge("inbox", "new")])
+            var tree = await host.snapshot()
+            #expect(tree.revision == before + 1)
+            home = try #require(tree.instance(home.id))
+            #expect(home.tabs?.map(\.route) == ["inbox", "todos", "projects", "profile"])
+            #expect(home.tabs?.first?.content == .screen(ScreenDescriptor(name: "Inbox")))
+            #expect(home.tabs?.first?.badge == "new")
+            #expect(home.selectedTab == "profile")
+            #expect(await host.render(.text).contains("tab inbox (new)"))
+            // The profile tab (selected) leaves with its coordinator (Python); its next neighbour that stays is none,
+            // so the previous one, projects, is selected.
+            let profile = try #require(tree.find("profile", "profile"))
+            _ = try await host.navigate(from: home.id, [.setTabs(["inbox", "todos", "projects"])])
+            tree = await host.snapshot()
+            #expect(tree.instance(home.id)?.selectedTab == "projects")
+            #expect(tree.instance(profile.id) == nil)
+        }
+    }
+
+    @Test("per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss")
+    func presentation() async throws {
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+            _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
+            let tree = await host.snapshot()
+            // Python: the delete-account sheet is declared half-height and not dismissible by the user.
+            let profile = try #require(tree.find("profile", "profile"))
+            _ = try await host.navigate(from: profile.id, [.route("deleteAccount")])
+            let sheet = try #require(await host.snapshot().instance(profile.id)?.entries?.last)
+            #expect(sheet.presentation == PresentationOptions(detents: ["medium"], interactiveDismissDisabled: true))
+            let refusal = await #expect(throws: ResponseError.self) { try await host.userDismissed(instance: profile.id, entry: sheet.entry) }
+            #expect(refusal?.code == .notAllowed && refusal?.data?["entry"] == .int(sheet.entry.rawValue), "\(String(describing: refusal))")
+            #expect(await host.render(.text).contains("{detents: medium; no interactive dismiss}"))
+            _ = try await host.navigate(from: profile.id, [.popLast])
+            // Swift: createTodo is a sheet by default, full screen when the call says so; its declared options stay.
+            let todos = try #require(tree.find("todos", "todos"))
+            _ = try await host.navigate(from: todos.id, [.route("createTodo", as: .fullScreen)])
+            let created = try #require(await host.snapshot().instance(todos.id)?.entries?.last)
+            #expect(created.transition == .fullScreen && created.presentation?.customTransition == "slideUp")
+            await #expect(throws: ResponseError.self) { try await host.navigate(from: todos.id, [.route("createTodo", as: .push)]) }
+            // Node: the project settings, full screen with options of this call replacing the declared detents.
+            let projects = try #require(tree.find("projects", "projects"))
+            let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"])]).instance
+            _ = try await host.navigate(from: project, [.route("settings", as: .fullScreen, presentation: PresentationOptions(customTransition: "zoom"))])
+            let settings = try #require(await host.snapshot().instance(project)?.entries?.last)
+            #expect(settings.transition == .fullScreen && settings.presentation == PresentationOptions(customTransition: "zoom"))
+            _ = try await host.userDismissed(instance: project, entry: settings.entry)
+        }
+    }
 }

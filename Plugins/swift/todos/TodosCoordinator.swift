@@ -13,7 +13,8 @@ final class TodosCoordinator: StackCoordinator {
     @Root var list = makeList
     @Route(.push, deepLink: "todo/:id", actions: [ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])])
     var todo = makeTodo
-    @Route(.modal, deepLink: "new") var createTodo = makeCreateTodo
+    /// A sheet by default; a chain may present it full screen instead (`.presented(as: .fullScreen)`).
+    @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp")) var createTodo = makeCreateTodo
     @Route(.push, target: .coordinator("project", in: "projects"), deepLink: "project/:id") var project = makeProject
     @Route(.modal, deepLink: "share/:id") var share = makeShare
 

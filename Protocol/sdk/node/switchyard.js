@@ -85,7 +85,7 @@ function takesNothing(fn) {
 
 const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
 
-function route(name, transition, { deepLink, target, plugin, params, actions } = {}) {
+function route(name, transition, { deepLink, target, plugin, params, actions, transitions, presentation } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
   if (params !== undefined) result.params = declareParams(params);
@@ -95,6 +95,9 @@ function route(name, transition, { deepLink, target, plugin, params, actions } =
     result.actions = actions.map((a) => (typeof a === 'string' ? { name: a }
       : Object.assign({ name: a.name }, a.params ? { params: declareParams(a.params) } : {})));
   }
+  // Other transitions a route step may pick, and the entries' presentation options (spec §12.8).
+  if (transitions !== undefined) result.transitions = [...transitions];
+  if (presentation !== undefined) result.presentation = { ...presentation };
   return result;
 }
 const routes = {

@@ -11,9 +11,10 @@ extension ChainRunner {
             answer.content, route: declaration, owner: owner, entry: entryID, params: question.params, initial: purpose.isTab)
         owner = tree[owner.id] ?? owner
         if let state = answer.state { owner.state = state }
-        let entry = Entry(id: entryID, route: declaration.name, transition: declaration.transition, params: question.params, content: content)
+        var entry = Entry(id: entryID, route: declaration.name, transition: question.transition, params: question.params, content: content)
         switch purpose {
-        case .push:
+        case .push(let presentation):
+            entry.presentation = presentation
             owner.entries.append(entry)
             tree.put(owner)
         case .setRoot(let keepStack):
@@ -80,7 +81,6 @@ extension ChainRunner {
                     "the created tabs \(created.type) must give declared tabs, each once (declared: \(declaredTabs.map(\.name)); given: \(given))",
                     instance: created)
             }
-            created.dynamicTabs = given != declaredTabs.map(\.name)
             var entries: [Entry] = []
             for tab in tabs {
                 guard let declared = declaredTabs.first(where: { $0.name == tab.route }) else { continue }
@@ -90,6 +90,7 @@ extension ChainRunner {
             }
             created = tree[created.id] ?? created
             created.tabs = entries
+            created.dynamicTabs = given != declaredTabs.map(\.name)
             let selected = answer.selectedTab ?? declaration.initialRoute ?? entries.first?.route
             created.selectedTab = entries.firstIndex { $0.route == selected } ?? 0
         case .wrapper:

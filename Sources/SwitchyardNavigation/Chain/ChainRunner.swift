@@ -17,7 +17,7 @@ public final class ChainRunner {
     let allocator: IDAllocator
     let steps: [NavigationStep]
     private let links: [Int: DeepLinkContext]
-    private let dismissReason: CoordinatorDismissedNotification.Reason
+    let dismissReason: CoordinatorDismissedNotification.Reason
     private let baseTree: NavigationTree
 
     var tree: NavigationTree
@@ -42,7 +42,8 @@ public final class ChainRunner {
     }
 
     enum Purpose {
-        case push
+        /// A new stack entry, with the presentation options it gets (the step's, else the route's).
+        case push(PresentationOptions?)
         case setRoot(keepStack: Bool)
         /// A tab the instance lacks (its type declares it since the tree was saved): inserted in declaration order.
         case tab
@@ -210,10 +211,12 @@ public final class ChainRunner {
         land(current.tabs[position].content.coordinator ?? current.id)
     }
 
-    func ask(_ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose) -> ChainNeed {
+    func ask(
+        _ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose, transition: Transition? = nil
+    ) -> ChainNeed {
         let question = RouteQuestion(
             instance: instance.id, plugin: instance.plugin, type: instance.type, route: declaration.name,
-            transition: declaration.transition, params: params, link: links[index])
+            transition: transition ?? declaration.transition, params: params, link: links[index])
         waiting = .route(question, declaration, purpose)
         return .route(question)
     }

@@ -96,7 +96,7 @@ public enum Composition {
                             error("targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
                             continue
                         }
-                        if route.transition == .push && declaration.kind != .stack {
+                        if route.allows(.push) && declaration.kind != .stack {
                             error("pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
                         }
                     }
@@ -187,6 +187,11 @@ public enum Composition {
                 if let declared = route.params {
                     let parameterNames = declared.map(\.name)
                     if Set(parameterNames).count != parameterNames.count { issue(route.name, "a parameter name is used twice") }
+                }
+                if let transitions = route.transitions, !transitions.isEmpty {
+                    if !route.transition.isStackEntry || transitions.contains(where: { !$0.isStackEntry }) {
+                        issue(route.name, "only push, modal and fullScreen routes may offer other transitions (push, modal, fullScreen)")
+                    }
                 }
                 if let actions = route.actions, !actions.isEmpty {
                     for problem in actionProblems(route, actions) { issue(route.name, problem) }

@@ -77,7 +77,8 @@ extension NavigationTree {
             guard let route = declaration.route(named: entry.route) else {
                 return "\(owner.plugin).\(owner.type) no longer declares the route '\(entry.route)'"
             }
-            guard route.transition == entry.transition, transitions.contains(route.transition) else {
+            // A stack entry may have been presented with another transition its route allows (§12.8).
+            guard route.allows(entry.transition), transitions.contains(route.transition) else {
                 return "route '\(entry.route)' is now a \(route.transition.rawValue) route, the saved entry a \(entry.transition.rawValue) one"
             }
             let target = RouteRegistry.target(of: route, declaredBy: owner.plugin)

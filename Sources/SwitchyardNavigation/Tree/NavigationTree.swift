@@ -21,8 +21,14 @@ public struct Entry: Sendable, Hashable {
     public var content: Content
     /// A tab's badge (`setBadge`).
     public var badge: String?
+    /// Presentation options for the UI shell (the route's declared ones, or the `route` step's).
+    public var presentation: PresentationOptions?
 
-    public init(id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content, badge: String? = nil) {
+    public init(
+        id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content, badge: String? = nil,
+        presentation: PresentationOptions? = nil
+    ) {
+        self.presentation = presentation
         self.id = id
         self.route = route
         self.transition = transition
@@ -301,7 +307,7 @@ extension Entry {
                 case .screen(let screen): .screen(screen)
                 case .coordinator(let id): .coordinator(id)
                 }
-            }(), badge: badge)
+            }(), badge: badge, presentation: presentation)
     }
 
     init(snapshot: EntrySnapshot) {
@@ -312,6 +318,6 @@ extension Entry {
             }
         self.init(
             id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content,
-            badge: snapshot.badge)
+            badge: snapshot.badge, presentation: snapshot.presentation)
     }
 }

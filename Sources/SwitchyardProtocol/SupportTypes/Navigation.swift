@@ -107,11 +107,19 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public var tabs: [String]?
     /// `setBadge`: the tab's badge text; absent clears it (SUICoordinator's `setBadge`).
     public var badge: String?
+    /// `route`: the transition to present it with, one the route allows (SUICoordinator's `presentationStyle:`,
+    /// Jump's `mode:`); absent: the route's declared `transition`.
+    public var transition: Transition?
+    /// `route`: the entry's presentation options, replacing the route's declared ones.
+    public var presentation: PresentationOptions?
 
     public init(
         op: Operation, route: String? = nil, tab: String? = nil, params: JSONValue? = nil, entry: EntryID? = nil,
-        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil, tabs: [String]? = nil, badge: String? = nil
+        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil, tabs: [String]? = nil, badge: String? = nil,
+        transition: Transition? = nil, presentation: PresentationOptions? = nil
     ) {
+        self.transition = transition
+        self.presentation = presentation
         self.tabs = tabs
         self.badge = badge
         self.op = op
@@ -125,6 +133,12 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     }
 
     public static func route(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .route, route: route, params: params) }
+    /// A route presented with a transition it allows, and presentation options of this call.
+    public static func route(
+        _ route: String, _ params: JSONValue? = nil, as transition: Transition?, presentation: PresentationOptions? = nil
+    ) -> Self {
+        .init(op: .route, route: route, params: params, transition: transition, presentation: presentation)
+    }
     public static func setRoot(_ route: String, _ params: JSONValue? = nil, keepStack: Bool? = nil) -> Self {
         .init(op: .setRoot, route: route, params: params, keepStack: keepStack)
     }
@@ -267,10 +281,14 @@ public struct EntrySnapshot: Codable, Sendable, Equatable {
     public var content: ContentSnapshot
     /// A tab's badge (`setBadge`); absent: none.
     public var badge: String?
+    /// Presentation options for the UI shell (detents, no interactive dismissal, a custom transition); absent: none.
+    public var presentation: PresentationOptions?
 
     public init(
-        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot, badge: String? = nil
+        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot, badge: String? = nil,
+        presentation: PresentationOptions? = nil
     ) {
+        self.presentation = presentation
         self.entry = entry
         self.route = route
         self.transition = transition

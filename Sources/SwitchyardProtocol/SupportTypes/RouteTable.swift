@@ -90,6 +90,23 @@ public struct ActionDeclaration: Codable, Sendable, Equatable, ExpressibleByStri
     public init(stringLiteral name: String) { self.init(name: name) }
 }
 
+/// Presentation options of an entry, as data for the UI shell to honour (SUICoordinator's detents and custom
+/// transitions, SwiftUI's `interactiveDismissDisabled`). Every member is optional; absent means the UI's default.
+public struct PresentationOptions: Codable, Sendable, Hashable {
+    /// Sheet detents, e.g. `["medium", "large"]` (names the UI shell maps to its own).
+    public var detents: [String]?
+    /// The user cannot dismiss it interactively: `user/dismissed` of it is refused with `notAllowed`.
+    public var interactiveDismissDisabled: Bool?
+    /// A named custom transition the UI shell knows (`fade`, `zoom`...).
+    public var customTransition: String?
+
+    public init(detents: [String]? = nil, interactiveDismissDisabled: Bool? = nil, customTransition: String? = nil) {
+        self.detents = detents
+        self.interactiveDismissDisabled = interactiveDismissDisabled
+        self.customTransition = customTransition
+    }
+}
+
 /// One route a coordinator type declares.
 public struct RouteDeclaration: Codable, Sendable, Equatable {
     /// Unique within its coordinator type.
@@ -104,11 +121,18 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public var target: CoordinatorReference?
     /// The actions the route's screen emits (`user/action`); absent or empty: none. Only a screen route has them.
     public var actions: [ActionDeclaration]?
+    /// Other transitions a `route` step may pick for this stack route (`transition` is the default); absent: none.
+    public var transitions: [Transition]?
+    /// Presentation options its entries get unless a `route` step gives its own.
+    public var presentation: PresentationOptions?
 
     public init(
         name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
-        target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil
+        target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil,
+        presentation: PresentationOptions? = nil
     ) {
+        self.transitions = transitions
+        self.presentation = presentation
         self.name = name
         self.transition = transition
         self.deepLink = deepLink
@@ -116,6 +140,9 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
         self.target = target
         self.actions = actions
     }
+
+    /// Whether a `route` step may present it with `transition`: the default, or one of `transitions`.
+    public func allows(_ transition: Transition) -> Bool { transition == self.transition || transitions?.contains(transition) == true }
 
     /// The declared action of that name.
     public func action(named name: String) -> ActionDeclaration? { actions?.first { $0.name == name } }

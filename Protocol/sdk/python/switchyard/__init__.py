@@ -102,7 +102,8 @@ def _action(action):
     return declared
 
 
-def _route(name, transition, deep_link=None, target=None, plugin=None, params=None, actions=None):
+def _route(name, transition, deep_link=None, target=None, plugin=None, params=None, actions=None, transitions=None,
+           presentation=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
@@ -113,6 +114,12 @@ def _route(name, transition, deep_link=None, target=None, plugin=None, params=No
     if actions is not None:
         # The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator.action().
         route["actions"] = [_action(a) for a in actions]
+    if transitions is not None:
+        # Other transitions a route step may pick ({"op": "route", ..., "transition": "fullScreen"}), spec §12.8.
+        route["transitions"] = list(transitions)
+    if presentation is not None:
+        # {"detents": [...], "interactiveDismissDisabled": True, "customTransition": "..."}: for the UI shell.
+        route["presentation"] = dict(presentation)
     return route
 
 
