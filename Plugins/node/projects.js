@@ -45,6 +45,7 @@ class Project extends Coordinator {
   }
   owner() { return coordinator('profile', { plugin: 'profile' }); }
   settings() { return screen('ProjectSettings'); }
+  appeared(entry) { console.error(`projects: entry ${entry} appeared`); }
   action(name) {
     if (name === 'showOwner') return [{ op: 'route', route: 'owner' }];
     if (name === 'close') return [{ op: 'dismiss' }];

@@ -40,6 +40,10 @@ class Profile(switchyard.Coordinator):
             return [{"op": "pop", "entry": entry}]
         return None
 
+    def appeared(self, entry):
+        # What a profile screen would refresh on (spec §12.9): the overview after settings, a sheet gone.
+        sys.stderr.write("profile: entry %s appeared\n" % entry)
+
     def dismissed(self, route, entry, reason):
         sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))
 

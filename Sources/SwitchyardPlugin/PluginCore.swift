@@ -68,7 +68,7 @@ public final class PluginCore {
         let declaration = CoordinatorDeclaration(
             type: type.typeName, kind: kind, initialRoute: initial,
             routes: routes.map { $0.route.declaration(plugin: name) },
-            customDeepLinks: prototype is any DeepLinkHandling ? true : nil)
+            customDeepLinks: prototype is any DeepLinkHandling ? true : nil, appearance: prototype is any AppearanceObserving ? true : nil)
         declarationProblems += DeclarationCheck.problems(
             typeName: type.typeName, swiftType: type, routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
         types[type.typeName] = TypeInfo(name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration)
@@ -326,6 +326,7 @@ public final class PluginCore {
         runtime.onRequest(CoordinatorActionRequest.self) { try self.action($0) }
         runtime.onNotification(CoordinatorDismissedNotification.self) { self.dismissed($0) }
         runtime.onNotification(CoordinatorTabSelectedNotification.self) { self.tabSelected($0) }
+        runtime.onNotification(CoordinatorAppearedNotification.self) { (self.instances[$0.instance] as? any AppearanceObserving)?.appeared(entry: $0.entry) }
     }
 }
 

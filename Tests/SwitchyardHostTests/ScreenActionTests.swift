@@ -123,4 +123,28 @@ struct ScreenActionTests {
             _ = try await host.userDismissed(instance: project, entry: settings.entry)
         }
     }
+
+    @Test("coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves")
+    func appearance() async throws {
+        let logs = LogCapture()
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
+            _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
+            let tree = await host.snapshot()
+            let todos = try #require(tree.find("todos", "todos"))
+            _ = try await host.navigate(from: todos.id, [.route("todo", ["id": "7"]), .popLast])
+            let list = try #require(tree.instance(todos.id)?.root?.entry)
+            _ = try await host.navigate(from: todos.id, [.route("todo", ["id": "7"])])
+            _ = try await host.navigate(from: todos.id, [.popLast])
+            try await logs.waitFor("[todos] todos: entry \(list) appeared")
+            let profile = try #require(tree.find("profile", "profile"))
+            _ = try await host.navigate(from: profile.id, [.route("settings")])
+            _ = try await host.navigate(from: profile.id, [.popLast])
+            try await logs.waitFor("[profile] profile: entry \(try #require(tree.instance(profile.id)?.root?.entry).rawValue) appeared")
+            let projects = try #require(tree.find("projects", "projects"))
+            let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"]), .route("members")]).instance
+            let overview = try #require(await host.snapshot().instance(project)?.root?.entry)
+            _ = try await host.navigate(from: project, [.popLast])
+            try await logs.waitFor("[projects] projects: entry \(overview.rawValue) appeared")
+        }
+    }
 }

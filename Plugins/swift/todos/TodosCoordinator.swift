@@ -9,7 +9,7 @@ final class NavigationCoordinator: WrapperCoordinator {
 }
 
 /// The todos flow (Stinsen README's TodosCoordinator).
-final class TodosCoordinator: StackCoordinator {
+final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     @Root var list = makeList
     @Route(.push, deepLink: "todo/:id", actions: [ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])])
     var todo = makeTodo
@@ -19,6 +19,9 @@ final class TodosCoordinator: StackCoordinator {
     @Route(.modal, deepLink: "share/:id") var share = makeShare
 
     init() {}
+
+    /// The list is visible again (a todo popped, a sheet dismissed): where an app would reload it (§12.9).
+    func appeared(entry: EntryID) { print("todos: entry \(entry) appeared") }
 
     /// The todo screen's "complete" button (Jump's `onNext`): the coordinator, not the screen, decides what follows,
     /// and here that is going back to where the user came from.

@@ -128,6 +128,8 @@ class Coordinator {
   didDestroy() {}
   dismissed(_route, _entry, _reason) {}
   tabSelected(_tab, _isRepeat) {}
+  /** An entry became visible again (spec §12.9); overriding it declares the type's `appearance`. */
+  appeared(_entry) {}
   /**
    * A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this instance
    * (one chain, one revision), or nothing to change nothing. Throw an RPCError to refuse it.
@@ -139,6 +141,7 @@ class Coordinator {
   static declaration() {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
     if (this.initial !== undefined) declaration.initialRoute = this.initial;
+    if (this.prototype.appeared !== Coordinator.prototype.appeared) declaration.appearance = true;
     return declaration;
   }
 
@@ -216,6 +219,10 @@ class Plugin {
       this.notificationHandlers.set('coordinator/dismissed', (p) => {
         const c = this.instances.get(p.instance);
         if (c) c.dismissed(p.route, p.entry, p.reason);
+      });
+      this.notificationHandlers.set('coordinator/appeared', (p) => {
+        const c = this.instances.get(p.instance);
+        if (c) c.appeared(p.entry);
       });
       this.notificationHandlers.set('coordinator/tabSelected', (p) => {
         const c = this.instances.get(p.instance);

@@ -45,6 +45,8 @@ extension Navigator {
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
                 plugins?.connection(plugin)?.notify(
                     CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
+            case .appeared(let instance, let plugin, let entry):
+                plugins?.connection(plugin)?.notify(CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
             }
         }
     }

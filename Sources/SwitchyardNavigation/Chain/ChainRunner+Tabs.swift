@@ -49,6 +49,7 @@ extension ChainRunner {
             }
         }
         if updated != current { tree.put(updated) }
+        noteAppearance(updated)
         land(current.id)
         return nil
     }

@@ -18,7 +18,10 @@ public final class ChainRunner {
     let steps: [NavigationStep]
     private let links: [Int: DeepLinkContext]
     let dismissReason: CoordinatorDismissedNotification.Reason
-    private let baseTree: NavigationTree
+    let baseTree: NavigationTree
+    /// Instances of types declared with `appearance` whose visible entry may have changed (§12.9); empty, and never
+    /// looked at, while no type asks for appearance.
+    var appearing = Set<InstanceID>()
 
     var tree: NavigationTree
     var cursor: InstanceID
@@ -103,6 +106,7 @@ public final class ChainRunner {
             }
             guard stepIndex < steps.count else {
                 touched.formUnion(created.map(\.instance))
+                if !appearing.isEmpty { effects += appearances() }
                 return .done(
                     ChainResult(
                         tree: tree, landedOn: cursor, changed: tree != baseTree, effects: effects, touched: touched,
@@ -208,6 +212,7 @@ public final class ChainRunner {
             tree.put(updated)
         }
         effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: tab, isRepeat: isRepeat))
+        if !isRepeat { noteAppearance(current) }
         land(current.tabs[position].content.coordinator ?? current.id)
     }
 
@@ -252,6 +257,7 @@ public final class ChainRunner {
         discard(owner.entries[position...].reversed(), of: owner)
         owner.entries.removeSubrange(position...)
         tree.put(owner)
+        noteAppearance(owner)
     }
 
     /// Takes what `entries` of `owner` (top first) show out of the tree, as §12.1 says: every entry that leaves is

@@ -174,6 +174,15 @@ public protocol WrapperCoordinator: Coordinatable {
     typealias Child = ChildRoute
 }
 
+/// A coordinator told when one of its entries becomes visible again (`coordinator/appeared`, §12.9): what was above
+/// it left, or its tab was selected. Jump's and SwiftUI's `onAppear`, to refresh what the screen shows. Conforming
+/// declares `appearance` for the type; other types never get the notification.
+@MainActor
+public protocol AppearanceObserving: Coordinatable {
+    /// The entry now on top of this instance (its stack's top or root, its selected tab).
+    func appeared(entry: EntryID)
+}
+
 /// A coordinator with state the host keeps for it: returned with every answer, written to the state file, and handed
 /// back when the instance is restored after a plugin restart.
 ///

@@ -27,6 +27,7 @@ public enum ProtocolMethods {
         Entry(method: CoordinatorDismissedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: CoordinatorTabSelectedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: CoordinatorActionRequest.method, kind: .request, direction: .hostToPlugin),
+        Entry(method: CoordinatorAppearedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: NavigateRequest.method, kind: .request, direction: .pluginToHost),
         Entry(method: TreeQueryRequest.method, kind: .request, direction: .pluginToHost),
         // The control interface (Protocol/README.md §15): `navigate`, `tree/query` and `$/ping` are shared.

@@ -159,16 +159,19 @@ public struct CoordinatorDeclaration: Codable, Sendable, Equatable {
     /// True when the plugin resolves deep links into this type itself (`coordinator/deepLink`) instead of the host
     /// matching the routes' patterns.
     public var customDeepLinks: Bool?
+    /// True when the plugin wants `coordinator/appeared` for this type's entries (§12.9); absent: never sent.
+    public var appearance: Bool?
 
     public init(
         type: String, kind: CoordinatorKind, initialRoute: String? = nil, routes: [RouteDeclaration],
-        customDeepLinks: Bool? = nil
+        customDeepLinks: Bool? = nil, appearance: Bool? = nil
     ) {
         self.type = type
         self.kind = kind
         self.initialRoute = initialRoute
         self.routes = routes
         self.customDeepLinks = customDeepLinks
+        self.appearance = appearance
     }
 
     public func route(named name: String) -> RouteDeclaration? { routes.first { $0.name == name } }

@@ -185,6 +185,10 @@ class Coordinator:
     def tab_selected(self, tab_name, is_repeat):
         pass
 
+    def appeared(self, entry):
+        """One of this instance's entries became visible again (spec §12.9). Overriding it declares the type's
+        `appearance`: types that do not are never told."""
+
     def action(self, name, params, route, entry):
         """A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this
         instance (one chain, one revision), or None to change nothing. Raise RPCError to refuse it."""
@@ -206,6 +210,8 @@ class Coordinator:
             declaration["initialRoute"] = cls.initial
         if cls.custom_deep_links:
             declaration["customDeepLinks"] = True
+        if cls.appeared is not Coordinator.appeared:
+            declaration["appearance"] = True
         return declaration
 
     @classmethod
@@ -297,6 +303,7 @@ class Plugin:
             self.handlers["coordinator/action"] = self._action
             self.notification_handlers["coordinator/dismissed"] = self._dismissed
             self.notification_handlers["coordinator/tabSelected"] = self._tab_selected
+            self.notification_handlers["coordinator/appeared"] = self._appeared
         return cls
 
     # -- coordinator methods -------------------------------------------------------------------------------------
@@ -368,6 +375,11 @@ class Plugin:
         coordinator = self.instances.get(params.get("instance"))
         if coordinator is not None:
             coordinator.dismissed(params.get("route"), params.get("entry"), params.get("reason"))
+
+    def _appeared(self, params):
+        coordinator = self.instances.get(params.get("instance"))
+        if coordinator is not None:
+            coordinator.appeared(params.get("entry"))
 
     def _tab_selected(self, params):
         coordinator = self.instances.get(params.get("instance"))
