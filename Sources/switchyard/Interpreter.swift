@@ -35,7 +35,9 @@ struct Interpreter {
           nav TARGET STEP [> STEP ...]    apply a chain atomically; STEP is OP [NAME|NUMBER] [JSON-PARAMS]
                                           ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
                                                popToRoot popToInitialRoute dismiss close dismissCoordinator
-                                               finishFlow restart child parent top
+                                               finishFlow restart child parent top setTabs setBadge popPath
+                                               popPushed popPushedToRoot forcePresent
+                                          route NAME as fullScreen {..}   setTabs a,b,c   setBadge TAB [TEXT]
           dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
                                           top-most entry (a root is refused: notAllowed)
           action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);
@@ -43,6 +45,7 @@ struct Interpreter {
           query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
+                 | tabs TARGET TAB,... | badge TAB TEXT|-
           expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
           wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
           history | help | quit
@@ -172,93 +175,6 @@ struct Interpreter {
         return "\(instance.plugin).\(instance.type)\(id)"
     }
 
-    // MARK: - Steps
-
-    static func parseSteps(_ text: String) throws -> [NavigationStep] {
-        let parts = splitSteps(text)
-        guard !parts.isEmpty else { throw CommandError("nav needs at least one step") }
-        return try parts.map(parseStep)
-    }
-
-    /// Splits on `>` outside JSON braces and strings.
-    static func splitSteps(_ text: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for character in text {
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "{" || character == "[" {
-                depth += 1
-            } else if character == "}" || character == "]" {
-                depth -= 1
-            } else if character == ">" && depth == 0 {
-                parts.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        parts.append(current)
-        return parts.map(\.trimmingWhitespace).filter { !$0.isEmpty }
-    }
-
-    static func parseStep(_ text: String) throws -> NavigationStep {
-        let (name, rest) = text.splitFirstWord()
-        guard let op = NavigationStep.Operation(rawValue: name) else {
-            throw CommandError("unknown step '\(name)' (ops: \(NavigationStep.Operation.allCases.map(\.rawValue).joined(separator: " ")))")
-        }
-        var argument = ""
-        var remainder = rest
-        if !rest.hasPrefix("{") {
-            (argument, remainder) = rest.splitFirstWord()
-        }
-        var params: JSONValue?
-        var keepStack: Bool?
-        if remainder.hasPrefix("{") {
-            do { params = try JSONParser.parse(remainder) } catch {
-                throw CommandError("params of '\(name)' are not valid JSON: \(error)")
-            }
-        } else if remainder == "keep" {
-            keepStack = true
-        } else if !remainder.isEmpty {
-            throw CommandError("unexpected '\(remainder)' after '\(name) \(argument)'")
-        }
-        func number() throws -> Int {
-            guard let value = Int(argument) else { throw CommandError("'\(name)' needs a number") }
-            return value
-        }
-        switch op {
-        case .route, .setRoot, .hasRoot, .focusFirst:
-            guard !argument.isEmpty else { throw CommandError("'\(name)' needs a route name") }
-            return NavigationStep(op: op, route: argument, params: params, keepStack: keepStack)
-        case .selectTab:
-            guard !argument.isEmpty else { throw CommandError("selectTab needs a tab name") }
-            return .selectTab(argument)
-        case .pop:
-            guard let entry = Int64(argument.trimmingPrefix("e")) else { throw CommandError("pop needs an entry id") }
-            return .pop(EntryID(entry))
-        case .popTo: return .popTo(try number())
-        case .popCount: return .popCount(try number())
-        default:
-            return NavigationStep(op: op)
-        }
-    }
-
-    static func describe(_ step: NavigationStep) -> String {
-        var text = step.op.rawValue
-        if let route = step.route ?? step.tab { text += " \(route)" }
-        if let index = step.index { text += " \(index)" }
-        if let count = step.count { text += " \(count)" }
-        if let entry = step.entry { text += " \(entry.rawValue)" }
-        if let params = step.params { text += " \(params)" }
-        return text
-    }
-
     /// One line per plugin: name, state, pid, version, restarts and why it is down.
     static func describe(_ plugins: [HostStatusRequest.Plugin]) -> String {
         plugins.map { plugin in
@@ -348,8 +264,16 @@ struct Interpreter {
             guard String(tree.revision) == rest else { throw CommandError("expected revision \(rest), found \(tree.revision)") }
         case "instances":
             guard String(tree.instances.count) == rest else { throw CommandError("expected \(rest) instances, found \(tree.instances.count)") }
+        case "tabs":
+            let (target, names) = rest.splitFirstWord()
+            let actual = (tree.instance(try await resolve(target))?.tabs ?? []).map(\.route).joined(separator: ",")
+            guard actual == names else { throw CommandError("expected \(target) to show the tabs \(names), found \(actual)") }
+        case "badge":
+            let (tab, badge) = rest.splitFirstWord()
+            let actual = tree.instances.lazy.compactMap { $0.tabs?.first { $0.route == tab } }.first?.badge
+            guard actual == (badge == "-" ? nil : badge) else { throw CommandError("expected the tab \(tab)'s badge '\(badge)', found '\(actual ?? "-")'") }
         default:
-            throw CommandError("unknown expectation '\(what)' (root, top, tab, stack, revision, instances, error)")
+            throw CommandError("unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, error)")
         }
     }
 }

@@ -147,4 +147,30 @@ struct ScreenActionTests {
             try await logs.waitFor("[projects] projects: entry \(overview.rawValue) appeared")
         }
     }
+
+    @Test("library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet")
+    func librarySteps() async throws {
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+            _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
+            var tree = await host.snapshot()
+            let home = try #require(tree.find("authenticated", "home"))
+            let todos = try #require(tree.find("todos", "todos"))
+            let profile = try #require(tree.find("profile", "profile"))
+            let projects = try #require(tree.find("projects", "projects"))
+            // SUICoordinator's forcePresentation: from a tab that is not shown, the sheet is presented and its tab selected.
+            _ = try await host.navigate(from: home.id, [.selectTab("profile")])
+            _ = try await host.navigate(from: todos.id, [.route("todo", ["id": "7"]), .forcePresent("createTodo")])
+            tree = await host.snapshot()
+            #expect(tree.instance(home.id)?.selectedTab == "todos")
+            #expect(tree.instance(todos.id)?.entries?.map(\.transition) == [.push, .modal])
+            // Coordinator's pop on the shared path (Node): the pushed project shows only its root, so it leaves.
+            let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"])]).instance
+            _ = try await host.navigate(from: projects.id, [.popPath])
+            tree = await host.snapshot()
+            #expect(tree.instance(project) == nil && tree.instance(projects.id)?.entries?.isEmpty == true)
+            // SUICoordinator's pushes-only pop (Python): settings goes, the sign-out sheet above it stays.
+            _ = try await host.navigate(from: profile.id, [.route("settings"), .route("signOut"), .popPushed])
+            #expect(await host.snapshot().instance(profile.id)?.entries?.map(\.route) == ["signOut"])
+        }
+    }
 }

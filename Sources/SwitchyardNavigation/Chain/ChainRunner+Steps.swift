@@ -221,6 +221,19 @@ extension ChainRunner {
             try authorize(current, "setTabs")
             return try setTabs(current, step.tabs, index: index)
 
+        case .popPath:
+            try requireKind(current, .stack, operation: "popPath")
+            try popPath(current)
+
+        case .popPushed, .popPushedToRoot:
+            try requireKind(current, .stack, operation: step.op.rawValue)
+            try authorize(current, step.op.rawValue)
+            try popPushed(current, all: step.op == .popPushedToRoot)
+
+        case .forcePresent:
+            try requireKind(current, .stack, operation: "forcePresent")
+            return try forcePresent(current, step, route: try name(step.route, "route"), index: index)
+
         case .setBadge:
             try requireKind(current, .tabs, operation: "setBadge")
             // The tabs' owner, or a plugin whose flow a tab shows (it knows what to count), like selectTab.

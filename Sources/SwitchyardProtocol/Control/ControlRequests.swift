@@ -92,15 +92,7 @@ public enum TreeUnsubscribeRequest: ControlRequest {
 public enum UserDismissedRequest: ControlRequest {
     public static let method = "user/dismissed"
 
-    public struct Params: Codable, Sendable, Equatable {
-        public var instance: InstanceID
-        public var entry: EntryID
-        public init(instance: InstanceID, entry: EntryID) {
-            self.instance = instance
-            self.entry = entry
-        }
-    }
-
+    public typealias Params = EntryReference
     public typealias Result = NavigateRequest.Result
 }
 

@@ -4,14 +4,6 @@
 public enum CoordinatorAppearedNotification: HostToPluginNotification {
     public static let method = "coordinator/appeared"
 
-    public struct Params: Codable, Sendable, Equatable {
-        public var instance: InstanceID
-        /// The entry now on top of the instance (a stack's top entry or root, the selected tab).
-        public var entry: EntryID
-
-        public init(instance: InstanceID, entry: EntryID) {
-            self.instance = instance
-            self.entry = entry
-        }
-    }
+    /// The instance, and the entry now on top of it (a stack's top entry or root, the selected tab).
+    public typealias Params = EntryReference
 }

@@ -28,6 +28,17 @@ public struct EntryID: RawRepresentable, Hashable, Comparable, Sendable, Codable
     }
 }
 
+/// One entry of one instance: `{instance, entry}` (`user/dismissed`, `coordinator/appeared`).
+public struct EntryReference: Codable, Sendable, Equatable {
+    public var instance: InstanceID
+    public var entry: EntryID
+
+    public init(instance: InstanceID, entry: EntryID) {
+        self.instance = instance
+        self.entry = entry
+    }
+}
+
 /// What a screen route shows: a name the UI shell maps to a view, and its properties.
 public struct ScreenDescriptor: Codable, Sendable, Hashable {
     public var name: String
@@ -86,6 +97,7 @@ public struct NavigationStep: Codable, Sendable, Hashable {
         case route, popLast, pop, popTo, popCount, popToRoot, popToInitialRoute, setRoot, hasRoot, focusFirst
         case selectTab, dismiss, close, dismissCoordinator, finishFlow, restart, child, parent, top
         case setTabs, setBadge
+        case popPath, popPushed, popPushedToRoot, forcePresent
     }
 
     public var op: Operation
@@ -163,6 +175,14 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public static let child = Self(op: .child)
     public static let parent = Self(op: .parent)
     public static let top = Self(op: .top)
+    /// The Coordinator library's `pop` on the shared navigation path.
+    public static let popPath = Self(op: .popPath)
+    /// SUICoordinator's `pop`: the last push below the modals; the modals stay.
+    public static let popPushed = Self(op: .popPushed)
+    /// SUICoordinator's `popToRoot`: every push below the modals; the modals stay.
+    public static let popPushedToRoot = Self(op: .popPushedToRoot)
+    /// SUICoordinator's `forcePresentation`: presents the route modally over everything, from anywhere.
+    public static func forcePresent(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .forcePresent, route: route, params: params) }
 }
 
 /// Where a deep link came from, passed to every plugin the link crosses.
