@@ -43,6 +43,8 @@ class Profile(switchyard.Coordinator):
     def appeared(self, entry):
         # What a profile screen would refresh on (spec §12.9): the overview after settings, a sheet gone.
         sys.stderr.write("profile: entry %s appeared\n" % entry)
+        # A question the tree answers (spec §12.4): is there anything presented over the profile?
+        self.query("presentedCount", done=lambda result, error: sys.stderr.write("profile: %s presented\n" % result))
 
     def dismissed(self, route, entry, reason):
         sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))

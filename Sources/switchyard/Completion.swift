@@ -45,7 +45,9 @@ struct Completer: Sendable {
             if command == "action", arguments.count == 2 { return actions(of: arguments[0], entry: arguments[1]) }
             return []
         case "query":
-            if arguments.isEmpty { return ["isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator"] }
+            if arguments.isEmpty {
+                return ["isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator", "canDismiss", "hasParent", "presentedCount", "newest"]
+            }
             if arguments.count == 1 { return targets }
             return arguments.count == 2 ? routes(of: arguments[1]) : []
         case "tree":

@@ -42,14 +42,16 @@ struct Interpreter {
                                           top-most entry (a root is refused: notAllowed)
           action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);
                                           its coordinator decides where to go
-          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
+          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator canDismiss
+                                          hasParent presentedCount
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
                  | tabs TARGET TAB,... | badge TAB TEXT|-
           expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
           wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
           history | help | quit
-        TARGET: @root, @top, #ID, or PLUGIN.TYPE (the first such instance, depth-first).
+        TARGET: @root, @top, #ID, PLUGIN.TYPE (the first such instance, depth-first), or PLUGIN.TYPE@newest (the
+                most recently created one).
         """
 
     mutating func run(_ rawLine: String) async -> Outcome {
@@ -107,7 +109,7 @@ struct Interpreter {
         case "query":
             let words = rest.split(separator: " ").map(String.init)
             guard let first = words.first, let query = TreeQueryRequest.Query(rawValue: first) else {
-                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator")
+                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator, canDismiss, hasParent, presentedCount")
             }
             let instance = words.count > 1 ? try await resolve(words[1]) : nil
             let answer = try await app.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
@@ -148,9 +150,17 @@ struct Interpreter {
             return InstanceID(id)
         default:
             if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return InstanceID(number) }
+            if target.hasSuffix("@newest") {
+                // The most recently created instance of the type (Stinsen's RouterStore), asked of the host.
+                let parts = target.dropLast("@newest".count).split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2, case .int(let id) = try await app.query(.init(query: .newest, plugin: parts[0], type: parts[1])) else {
+                    throw CommandError("no instance matches '\(target)'")
+                }
+                return InstanceID(id)
+            }
             let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2, let instance = tree.instances.first(where: { $0.plugin == parts[0] && $0.type == parts[1] }) else {
-                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID or PLUGIN.TYPE)")
+                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID, PLUGIN.TYPE or PLUGIN.TYPE@newest)")
             }
             return instance.id
         }

@@ -137,6 +137,11 @@ class Coordinator {
   action(_name, _params, _context) { return undefined; }
   /** Navigation from this coordinator's logic, sent after the current answer. */
   navigate(steps, done) { this.plugin.deferCall('navigate', { instance: this.instance, steps }, done); }
+  /** A read-only question about this instance (spec §12.4: canDismiss, hasParent, presentedCount...), sent later. */
+  query(query, route, done, extra = {}) {
+    const answer = done && ((result, error) => done(result ? result.result : undefined, error));
+    this.plugin.deferCall('tree/query', Object.assign({}, extra, { query, instance: this.instance }, route ? { route } : {}), answer);
+  }
 
   static declaration() {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };

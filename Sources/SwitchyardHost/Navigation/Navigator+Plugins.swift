@@ -78,7 +78,8 @@ extension Navigator {
                 }
             }
         case TreeQueryRequest.method:
-            guard let request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            guard var request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            if request.query == .newest, request.plugin == nil { request.plugin = plugin }
             afterChainsConsulting(plugin) { [weak self] in
                 guard let self else { return }
                 reply(Result { () throws(ResponseError) in JSONValue.object(["result": try self.tree.answer(request)]) })

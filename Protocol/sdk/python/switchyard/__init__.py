@@ -203,6 +203,15 @@ class Coordinator:
     def navigate(self, steps, done=None):
         self.plugin.defer_call("navigate", {"instance": self.instance, "steps": steps}, done)
 
+    def query(self, query, route=None, done=None, **extra):
+        """A read-only question about this instance (spec §12.4: isRoot, currentRoute, canDismiss, hasParent,
+        presentedCount, newest with type=...), sent after the current answer; `done` gets (result, error)."""
+        request = dict(extra, query=query, instance=self.instance)
+        if route is not None:
+            request["route"] = route
+        answer = None if done is None else (lambda result, error: done((result or {}).get("result"), error))
+        self.plugin.defer_call("tree/query", request, answer)
+
     @classmethod
     def declaration(cls):
         declaration = {"type": cls.type_name, "kind": cls.kind, "routes": cls.routes}

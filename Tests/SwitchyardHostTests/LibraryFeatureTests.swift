@@ -5,10 +5,10 @@ import SwitchyardProtocol
 import SwitchyardTestSupport
 import Testing
 
-/// Screen actions (Protocol/README.md §12.6) through the real host and the demo's plugins, one per SDK: the Swift
-/// todos, the Python profile and the Node projects coordinators each decide what their screens' actions do.
-@Suite("Screen actions across plugin processes", .heavy, .timeLimit(.minutes(1)))
-struct ScreenActionTests {
+/// What the four reference libraries express beyond Stinsen (Protocol/README.md §12.4–§12.9), through the real host
+/// and the demo's plugins, one per SDK: the Swift todos and tab bar, the Python profile and the Node projects.
+@Suite("The reference libraries' features across plugin processes", .heavy, .timeLimit(.minutes(1)))
+struct LibraryFeatureTests {
     @Test("each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused")
     func actionsInEverySDK() async throws {
         let logs = LogCapture()
@@ -140,6 +140,7 @@ struct ScreenActionTests {
             _ = try await host.navigate(from: profile.id, [.route("settings")])
             _ = try await host.navigate(from: profile.id, [.popLast])
             try await logs.waitFor("[profile] profile: entry \(try #require(tree.instance(profile.id)?.root?.entry).rawValue) appeared")
+            try await logs.waitFor("[profile] profile: 0 presented")
             let projects = try #require(tree.find("projects", "projects"))
             let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"]), .route("members")]).instance
             let overview = try #require(await host.snapshot().instance(project)?.root?.entry)
@@ -171,6 +172,25 @@ struct ScreenActionTests {
             // SUICoordinator's pushes-only pop (Python): settings goes, the sign-out sheet above it stays.
             _ = try await host.navigate(from: profile.id, [.route("settings"), .route("signOut"), .popPushed])
             #expect(await host.snapshot().instance(profile.id)?.entries?.map(\.route) == ["signOut"])
+        }
+    }
+
+    @Test("the queries of the other libraries through the real host: canDismiss, hasParent, presentedCount, newest")
+    func queries() async throws {
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+            _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
+            let tree = await host.snapshot()
+            let home = try #require(tree.find("authenticated", "home"))
+            let todos = try #require(tree.find("todos", "todos"))
+            let first = try await host.navigate(from: todos.id, [.route("share", ["id": "7"])]).instance
+            _ = try await host.navigate(from: todos.id, [.route("createTodo")])
+            let second = try await host.navigate(from: todos.id, [.route("share", ["id": "42"])]).instance
+            #expect(try await host.query(.init(query: .canDismiss, instance: first)) == true)
+            #expect(try await host.query(.init(query: .canDismiss, instance: home.id)) == false)
+            #expect(try await host.query(.init(query: .hasParent, instance: home.id)) == true)
+            #expect(try await host.query(.init(query: .hasParent)) == false)
+            #expect(try await host.query(.init(query: .presentedCount, instance: todos.id)) == 3)
+            #expect(try await host.query(.init(query: .newest, plugin: "todos", type: "share")) == .int(second.rawValue))
         }
     }
 }
