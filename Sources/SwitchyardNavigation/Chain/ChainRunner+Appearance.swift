@@ -5,7 +5,7 @@ import SwitchyardProtocol
 extension ChainRunner {
     /// A step may have changed what `instance` shows on top (entries removed, a tab selected).
     func noteAppearance(_ instance: Instance) {
-        guard registry.declaration(of: instance)?.appearance == true else { return }
+        guard registry.asksAppearance, registry.declaration(of: instance)?.appearance == true else { return }
         appearing.insert(instance.id)
     }
 
