@@ -193,4 +193,22 @@ struct LibraryFeatureTests {
             #expect(try await host.query(.init(query: .newest, plugin: "todos", type: "share")) == .int(second.rawValue))
         }
     }
+
+    @Test("Python and Node tab bars start with some of their tabs, take the others with setTabs, and hear appeared", arguments: ["python", "node"])
+    func sdkTabs(_ language: String) async throws {
+        let fixture = "\(packageRoot)/Tests/Fixtures/plugins/dynamic_tabs"
+        let plugin = PluginManifest(
+            name: "bar", command: language == "python" ? [TestPlugins.python, fixture + ".py"] : [TestPlugins.node, fixture + ".js"])
+        let logs = LogCapture()
+        try await withHost([plugin], root: CoordinatorReference(plugin: "bar", type: "bar"), logs: logs) { host in
+            var bar = try #require(await host.snapshot().instances.first)
+            #expect(bar.tabs?.map(\.route) == ["b"] && bar.dynamicTabs == true)
+            _ = try await host.navigate([.setTabs(["a", "b", "c"]), .selectTab("c")])
+            bar = try #require(await host.snapshot().instances.first)
+            #expect(bar.tabs?.map(\.route) == ["a", "b", "c"] && bar.selectedTab == "c" && bar.dynamicTabs == nil)
+            let b = try #require(bar.tabs?.first { $0.route == "b" }?.entry)
+            _ = try await host.navigate([.selectTab("b")])
+            try await logs.waitFor("[bar] bar: entry \(b.rawValue) appeared")
+        }
+    }
 }
