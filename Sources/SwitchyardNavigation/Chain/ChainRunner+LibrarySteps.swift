@@ -54,7 +54,8 @@ extension ChainRunner {
     /// `forcePresent` + `route` (SUICoordinator's `forcePresentation`): presents the route over everything this
     /// coordinator shows, whatever is on top of its stack: as a modal (or `fullScreen` when the route is declared so,
     /// or the step's `transition` when the route allows it), never as a push. From anywhere: every tabs coordinator
-    /// above selects the tab that leads here, so the presentation is on screen.
+    /// above selects the tab that leads here, so the presentation is on screen. What an ancestor stack shows above
+    /// this coordinator's flow stays there: the entry is this coordinator's, as its route is.
     func forcePresent(_ current: Instance, _ step: NavigationStep, route: String, index: Int) throws(ResponseError) -> ChainNeed {
         let declaration = try routeDeclaration(current, route)
         guard declaration.transition.isStackEntry else {
