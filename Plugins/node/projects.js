@@ -26,8 +26,11 @@ class Project extends Coordinator {
   static initial = 'overview';
   static routes = [
     routes.root('overview'),
-    routes.push('members', { deepLink: 'members' }),
-    routes.modal('settings', { deepLink: 'settings' }),
+    // The members screen's "owner" button opens the owner's profile (another plugin); settings' "close" dismisses.
+    routes.push('members', { deepLink: 'members', actions: ['showOwner'] }),
+    routes.modal('settings', {
+      deepLink: 'settings', actions: ['close'], transitions: ['fullScreen'], presentation: { detents: ['medium', 'large'] },
+    }),
     routes.push('owner', { deepLink: 'owner', target: 'profile', plugin: 'profile' }),
   ];
   overview() {
@@ -42,6 +45,12 @@ class Project extends Coordinator {
   }
   owner() { return coordinator('profile', { plugin: 'profile' }); }
   settings() { return screen('ProjectSettings'); }
+  appeared(entry) { console.error(`projects: entry ${entry} appeared`); }
+  action(name) {
+    if (name === 'showOwner') return [{ op: 'route', route: 'owner' }];
+    if (name === 'close') return [{ op: 'dismiss' }];
+    return undefined;
+  }
 }
 
 plugin.register(Projects);

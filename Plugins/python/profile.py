@@ -14,8 +14,12 @@ class Profile(switchyard.Coordinator):
     initial = "overview"
     routes = [
         switchyard.root("overview"),
-        switchyard.push("settings", deep_link="settings"),
+        # The settings screen's "save" button: the coordinator decides what follows (spec §12.6).
+        switchyard.push("settings", deep_link="settings",
+                        actions=[{"name": "save", "params": [{"name": "theme", "type": "string", "required": False}]}]),
         switchyard.modal("signOut", deep_link="sign-out"),
+        # A half-height sheet the user cannot swipe away: only its own buttons end it (spec §12.8).
+        switchyard.modal("deleteAccount", presentation={"detents": ["medium"], "interactiveDismissDisabled": True}),
     ]
 
     def overview(self, params, link):
@@ -26,6 +30,21 @@ class Profile(switchyard.Coordinator):
 
     def signOut(self, params, link):
         return screen("ConfirmSignOut")
+
+    def deleteAccount(self, params, link):
+        return screen("ConfirmDeleteAccount")
+
+    def action(self, name, params, route, entry):
+        if name == "save":
+            sys.stderr.write("profile: settings saved (%s)\n" % (params or {}).get("theme", "default"))
+            return [{"op": "pop", "entry": entry}]
+        return None
+
+    def appeared(self, entry):
+        # What a profile screen would refresh on (spec §12.9): the overview after settings, a sheet gone.
+        sys.stderr.write("profile: entry %s appeared\n" % entry)
+        # A question the tree answers (spec §12.4): is there anything presented over the profile?
+        self.query("presentedCount", done=lambda result, error: sys.stderr.write("profile: %s presented\n" % result))
 
     def dismissed(self, route, entry, reason):
         sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))

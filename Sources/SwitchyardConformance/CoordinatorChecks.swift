@@ -84,7 +84,7 @@ extension MainSession {
     static func expectedContent(_ declaration: CoordinatorDeclaration) -> String {
         switch declaration.kind {
         case .stack: "a stack's root {route, content} whose route is a declared root route (initialRoute \(declaration.initialRoute ?? "?"))"
-        case .tabs: "a tabs coordinator's tabs, every declared tab in order (\(declaration.routes.filter { $0.transition == .tab }.map(\.name)))"
+        case .tabs: "a tabs coordinator's tabs: declared tabs, each once (\(declaration.routes.filter { $0.transition == .tab }.map(\.name)))"
         case .wrapper: "a wrapper's child content"
         }
     }
@@ -97,7 +97,10 @@ extension MainSession {
             switch route.transition {
             case .push, .modal, .fullScreen: step = .route(route.name, Values.params(for: route))
             case .root: step = .setRoot(route.name, Values.params(for: route))
-            case .tab: step = .selectTab(route.name)
+            case .tab:
+                // A tab the instance was created without (dynamic tabs, §12.7) joins with setTabs, asking the owner.
+                let shown = tree[root]?.tabs.map(\.route) ?? []
+                step = shown.contains(route.name) ? .selectTab(route.name) : .setTabs(shown + [route.name])
             case .child: continue
             }
             guard session.unusable == nil else { return }

@@ -134,8 +134,8 @@ extension PluginSession {
         }
     }
 
-    /// Sends what a committed chain leaves to do: `coordinator/dismissed` and `coordinator/tabSelected`
-    /// notifications, and `coordinator/destroy` for the plugin's removed instances (answers checked by the caller).
+    /// Sends what a committed chain leaves to do: `coordinator/dismissed`, `coordinator/tabSelected` and
+    /// `coordinator/appeared` notifications, and `coordinator/destroy` for the plugin's removed instances (answers checked by the caller).
     func apply(_ effects: [ChainEffect], model: HostModel) -> [MainSession.Destroyed] {
         var destroyed: [MainSession.Destroyed] = []
         for effect in effects {
@@ -149,6 +149,8 @@ extension PluginSession {
                 ])
             case .tabSelected(let instance, let plugin, let tab, let isRepeat) where plugin == model.plugin:
                 notify(CoordinatorTabSelectedNotification.method, ["instance": .int(instance.rawValue), "tab": .string(tab), "isRepeat": .bool(isRepeat)])
+            case .appeared(let instance, let plugin, let entry) where plugin == model.plugin:
+                notify(CoordinatorAppearedNotification.method, ["instance": .int(instance.rawValue), "entry": .int(entry.rawValue)])
             default:
                 break
             }

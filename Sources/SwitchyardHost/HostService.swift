@@ -114,6 +114,7 @@ enum HostService {
         entry(UserDismissedRequest.self) { host, request, _, done in
             host.navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user, done)
         },
+        entry(UserActionRequest.self) { host, request, _, done in host.navigator.action(request, done) },
         entry(HostStatusRequest.self) { host, _, _, done in
             let issues = host.navigator.composition?.issues.map(\.error) ?? []
             done(.success(HostStatusRequest.Result(
@@ -153,7 +154,9 @@ enum HostService {
 
     /// Requests that would change the tree. Once the host has begun to stop they are refused with `shuttingDown`
     /// (§7): their plugins are being stopped, and `pluginUnavailable` would tell a client to try again.
-    private static let changesTree: Set<String> = [NavigateRequest.method, OpenRequest.method, UserDismissedRequest.method]
+    private static let changesTree: Set<String> = [
+        NavigateRequest.method, OpenRequest.method, UserDismissedRequest.method, UserActionRequest.method,
+    ]
 
     private static func refusedWhileStopping(_ method: String, _ host: Host) -> ResponseError? {
         guard host.shuttingDown, changesTree.contains(method) else { return nil }

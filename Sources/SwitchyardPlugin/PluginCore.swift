@@ -68,7 +68,7 @@ public final class PluginCore {
         let declaration = CoordinatorDeclaration(
             type: type.typeName, kind: kind, initialRoute: initial,
             routes: routes.map { $0.route.declaration(plugin: name) },
-            customDeepLinks: prototype is any DeepLinkHandling ? true : nil)
+            customDeepLinks: prototype is any DeepLinkHandling ? true : nil, appearance: prototype is any AppearanceObserving ? true : nil)
         declarationProblems += DeclarationCheck.problems(
             typeName: type.typeName, swiftType: type, routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
         types[type.typeName] = TypeInfo(name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration)
@@ -223,7 +223,9 @@ public final class PluginCore {
             result.root = .init(route: root.name, params: root.params, content: content)
         case let tabs as any TabsCoordinator:
             var contents: [CoordinatorCreateRequest.Tab] = []
-            for (name, route) in info.routes where route.transition == .tab {
+            let declared = info.routes.filter { $0.route.transition == .tab }
+            let shown = tabs.initialTabs()?.compactMap { name in declared.first { $0.name == name } } ?? declared
+            for (name, route) in shown {
                 contents.append(.init(route: name, content: try route.content(for: object, params: nil, context: context(name))))
             }
             result.tabs = contents
@@ -282,6 +284,15 @@ public final class PluginCore {
         instances[params.instance]?.dismissed(route: params.route, entry: params.entry, reason: params.reason)
     }
 
+    /// `coordinator/action`: the instance's coordinator decides what the screen's action does.
+    public func action(_ params: CoordinatorActionRequest.Params) throws -> CoordinatorActionRequest.Result {
+        guard let object = instances[params.instance] else {
+            throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
+        }
+        let steps = try object.action(ScreenAction(name: params.action, route: params.route, entry: params.entry, params: params.params))
+        return CoordinatorActionRequest.Result(steps: steps.isEmpty ? nil : steps)
+    }
+
     /// `coordinator/tabSelected`.
     public func tabSelected(_ params: CoordinatorTabSelectedNotification.Params) {
         (instances[params.instance] as? any TabsCoordinator)?.tabSelected(params.tab, isRepeat: params.isRepeat)
@@ -312,8 +323,10 @@ public final class PluginCore {
             return Empty()
         }
         runtime.onRequest(CoordinatorDeepLinkRequest.self) { try self.deepLink($0) }
+        runtime.onRequest(CoordinatorActionRequest.self) { try self.action($0) }
         runtime.onNotification(CoordinatorDismissedNotification.self) { self.dismissed($0) }
         runtime.onNotification(CoordinatorTabSelectedNotification.self) { self.tabSelected($0) }
+        runtime.onNotification(CoordinatorAppearedNotification.self) { (self.instances[$0.instance] as? any AppearanceObserving)?.appeared(entry: $0.entry) }
     }
 }
 

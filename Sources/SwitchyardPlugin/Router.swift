@@ -78,7 +78,7 @@ public struct Chain<Current> {
 /// The key path's route, read from the type's prototype in `core` (names come from property names), or from a
 /// fresh prototype when there is no core.
 @MainActor
-private func definition<C: AnyObject, R>(_ keyPath: KeyPath<C, R>, _ core: PluginCore?) -> R? {
+func definition<C: AnyObject, R>(_ keyPath: KeyPath<C, R>, _ core: PluginCore?) -> R? {
     let prototype = (core?.prototype(of: C.self) ?? PluginCore.standalonePrototype(C.self)) as? C
     return prototype.map { $0[keyPath: keyPath] }
 }

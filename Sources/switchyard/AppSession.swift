@@ -11,6 +11,7 @@ protocol AppSession: Sendable {
     func validate(_ url: String) async throws -> ValidateRequest.Result
     func navigate(from instance: InstanceID?, _ steps: [NavigationStep]) async throws -> NavigateRequest.Result
     func userDismissed(instance: InstanceID, entry: EntryID) async throws -> NavigateRequest.Result
+    func userAction(instance: InstanceID, entry: EntryID, action: String, params: JSONValue?) async throws -> NavigateRequest.Result
     func snapshot() async throws -> TreeSnapshot
     func render(_ format: TreeRenderRequest.Format) async throws -> String
     func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue
@@ -63,6 +64,10 @@ struct RemoteSession: AppSession {
 
     func userDismissed(instance: InstanceID, entry: EntryID) async throws -> NavigateRequest.Result {
         try await call(UserDismissedRequest.self, .init(instance: instance, entry: entry))
+    }
+
+    func userAction(instance: InstanceID, entry: EntryID, action: String, params: JSONValue?) async throws -> NavigateRequest.Result {
+        try await call(UserActionRequest.self, .init(instance: instance, entry: entry, action: action, params: params))
     }
 
     func snapshot() async throws -> TreeSnapshot { try await call(TreeGetRequest.self, Empty()) }

@@ -7,7 +7,7 @@ struct Completer: Sendable {
     var snapshot: TreeSnapshot
     var registry: RouteRegistry
 
-    static let commands = ["open", "validate", "nav", "dismissed", "query", "tree", "status", "expect", "wait", "history", "help", "quit"]
+    static let commands = ["open", "validate", "nav", "dismissed", "action", "query", "tree", "status", "expect", "wait", "history", "help", "quit"]
     /// Steps that name a route (or a tab) of the coordinator they apply to.
     static let routeSteps: Set = ["route", "setRoot", "hasRoot", "focusFirst", "selectTab"]
     static let scheme = "switchyard://"
@@ -39,12 +39,15 @@ struct Completer: Sendable {
                 return steps.count == 1 ? routes(of: target) : allRoutes
             }
             return [">"]
-        case "dismissed":
+        case "dismissed", "action":
             if arguments.isEmpty { return targets }
             if arguments.count == 1 { return ["top"] + (instance(arguments[0])?.entries ?? []).map(\.entry.description) }
+            if command == "action", arguments.count == 2 { return actions(of: arguments[0], entry: arguments[1]) }
             return []
         case "query":
-            if arguments.isEmpty { return ["isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator"] }
+            if arguments.isEmpty {
+                return ["isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator", "canDismiss", "hasParent", "presentedCount", "newest"]
+            }
             if arguments.count == 1 { return targets }
             return arguments.count == 2 ? routes(of: arguments[1]) : []
         case "tree":
@@ -90,6 +93,14 @@ struct Completer: Sendable {
             return allRoutes
         }
         return declaration.routes.map(\.name)
+    }
+
+    /// The actions the route of that entry (`top` or an entry id) declares.
+    private func actions(of target: String, entry: String) -> [String] {
+        guard let shown = instance(target), let declaration = registry.declaration(plugin: shown.plugin, type: shown.type) else { return [] }
+        let entries = [shown.root, shown.child].compactMap(\.self) + (shown.entries ?? []) + (shown.tabs ?? [])
+        let picked = entry == "top" ? (shown.entries?.last ?? shown.root ?? shown.child) : entries.first { $0.entry.description == entry || "\($0.entry.rawValue)" == entry }
+        return picked.flatMap { declaration.route(named: $0.route)?.actions?.map(\.name) } ?? []
     }
 
     private var allRoutes: [String] {

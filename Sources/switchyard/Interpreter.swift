@@ -35,16 +35,23 @@ struct Interpreter {
           nav TARGET STEP [> STEP ...]    apply a chain atomically; STEP is OP [NAME|NUMBER] [JSON-PARAMS]
                                           ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
                                                popToRoot popToInitialRoute dismiss close dismissCoordinator
-                                               finishFlow restart child parent top
+                                               finishFlow restart child parent top setTabs setBadge popPath
+                                               popPushed popPushedToRoot forcePresent
+                                          route NAME as fullScreen {..}   setTabs a,b,c   setBadge TAB [TEXT]
           dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
                                           top-most entry (a root is refused: notAllowed)
-          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator
+          action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);
+                                          its coordinator decides where to go
+          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator canDismiss
+                                          hasParent presentedCount
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
+                 | tabs TARGET TAB,... | badge TAB TEXT|-
           expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
           wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
           history | help | quit
-        TARGET: @root, @top, #ID, or PLUGIN.TYPE (the first such instance, depth-first).
+        TARGET: @root, @top, #ID, PLUGIN.TYPE (the first such instance, depth-first), or PLUGIN.TYPE@newest (the
+                most recently created one).
         """
 
     mutating func run(_ rawLine: String) async -> Outcome {
@@ -86,25 +93,23 @@ struct Interpreter {
             return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
         case "dismissed":
             let (target, entryText) = rest.splitFirstWord()
-            let instance = try await resolve(target)
-            let entry: EntryID
-            if entryText == "top" {
-                // What the user sees on top: the last entry, else the root (the host refuses to dismiss a root with
-                // its typed notAllowed), the selected tab or the wrapper's child.
-                guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
-                    ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
-                else { throw CommandError("no instance \(target)") }
-                entry = top.entry
-            } else {
-                guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("dismissed needs an entry id or 'top'") }
-                entry = EntryID(number)
-            }
+            let (instance, entry) = try await entry(target, entryText, command: "dismissed")
             let result = try await app.userDismissed(instance: instance, entry: entry)
             return .ok("revision \(result.revision)", changed: true)
+        case "action":
+            let (target, afterTarget) = rest.splitFirstWord()
+            let (entryText, afterEntry) = afterTarget.splitFirstWord()
+            let (name, paramsText) = afterEntry.splitFirstWord()
+            guard !name.isEmpty else { throw CommandError("action needs TARGET ENTRY|top NAME [JSON-PARAMS]") }
+            let (instance, entry) = try await entry(target, entryText, command: "action")
+            let params = paramsText.isEmpty ? nil : try JSONParser.parse(paramsText)
+            let before = try await app.snapshot().revision
+            let result = try await app.userAction(instance: instance, entry: entry, action: name, params: params)
+            return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
         case "query":
             let words = rest.split(separator: " ").map(String.init)
             guard let first = words.first, let query = TreeQueryRequest.Query(rawValue: first) else {
-                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator")
+                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator, canDismiss, hasParent, presentedCount")
             }
             let instance = words.count > 1 ? try await resolve(words[1]) : nil
             let answer = try await app.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
@@ -145,104 +150,39 @@ struct Interpreter {
             return InstanceID(id)
         default:
             if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return InstanceID(number) }
+            if target.hasSuffix("@newest") {
+                // The most recently created instance of the type (Stinsen's RouterStore), asked of the host.
+                let parts = target.dropLast("@newest".count).split(separator: ".", maxSplits: 1).map(String.init)
+                guard parts.count == 2, case .int(let id) = try await app.query(.init(query: .newest, plugin: parts[0], type: parts[1])) else {
+                    throw CommandError("no instance matches '\(target)'")
+                }
+                return InstanceID(id)
+            }
             let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2, let instance = tree.instances.first(where: { $0.plugin == parts[0] && $0.type == parts[1] }) else {
-                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID or PLUGIN.TYPE)")
+                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID, PLUGIN.TYPE or PLUGIN.TYPE@newest)")
             }
             return instance.id
         }
     }
 
+    /// `TARGET ENTRY|top`: an entry by id (`e12` or `12`), or `top`, what the user sees on top of that instance: the
+    /// last entry, else the root, the selected tab or the wrapper's child.
+    private func entry(_ target: String, _ entryText: String, command: String) async throws -> (InstanceID, EntryID) {
+        let instance = try await resolve(target)
+        guard entryText != "top" else {
+            guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
+                ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
+            else { throw CommandError("no instance \(target)") }
+            return (instance, top.entry)
+        }
+        guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("\(command) needs an entry id or 'top'") }
+        return (instance, EntryID(number))
+    }
+
     private func label(_ id: InstanceID) async throws -> String {
         guard let instance = try await app.snapshot().instance(id) else { return "\(id)" }
         return "\(instance.plugin).\(instance.type)\(id)"
-    }
-
-    // MARK: - Steps
-
-    static func parseSteps(_ text: String) throws -> [NavigationStep] {
-        let parts = splitSteps(text)
-        guard !parts.isEmpty else { throw CommandError("nav needs at least one step") }
-        return try parts.map(parseStep)
-    }
-
-    /// Splits on `>` outside JSON braces and strings.
-    static func splitSteps(_ text: String) -> [String] {
-        var parts: [String] = []
-        var current = ""
-        var depth = 0
-        var inString = false
-        var escaped = false
-        for character in text {
-            if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
-            } else if character == "\"" {
-                inString = true
-            } else if character == "{" || character == "[" {
-                depth += 1
-            } else if character == "}" || character == "]" {
-                depth -= 1
-            } else if character == ">" && depth == 0 {
-                parts.append(current)
-                current = ""
-                continue
-            }
-            current.append(character)
-        }
-        parts.append(current)
-        return parts.map(\.trimmingWhitespace).filter { !$0.isEmpty }
-    }
-
-    static func parseStep(_ text: String) throws -> NavigationStep {
-        let (name, rest) = text.splitFirstWord()
-        guard let op = NavigationStep.Operation(rawValue: name) else {
-            throw CommandError("unknown step '\(name)' (ops: \(NavigationStep.Operation.allCases.map(\.rawValue).joined(separator: " ")))")
-        }
-        var argument = ""
-        var remainder = rest
-        if !rest.hasPrefix("{") {
-            (argument, remainder) = rest.splitFirstWord()
-        }
-        var params: JSONValue?
-        var keepStack: Bool?
-        if remainder.hasPrefix("{") {
-            do { params = try JSONParser.parse(remainder) } catch {
-                throw CommandError("params of '\(name)' are not valid JSON: \(error)")
-            }
-        } else if remainder == "keep" {
-            keepStack = true
-        } else if !remainder.isEmpty {
-            throw CommandError("unexpected '\(remainder)' after '\(name) \(argument)'")
-        }
-        func number() throws -> Int {
-            guard let value = Int(argument) else { throw CommandError("'\(name)' needs a number") }
-            return value
-        }
-        switch op {
-        case .route, .setRoot, .hasRoot, .focusFirst:
-            guard !argument.isEmpty else { throw CommandError("'\(name)' needs a route name") }
-            return NavigationStep(op: op, route: argument, params: params, keepStack: keepStack)
-        case .selectTab:
-            guard !argument.isEmpty else { throw CommandError("selectTab needs a tab name") }
-            return .selectTab(argument)
-        case .pop:
-            guard let entry = Int64(argument.trimmingPrefix("e")) else { throw CommandError("pop needs an entry id") }
-            return .pop(EntryID(entry))
-        case .popTo: return .popTo(try number())
-        case .popCount: return .popCount(try number())
-        default:
-            return NavigationStep(op: op)
-        }
-    }
-
-    static func describe(_ step: NavigationStep) -> String {
-        var text = step.op.rawValue
-        if let route = step.route ?? step.tab { text += " \(route)" }
-        if let index = step.index { text += " \(index)" }
-        if let count = step.count { text += " \(count)" }
-        if let entry = step.entry { text += " \(entry.rawValue)" }
-        if let params = step.params { text += " \(params)" }
-        return text
     }
 
     /// One line per plugin: name, state, pid, version, restarts and why it is down.
@@ -334,8 +274,16 @@ struct Interpreter {
             guard String(tree.revision) == rest else { throw CommandError("expected revision \(rest), found \(tree.revision)") }
         case "instances":
             guard String(tree.instances.count) == rest else { throw CommandError("expected \(rest) instances, found \(tree.instances.count)") }
+        case "tabs":
+            let (target, names) = rest.splitFirstWord()
+            let actual = (tree.instance(try await resolve(target))?.tabs ?? []).map(\.route).joined(separator: ",")
+            guard actual == names else { throw CommandError("expected \(target) to show the tabs \(names), found \(actual)") }
+        case "badge":
+            let (tab, badge) = rest.splitFirstWord()
+            let actual = tree.instances.lazy.compactMap { $0.tabs?.first { $0.route == tab } }.first?.badge
+            guard actual == (badge == "-" ? nil : badge) else { throw CommandError("expected the tab \(tab)'s badge '\(badge)', found '\(actual ?? "-")'") }
         default:
-            throw CommandError("unknown expectation '\(what)' (root, top, tab, stack, revision, instances, error)")
+            throw CommandError("unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, error)")
         }
     }
 }

@@ -71,6 +71,7 @@ struct PromptCommand<Spec: PromptCommandSpec>: AsyncParsableCommand {
 enum ValidateSpec: PromptCommandSpec { static let keyword = "validate" }
 enum NavSpec: PromptCommandSpec { static let keyword = "nav" }
 enum DismissedSpec: PromptCommandSpec { static let keyword = "dismissed" }
+enum ActionSpec: PromptCommandSpec { static let keyword = "action" }
 enum QuerySpec: PromptCommandSpec { static let keyword = "query" }
 enum ExpectSpec: PromptCommandSpec { static let keyword = "expect" }
 enum WaitSpec: PromptCommandSpec { static let keyword = "wait" }

@@ -24,6 +24,17 @@ struct CLITests {
         return (status, process.stdout, process.stderr)
     }
 
+    @Test("run --script replays the Coordinator and SUICoordinator README examples on the demo app")
+    func coordinatorAndSUICoordinatorScenario() async throws {
+        let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/coordinator-suicoordinator-readme.txt", "--json", "--no-socket"])
+        #expect(result.status == 0, "stderr:\n\(result.stderr.joined(separator: "\n"))")
+        #expect(result.stderr.contains("ok: expect badge todos 3"))
+        let tree = try Self.lastJSONLine(result.stdout)
+        let home = try #require(tree.instances.first { $0.plugin == "authenticated" && $0.type == "home" })
+        #expect(home.tabs?.map(\.route) == ["todos", "projects", "profile", "inbox"])
+        #expect(home.tabs?.first { $0.route == "inbox" }?.badge == "2")
+    }
+
     @Test("run --script replays the Stinsen README scenarios on the demo app and --json prints the expected tree")
     func stinsenScenario() async throws {
         let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/stinsen-readme.txt", "--json", "--no-socket"])

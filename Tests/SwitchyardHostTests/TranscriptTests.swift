@@ -112,6 +112,14 @@ struct TranscriptTests {
         } else if action.hasPrefix("user/dismissed:") {
             let request = try Coding.decode(UserDismissedRequest.Params.self, from: try JSONParser.parse(argument("user/dismissed:")))
             return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.userDismissed(instance: request.instance, entry: request.entry) }
+        } else if action.hasPrefix("tree/query:") {
+            let request = try Coding.decode(TreeQueryRequest.Params.self, from: try JSONParser.parse(argument("tree/query:")))
+            do throws(ResponseError) { return ["result": ["result": try await host.query(request)]] } catch { return ["error": error.json] }
+        } else if action.hasPrefix("user/action:") {
+            let request = try Coding.decode(UserActionRequest.Params.self, from: try JSONParser.parse(argument("user/action:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
+                try await host.userAction(instance: request.instance, entry: request.entry, action: request.action, params: request.params)
+            }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }

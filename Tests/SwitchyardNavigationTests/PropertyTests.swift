@@ -117,7 +117,7 @@ struct PropertyTests {
                     let ancestors = operation.before.ancestors(of: instance)
                     #expect(!destroyed.contains(where: ancestors.contains), "\(operation.label): \(instance) was destroyed after an ancestor of it")
                     destroyed.append(instance)
-                case .tabSelected:
+                case .tabSelected, .appeared:
                     break
                 }
             }

@@ -13,7 +13,7 @@ struct RemovalTests {
             switch effect {
             case .dismissed(_, let plugin, _, let route, _): "dismissed \(plugin)/\(route)"
             case .destroy(_, _, let type): "destroy \(type)"
-            case .tabSelected: nil
+            case .tabSelected, .appeared: nil
             }
         }
     }

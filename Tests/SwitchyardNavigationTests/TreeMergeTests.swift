@@ -72,6 +72,21 @@ struct TreeMergeTests {
         }
     }
 
+    @Test("tabs the owner set at run time (setTabs) are kept as they are: their order, and no declared tab asked for again")
+    func dynamicTabsKept() throws {
+        var app = try App()
+        try app.logIn()
+        let home = app.id("authenticated", "home")
+        try app.run([.setTabs(["profile", "todos"])], from: home)
+        let saved = app.tree
+        #expect(saved[home]?.dynamicTabs == true)
+        let merge = saved.merged(with: app.registry, plugins: Self.plugins)
+        #expect(merge.tree == saved && merge.dropped.isEmpty && merge.missing.isEmpty)
+        // Through a state file (a snapshot) too.
+        let restored = try NavigationTree(snapshot: saved.snapshot(availability: { _ in (.ok, nil) }))
+        #expect(restored[home]?.tabs.map(\.route) == ["profile", "todos"] && restored[home]?.dynamicTabs == true)
+    }
+
     @Test("entries, tabs and types no longer declared are dropped, deepest first, each named with why; a stack loses what is above")
     func droppedParts() throws {
         var app = try App()

@@ -5,10 +5,14 @@ final class HomeCoordinator: TabsCoordinator {
     @Tab(target: .coordinator("navigation", in: "todos"), deepLink: "todos") var todos = makeTodos
     @Tab(target: .coordinator("projects", in: "projects"), deepLink: "projects") var projects = makeProjects
     @Tab(target: .coordinator("profile", in: "profile"), deepLink: "profile") var profile = makeProfile
+    /// Not shown at sign-in: the app adds it at run time with `setTabs` (SUICoordinator's `setPages`).
+    @Tab var inbox = makeInbox
 
     private(set) var retaps = 0
 
     init() {}
+
+    func initialTabs() -> [String]? { [tab(\.todos), tab(\.projects), tab(\.profile)] }
 
     func tabSelected(_ tab: String, isRepeat: Bool) {
         // Stinsen's onTapped(isRepeat): a re-tap is where an app scrolls to top or pops to root.
@@ -20,4 +24,5 @@ extension HomeCoordinator {
     func makeTodos() -> PluginCoordinator { PluginCoordinator() }
     func makeProjects() -> PluginCoordinator { PluginCoordinator() }
     func makeProfile() -> PluginCoordinator { PluginCoordinator() }
+    func makeInbox() -> Screen { Screen("Inbox") }
 }

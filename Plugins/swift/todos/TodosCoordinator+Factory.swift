@@ -26,9 +26,18 @@ extension ShareCoordinator {
     func makePickProject(_ id: String) -> PluginCoordinator { PluginCoordinator(["id": .string(id)]) }
 }
 
-/// The todos this demo knows.
+/// The todos this demo knows, and which are done.
+@MainActor
 enum TodosStore {
     static let todos: [String: String] = [
         "1": "Buy milk", "7": "Write the spec", "42": "Answer everything", "99": "Ship it",
     ]
+    static var completed = Set<String>()
+    /// How many todos are not done: the todos tab's badge.
+    static var open: Int { todos.keys.filter { !completed.contains($0) }.count }
+
+    static func id(ofEntryParams params: JSONValue?) -> String? {
+        if case .string(let id)? = params?["id"] { return id }
+        return nil
+    }
 }

@@ -9,14 +9,29 @@ final class NavigationCoordinator: WrapperCoordinator {
 }
 
 /// The todos flow (Stinsen README's TodosCoordinator).
-final class TodosCoordinator: StackCoordinator {
+final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     @Root var list = makeList
-    @Route(.push, deepLink: "todo/:id") var todo = makeTodo
-    @Route(.modal, deepLink: "new") var createTodo = makeCreateTodo
+    @Route(.push, deepLink: "todo/:id", actions: [ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])])
+    var todo = makeTodo
+    /// A sheet by default; a chain may present it full screen instead (`.presented(as: .fullScreen)`).
+    @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp")) var createTodo = makeCreateTodo
     @Route(.push, target: .coordinator("project", in: "projects"), deepLink: "project/:id") var project = makeProject
     @Route(.modal, deepLink: "share/:id") var share = makeShare
 
     init() {}
+
+    /// The list is visible again (a todo popped, a sheet dismissed): where an app would reload it (§12.9).
+    func appeared(entry: EntryID) { print("todos: entry \(entry) appeared") }
+
+    /// The todo screen's "complete" button (Jump's `onNext`): the coordinator, not the screen, decides what follows,
+    /// and here that is going back to where the user came from.
+    func action(_ action: ScreenAction) throws -> [NavigationStep] {
+        guard action.name == "complete" else { return [] }
+        if let id = TodosStore.id(ofEntryParams: action.params) { TodosStore.completed.insert(id) }
+        // Back where the user came from; then, in the same revision, the todos tab's badge (on the tab bar above
+        // this flow, another plugin's coordinator) shows how many are still open.
+        return [.pop(action.entry), .parent, .parent, .setBadge("todos", "\(TodosStore.open)")]
+    }
 }
 
 /// Sharing a todo: a modal flow of its own, which can pick a project (another plugin's coordinator).

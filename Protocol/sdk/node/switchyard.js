@@ -83,11 +83,21 @@ function takesNothing(fn) {
   return /^[^(]*\(\s*\)/.test(text) && !/\barguments\b/.test(text);
 }
 
-function route(name, transition, { deepLink, target, plugin, params } = {}) {
+const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
+
+function route(name, transition, { deepLink, target, plugin, params, actions, transitions, presentation } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
-  if (params !== undefined) result.params = params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
+  if (params !== undefined) result.params = declareParams(params);
   if (target !== undefined) result.target = plugin ? { plugin, type: target } : { type: target };
+  // The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator#action.
+  if (actions !== undefined) {
+    result.actions = actions.map((a) => (typeof a === 'string' ? { name: a }
+      : Object.assign({ name: a.name }, a.params ? { params: declareParams(a.params) } : {})));
+  }
+  // Other transitions a route step may pick, and the entries' presentation options (spec §12.8).
+  if (transitions !== undefined) result.transitions = [...transitions];
+  if (presentation !== undefined) result.presentation = { ...presentation };
   return result;
 }
 const routes = {
@@ -113,15 +123,30 @@ class Coordinator {
     this.state = undefined;
   }
   initialRoot() { return [this.constructor.initial, undefined]; }
+  /** For a tabs coordinator: the tab names shown at creation, in order (undefined: every declared tab), spec §12.7. */
+  initialTabs() { return undefined; }
   didDestroy() {}
   dismissed(_route, _entry, _reason) {}
   tabSelected(_tab, _isRepeat) {}
+  /** An entry became visible again (spec §12.9); overriding it declares the type's `appearance`. */
+  appeared(_entry) {}
+  /**
+   * A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this instance
+   * (one chain, one revision), or nothing to change nothing. Throw an RPCError to refuse it.
+   */
+  action(_name, _params, _context) { return undefined; }
   /** Navigation from this coordinator's logic, sent after the current answer. */
   navigate(steps, done) { this.plugin.deferCall('navigate', { instance: this.instance, steps }, done); }
+  /** A read-only question about this instance (spec §12.4: canDismiss, hasParent, presentedCount...), sent later. */
+  query(query, route, done, extra = {}) {
+    const answer = done && ((result, error) => done(result ? result.result : undefined, error));
+    this.plugin.deferCall('tree/query', Object.assign({}, extra, { query, instance: this.instance }, route ? { route } : {}), answer);
+  }
 
   static declaration() {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
     if (this.initial !== undefined) declaration.initialRoute = this.initial;
+    if (this.prototype.appeared !== Coordinator.prototype.appeared) declaration.appearance = true;
     return declaration;
   }
 
@@ -195,9 +220,14 @@ class Plugin {
       this.handlers.set('coordinator/create', (p) => this.create(p));
       this.handlers.set('coordinator/route', (p) => this.route(p));
       this.handlers.set('coordinator/destroy', (p) => this.destroy(p));
+      this.handlers.set('coordinator/action', (p) => this.action(p));
       this.notificationHandlers.set('coordinator/dismissed', (p) => {
         const c = this.instances.get(p.instance);
         if (c) c.dismissed(p.route, p.entry, p.reason);
+      });
+      this.notificationHandlers.set('coordinator/appeared', (p) => {
+        const c = this.instances.get(p.instance);
+        if (c) c.appeared(p.entry);
       });
       this.notificationHandlers.set('coordinator/tabSelected', (p) => {
         const c = this.instances.get(p.instance);
@@ -222,13 +252,22 @@ class Plugin {
       result.root = { route: rootRoute, content: c.contentFor(rootRoute, rootParams) };
       if (rootParams !== undefined) result.root.params = rootParams;
     } else if (kind === 'tabs') {
-      result.tabs = cls.routes.filter((r) => r.transition === 'tab').map((r) => ({ route: r.name, content: c.contentFor(r.name) }));
+      const declared = cls.routes.filter((r) => r.transition === 'tab').map((r) => r.name);
+      const shown = (c.initialTabs() || declared).filter((name) => declared.includes(name));
+      result.tabs = shown.map((name) => ({ route: name, content: c.contentFor(name) }));
     } else {
       const childRoute = cls.routes.find((r) => r.transition === 'child');
       result.child = c.contentFor(childRoute.name);
     }
     if (c.state !== undefined) result.state = c.state;
     return result;
+  }
+
+  action(params) {
+    const c = this.instances.get(params.instance);
+    if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
+    const steps = c.action(params.action, params.params, { route: params.route, entry: params.entry });
+    return steps && steps.length ? { steps } : {};
   }
 
   route(params) {

@@ -105,6 +105,13 @@ public final class HostHandle: Sendable {
         try await perform(UserDismissedRequest.self, .init(instance: instance, entry: entry))
     }
 
+    /// The user did something on a screen (`user/action`): the entry's owner decides, and its steps apply as one chain.
+    public func userAction(
+        instance: InstanceID, entry: EntryID, action: String, params: JSONValue? = nil
+    ) async throws(ResponseError) -> NavigateRequest.Result {
+        try await perform(UserActionRequest.self, .init(instance: instance, entry: entry, action: action, params: params))
+    }
+
     /// The current tree.
     public func snapshot() async -> TreeSnapshot {
         (try? await perform(TreeGetRequest.self, Empty())) ?? TreeSnapshot(revision: 0, root: nil, instances: [])

@@ -45,6 +45,8 @@ extension Navigator {
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
                 plugins?.connection(plugin)?.notify(
                     CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
+            case .appeared(let instance, let plugin, let entry):
+                plugins?.connection(plugin)?.notify(CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
             }
         }
     }
@@ -76,7 +78,8 @@ extension Navigator {
                 }
             }
         case TreeQueryRequest.method:
-            guard let request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            guard var request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            if request.query == .newest, request.plugin == nil { request.plugin = plugin }
             afterChainsConsulting(plugin) { [weak self] in
                 guard let self else { return }
                 reply(Result { () throws(ResponseError) in JSONValue.object(["result": try self.tree.answer(request)]) })

@@ -231,7 +231,7 @@ final class Navigator {
 
     /// Runs `flow` as a task isolated to the loop's actor. The task captures only the actor and a number; the flow
     /// (which holds the host's objects) waits in ``startingFlows`` until the task, on the loop, takes it.
-    private func startFlow(_ flow: nonisolated(nonsending) @escaping () async -> Void, stopped: () -> Void) {
+    func startFlow(_ flow: nonisolated(nonsending) @escaping () async -> Void, stopped: () -> Void) {
         guard let isolation else {
             stopped()
             return

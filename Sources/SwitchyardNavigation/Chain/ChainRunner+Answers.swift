@@ -11,9 +11,10 @@ extension ChainRunner {
             answer.content, route: declaration, owner: owner, entry: entryID, params: question.params, initial: purpose.isTab)
         owner = tree[owner.id] ?? owner
         if let state = answer.state { owner.state = state }
-        let entry = Entry(id: entryID, route: declaration.name, transition: declaration.transition, params: question.params, content: content)
+        var entry = Entry(id: entryID, route: declaration.name, transition: question.transition, params: question.params, content: content)
         switch purpose {
-        case .push:
+        case .push(let presentation):
+            entry.presentation = presentation
             owner.entries.append(entry)
             tree.put(owner)
         case .setRoot(let keepStack):
@@ -36,6 +37,11 @@ extension ChainRunner {
             owner.tabs.insert(entry, at: position)
             if owner.tabs.count > 1, position <= owner.selectedTab { owner.selectedTab += 1 }
             tree.put(owner)
+        case .addTab:
+            // `setTabs` asked for it: appended for now, and the step runs again (the next new tab, or the order).
+            owner.tabs.append(entry)
+            tree.put(owner)
+            return
         }
         pendingLanding = content.coordinator ?? owner.id
     }
@@ -64,19 +70,27 @@ extension ChainRunner {
             created.root = Entry(id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
         case .tabs:
             let declaredTabs = declaration.routes.filter { $0.transition == .tab }
-            guard let tabs = answer.tabs, tabs.map(\.route) == declaredTabs.map(\.name) else {
+            // Usually every declared tab in order; an owner with dynamic tabs (§12.7) may start with some of them, in
+            // its own order (SUICoordinator's `setPages` at start).
+            let given = answer.tabs?.map(\.route) ?? []
+            guard let tabs = answer.tabs, !tabs.isEmpty, Set(given).count == given.count,
+                given.allSatisfy({ name in declaredTabs.contains { $0.name == name } })
+            else {
                 throw .invalidAnswer(
-                    created.plugin, "the created tabs \(created.type) must give every declared tab in order: \(declaredTabs.map(\.name))",
+                    created.plugin,
+                    "the created tabs \(created.type) must give declared tabs, each once (declared: \(declaredTabs.map(\.name)); given: \(given))",
                     instance: created)
             }
             var entries: [Entry] = []
-            for (tab, declared) in zip(tabs, declaredTabs) {
+            for tab in tabs {
+                guard let declared = declaredTabs.first(where: { $0.name == tab.route }) else { continue }
                 let entryID = allocator.entry()
                 let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
                 entries.append(Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
             }
             created = tree[created.id] ?? created
             created.tabs = entries
+            created.dynamicTabs = given != declaredTabs.map(\.name)
             let selected = answer.selectedTab ?? declaration.initialRoute ?? entries.first?.route
             created.selectedTab = entries.firstIndex { $0.route == selected } ?? 0
         case .wrapper:
@@ -144,6 +158,9 @@ extension ChainRunner {
 
 extension ChainRunner.Purpose {
     var isTab: Bool {
-        if case .tab = self { true } else { false }
+        switch self {
+        case .tab, .addTab: true
+        case .push, .setRoot: false
+        }
     }
 }

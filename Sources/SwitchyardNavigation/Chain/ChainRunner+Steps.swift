@@ -20,7 +20,18 @@ extension ChainRunner {
             }
             try authorize(current, "route", ancestorMayRequest: true)
             try validate(step.params, declaration, current)
-            return ask(current, declaration, params: step.params, index: index, purpose: .push)
+            // Per-call presentation (§12.8): a transition the route allows, and options of this call.
+            if let chosen = step.transition, !declaration.allows(chosen) {
+                let allowed = ([declaration.transition] + (declaration.transitions ?? [])).map(\.rawValue)
+                var data = ResponseError.context(current, route: route)
+                data["field"] = .string("steps[\(index)].transition")
+                throw ResponseError(
+                    .invalidParams, "\(ResponseError.describe(current)) route '\(route)' cannot be presented as \(chosen.rawValue) (allowed: \(allowed.joined(separator: ", ")))",
+                    data: .object(data))
+            }
+            return ask(
+                current, declaration, params: step.params, index: index, purpose: .push(step.presentation ?? declaration.presentation),
+                transition: step.transition)
 
         case .setRoot:
             try requireKind(current, .stack, operation: "setRoot")
@@ -82,6 +93,11 @@ extension ChainRunner {
                 throw .notAllowed(current, "entry \(entry) is its root, and a root cannot be popped or dismissed (replace it with setRoot, or remove the coordinator with dismissCoordinator)", entry: entry)
             }
             guard let position = current.entries.firstIndex(where: { $0.id == entry }) else { throw .entryNotFound(current, entry) }
+            // The user cannot swipe away what is presented with interactive dismissal disabled (§12.8), nor what lies
+            // under it.
+            if dismissReason == .user, let locked = current.entries[position...].first(where: { $0.presentation?.interactiveDismissDisabled == true }) {
+                throw .notAllowed(current, "entry \(locked.id) ('\(locked.route)') is presented with interactiveDismissDisabled: the user cannot dismiss it", entry: locked.id)
+            }
             try removeEntries(of: current.id, from: position)
             land(current.id)
 
@@ -199,6 +215,30 @@ extension ChainRunner {
 
         case .top:
             land(tree.topCoordinator(from: current.id))
+
+        case .setTabs:
+            try requireKind(current, .tabs, operation: "setTabs")
+            try authorize(current, "setTabs")
+            return try setTabs(current, step.tabs, index: index)
+
+        case .popPath:
+            try requireKind(current, .stack, operation: "popPath")
+            try popPath(current)
+
+        case .popPushed, .popPushedToRoot:
+            try requireKind(current, .stack, operation: step.op.rawValue)
+            try authorize(current, step.op.rawValue)
+            try popPushed(current, all: step.op == .popPushedToRoot)
+
+        case .forcePresent:
+            try requireKind(current, .stack, operation: "forcePresent")
+            return try forcePresent(current, step, route: try name(step.route, "route"), index: index)
+
+        case .setBadge:
+            try requireKind(current, .tabs, operation: "setBadge")
+            // The tabs' owner, or a plugin whose flow a tab shows (it knows what to count), like selectTab.
+            try authorize(current, "setBadge", ancestorMayRequest: true)
+            try setBadge(current, try name(step.tab, "tab"), step.badge)
         }
         return nil
     }

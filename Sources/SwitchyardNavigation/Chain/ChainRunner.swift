@@ -17,14 +17,17 @@ public final class ChainRunner {
     let allocator: IDAllocator
     let steps: [NavigationStep]
     private let links: [Int: DeepLinkContext]
-    private let dismissReason: CoordinatorDismissedNotification.Reason
-    private let baseTree: NavigationTree
+    let dismissReason: CoordinatorDismissedNotification.Reason
+    let baseTree: NavigationTree
+    /// Instances of types declared with `appearance` whose visible entry may have changed (§12.9); empty, and never
+    /// looked at, while no type asks for appearance.
+    var appearing = Set<InstanceID>()
 
     var tree: NavigationTree
     var cursor: InstanceID
-    private var stepIndex = 0
+    var stepIndex = 0
     var pendingLanding: InstanceID?
-    private var effects: [ChainEffect] = []
+    var effects: [ChainEffect] = []
     var touched = Set<InstanceID>()
     var created: [(instance: InstanceID, plugin: String, type: String)] = []
     private var removed = Set<InstanceID>()
@@ -42,10 +45,13 @@ public final class ChainRunner {
     }
 
     enum Purpose {
-        case push
+        /// A new stack entry, with the presentation options it gets (the step's, else the route's).
+        case push(PresentationOptions?)
         case setRoot(keepStack: Bool)
         /// A tab the instance lacks (its type declares it since the tree was saved): inserted in declaration order.
         case tab
+        /// A tab `setTabs` adds: appended, and the step runs again until every tab it names is there.
+        case addTab
     }
 
     /// A runner applying `steps` from `start` on a working copy of `tree`; `links` carries the deep-link context
@@ -100,6 +106,7 @@ public final class ChainRunner {
             }
             guard stepIndex < steps.count else {
                 touched.formUnion(created.map(\.instance))
+                if !appearing.isEmpty { effects += appearances() }
                 return .done(
                     ChainResult(
                         tree: tree, landedOn: cursor, changed: tree != baseTree, effects: effects, touched: touched,
@@ -205,13 +212,16 @@ public final class ChainRunner {
             tree.put(updated)
         }
         effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: tab, isRepeat: isRepeat))
+        if !isRepeat { noteAppearance(current) }
         land(current.tabs[position].content.coordinator ?? current.id)
     }
 
-    func ask(_ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose) -> ChainNeed {
+    func ask(
+        _ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose, transition: Transition? = nil
+    ) -> ChainNeed {
         let question = RouteQuestion(
             instance: instance.id, plugin: instance.plugin, type: instance.type, route: declaration.name,
-            transition: declaration.transition, params: params, link: links[index])
+            transition: transition ?? declaration.transition, params: params, link: links[index])
         waiting = .route(question, declaration, purpose)
         return .route(question)
     }
@@ -247,6 +257,7 @@ public final class ChainRunner {
         discard(owner.entries[position...].reversed(), of: owner)
         owner.entries.removeSubrange(position...)
         tree.put(owner)
+        noteAppearance(owner)
     }
 
     /// Takes what `entries` of `owner` (top first) show out of the tree, as §12.1 says: every entry that leaves is

@@ -65,6 +65,8 @@ public enum ChainEffect: Sendable, Equatable {
     case dismissed(instance: InstanceID, plugin: String, entry: EntryID, route: String, reason: CoordinatorDismissedNotification.Reason)
     /// `coordinator/tabSelected`.
     case tabSelected(instance: InstanceID, plugin: String, tab: String, isRepeat: Bool)
+    /// `coordinator/appeared`: after every other effect of the chain, one per instance at most.
+    case appeared(instance: InstanceID, plugin: String, entry: EntryID)
 }
 
 /// A chain that applied completely (on its working tree; committing is the caller's business).

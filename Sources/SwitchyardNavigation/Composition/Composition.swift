@@ -96,7 +96,7 @@ public enum Composition {
                             error("targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
                             continue
                         }
-                        if route.transition == .push && declaration.kind != .stack {
+                        if route.allows(.push) && declaration.kind != .stack {
                             error("pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
                         }
                     }
@@ -188,6 +188,14 @@ public enum Composition {
                     let parameterNames = declared.map(\.name)
                     if Set(parameterNames).count != parameterNames.count { issue(route.name, "a parameter name is used twice") }
                 }
+                if let transitions = route.transitions, !transitions.isEmpty {
+                    if !route.transition.isStackEntry || transitions.contains(where: { !$0.isStackEntry }) {
+                        issue(route.name, "only push, modal and fullScreen routes may offer other transitions (push, modal, fullScreen)")
+                    }
+                }
+                if let actions = route.actions, !actions.isEmpty {
+                    for problem in actionProblems(route, actions) { issue(route.name, problem) }
+                }
             }
             switch coordinator.kind {
             case .stack:
@@ -211,6 +219,21 @@ public enum Composition {
             }
         }
         return issues
+    }
+
+    /// A route's declared actions (§12.6): only a screen emits them, each name once, each param name once per action.
+    static func actionProblems(_ route: RouteDeclaration, _ actions: [ActionDeclaration]) -> [String] {
+        var problems: [String] = []
+        if route.target != nil { problems.append("a route that opens a coordinator declares actions; only a screen route emits them") }
+        var names = Set<String>()
+        for action in actions {
+            if action.name.isEmpty { problems.append("an action has an empty name") }
+            if !names.insert(action.name).inserted { problems.append("the action name '\(action.name)' is used twice") }
+            if let params = action.params, Set(params.map(\.name)).count != params.count {
+                problems.append("action '\(action.name)': a parameter name is used twice")
+            }
+        }
+        return problems
     }
 
     /// Types that deep links can pass through without consuming a segment, in a cycle.

@@ -15,6 +15,8 @@ public struct RouteRegistry: Sendable {
     private var declarations: [TypeKey: CoordinatorDeclaration] = [:]
     /// Plugins whose tables are known, in manifest order.
     public private(set) var plugins: [String] = []
+    /// Whether any type asks for `coordinator/appeared` (§12.9): while none does, chains never look.
+    public private(set) var asksAppearance = false
 
     public init() {}
 
@@ -27,12 +29,14 @@ public struct RouteRegistry: Sendable {
         if !plugins.contains(plugin) { plugins.append(plugin) }
         for declaration in coordinators {
             declarations[TypeKey(plugin: plugin, type: declaration.type)] = declaration
+            if declaration.appearance == true { asksAppearance = true }
         }
     }
 
     public mutating func remove(plugin: String) {
         plugins.removeAll { $0 == plugin }
         for key in declarations.keys where key.plugin == plugin { declarations[key] = nil }
+        asksAppearance = declarations.values.contains { $0.appearance == true }
     }
 
     public func declaration(plugin: String, type: String) -> CoordinatorDeclaration? {

@@ -60,16 +60,28 @@ public enum TreeRenderer {
         switch instance.kind {
         case .stack:
             let root = instance.root.map { [Row(title: "root \(routeText($0))", entry: $0)] } ?? []
-            return root + (instance.entries ?? []).map { Row(title: "\($0.transition.rawValue) \(routeText($0)) [\($0.entry)]", entry: $0) }
+            return root + (instance.entries ?? []).map {
+                Row(title: "\($0.transition.rawValue) \(routeText($0)) [\($0.entry)]\(presentationText($0.presentation))", entry: $0)
+            }
         case .tabs:
             return (instance.tabs ?? []).map {
-                Row(title: "tab \($0.route)\($0.route == instance.selectedTab ? " ●" : "")", entry: $0)
+                Row(title: "tab \($0.route)\($0.badge.map { " (\($0))" } ?? "")\($0.route == instance.selectedTab ? " ●" : "")", entry: $0)
             }
         case .wrapper:
             return instance.child.map { [Row(title: "child", entry: $0)] } ?? []
         case nil:
             return []
         }
+    }
+
+    /// ` {detents: medium,large; no interactive dismiss; transition: zoom}`, or nothing without options.
+    private static func presentationText(_ options: PresentationOptions?) -> String {
+        guard let options else { return "" }
+        var parts: [String] = []
+        if let detents = options.detents { parts.append("detents: \(detents.joined(separator: ","))") }
+        if options.interactiveDismissDisabled == true { parts.append("no interactive dismiss") }
+        if let custom = options.customTransition { parts.append("transition: \(custom)") }
+        return parts.isEmpty ? "" : " {\(parts.joined(separator: "; "))}"
     }
 
     private static func label(_ instance: InstanceSnapshot) -> String {

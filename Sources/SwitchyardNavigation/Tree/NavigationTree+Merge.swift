@@ -77,7 +77,8 @@ extension NavigationTree {
             guard let route = declaration.route(named: entry.route) else {
                 return "\(owner.plugin).\(owner.type) no longer declares the route '\(entry.route)'"
             }
-            guard route.transition == entry.transition, transitions.contains(route.transition) else {
+            // A stack entry may have been presented with another transition its route allows (§12.8).
+            guard route.allows(entry.transition), transitions.contains(route.transition) else {
                 return "route '\(entry.route)' is now a \(route.transition.rawValue) route, the saved entry a \(entry.transition.rawValue) one"
             }
             let target = RouteRegistry.target(of: route, declaredBy: owner.plugin)
@@ -132,15 +133,18 @@ extension NavigationTree {
             case .tabs:
                 let selected = instance.selectedTabEntry?.route
                 var tabs: [Entry] = []
-                for route in declaration.routes where route.transition == .tab {
-                    if let tab = instance.tabs.first(where: { $0.route == route.name }) {
+                // Tabs the owner set at run time stay as they were (order and set); otherwise the declared set, in
+                // declaration order, with what the file lacks asked of the owner.
+                let order = instance.dynamicTabs ? instance.tabs.map(\.route) : declaration.routes.filter { $0.transition == .tab }.map(\.name)
+                for route in order where declaration.route(named: route)?.transition == .tab {
+                    if let tab = instance.tabs.first(where: { $0.route == route }) {
                         guard let reason = misfit(tab, in: instance, declaration, [.tab], level: level) else {
                             tabs.append(tab)
                             continue
                         }
                         dropEntry(tab, of: instance, reason)
                     }
-                    missing.append(.tab(id, route: route.name))
+                    missing.append(.tab(id, route: route))
                 }
                 for tab in instance.tabs where !declaration.routes.contains(where: { $0.name == tab.route && $0.transition == .tab }) {
                     dropEntry(tab, of: instance, "\(instance.plugin).\(instance.type) no longer declares the tab '\(tab.route)'")

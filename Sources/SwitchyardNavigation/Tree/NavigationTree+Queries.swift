@@ -50,8 +50,34 @@ extension NavigationTree {
         return instance.entries.contains { $0.route == route && (params == nil || sameParams($0.params, params)) }
     }
 
+    /// Whether `dismissCoordinator` of the instance would succeed: it is held by a pushed or presented entry of a
+    /// stack, or is the child of a wrapper that could be dismissed itself (not a root, not a tab).
+    public func canDismiss(_ id: InstanceID) throws(ResponseError) -> Bool {
+        guard var instance = self[id] else { throw .instanceNotFound(id) }
+        for _ in 0..<10_000 {
+            guard let link = instance.parent, let parent = self[link.instance] else { return false }
+            switch parent.kind {
+            case .stack: return parent.entries.contains { $0.id == link.entry }
+            case .wrapper: instance = parent
+            case .tabs, nil: return false
+            }
+        }
+        return false
+    }
+
+    /// The most recently created instance of a type: ids only grow, so the highest. O(instances of the plugin).
+    public func newest(plugin: String, type: String) -> InstanceID? {
+        instances(of: plugin).filter { $0.type == type }.map(\.id).max()
+    }
+
     /// Answers a `tree/query`.
     public func answer(_ query: TreeQueryRequest.Params) throws(ResponseError) -> JSONValue {
+        if query.query == .newest {
+            guard let plugin = query.plugin, let type = query.type else {
+                throw ResponseError(.invalidParams, "newest needs 'plugin' and 'type'", data: ["field": .string(query.plugin == nil ? "plugin" : "type")])
+            }
+            return newest(plugin: plugin, type: type).map { .int($0.rawValue) } ?? .null
+        }
         guard let id = query.instance ?? rootID else { throw ResponseError(.instanceNotFound, "the tree is empty") }
         func route() throws(ResponseError) -> String {
             guard let route = query.route else {
@@ -67,6 +93,14 @@ extension NavigationTree {
         case .topCoordinator:
             guard self[id] != nil else { throw .instanceNotFound(id) }
             return .int(topCoordinator(from: id).rawValue)
+        case .canDismiss: return .bool(try canDismiss(id))
+        case .hasParent:
+            guard let instance = self[id] else { throw .instanceNotFound(id) }
+            return .bool(instance.parent != nil)
+        case .presentedCount:
+            guard let instance = self[id] else { throw .instanceNotFound(id) }
+            return .int(Int64(instance.entries.count { $0.transition.isModal }))
+        case .newest: return .null  // answered above
         }
     }
 }

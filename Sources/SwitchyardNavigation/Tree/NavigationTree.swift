@@ -19,13 +19,22 @@ public struct Entry: Sendable, Hashable {
     public var transition: Transition
     public var params: JSONValue?
     public var content: Content
+    /// A tab's badge (`setBadge`).
+    public var badge: String?
+    /// Presentation options for the UI shell (the route's declared ones, or the `route` step's).
+    public var presentation: PresentationOptions?
 
-    public init(id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content) {
+    public init(
+        id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content, badge: String? = nil,
+        presentation: PresentationOptions? = nil
+    ) {
+        self.presentation = presentation
         self.id = id
         self.route = route
         self.transition = transition
         self.params = params
         self.content = content
+        self.badge = badge
     }
 }
 
@@ -50,6 +59,9 @@ public struct Instance: Sendable, Hashable {
     public var selectedTab = 0
     /// `wrapper`: the one child.
     public var child: Entry?
+    /// `tabs`: the owner chose the tabs at run time (`setTabs`, or created with other tabs than declared), so a
+    /// state file's merge keeps them as they are instead of restoring the declared set.
+    public var dynamicTabs = false
     /// The revision at which this instance last changed (optimistic concurrency between chains).
     public var version: UInt64
 
@@ -243,6 +255,7 @@ extension NavigationTree {
             instance.entries = (item.entries ?? []).map(Entry.init(snapshot:))
             instance.tabs = (item.tabs ?? []).map(Entry.init(snapshot:))
             instance.selectedTab = item.selectedTab.flatMap { tab in instance.tabs.firstIndex { $0.route == tab } } ?? 0
+            instance.dynamicTabs = item.dynamicTabs == true
             instance.child = item.child.map(Entry.init(snapshot:))
             guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
             put(instance)
@@ -281,7 +294,7 @@ extension Instance {
             entries: kind == .stack ? entries.map(\.snapshot) : nil,
             tabs: kind == .tabs ? tabs.map(\.snapshot) : nil,
             selectedTab: kind == .tabs ? selectedTabEntry?.route : nil,
-            child: kind == .wrapper ? child?.snapshot : nil)
+            child: kind == .wrapper ? child?.snapshot : nil, dynamicTabs: dynamicTabs ? true : nil)
     }
 }
 
@@ -294,7 +307,7 @@ extension Entry {
                 case .screen(let screen): .screen(screen)
                 case .coordinator(let id): .coordinator(id)
                 }
-            }())
+            }(), badge: badge, presentation: presentation)
     }
 
     init(snapshot: EntrySnapshot) {
@@ -303,6 +316,8 @@ extension Entry {
             case .screen(let screen): .screen(screen)
             case .coordinator(let id): .coordinator(id)
             }
-        self.init(id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content)
+        self.init(
+            id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content,
+            badge: snapshot.badge, presentation: snapshot.presentation)
     }
 }

@@ -20,6 +20,22 @@ public protocol Coordinatable: AnyObject, RouteOutput {
     func didDestroy()
     /// An entry of this instance left the tree (popped, dismissed, or removed by the user).
     func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason)
+    /// The user did something on one of this instance's screens (`actions:` of its route): return the steps to take
+    /// from this instance (applied as one chain, one revision), or none to change nothing. Throwing refuses the
+    /// action; the client gets the error.
+    func action(_ action: ScreenAction) throws -> [NavigationStep]
+}
+
+/// An action a screen emitted (`coordinator/action`), checked by the host against the route's declaration.
+public struct ScreenAction: Sendable {
+    /// The action's declared name.
+    public let name: String
+    /// The route of the screen that emitted it.
+    public let route: String
+    /// The entry showing that screen: `.pop(action.entry)` removes it with everything above it.
+    public let entry: EntryID
+    /// The params, as declared for the action.
+    public let params: JSONValue?
 }
 
 /// Why and where an instance was created, handed to ``Coordinatable/didCreate(_:)``.
@@ -52,6 +68,8 @@ extension Coordinatable {
     public func didDestroy() {}
     /// Does nothing: the tree already reflects the removal; implement it to react (save a draft, log analytics).
     public func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason) {}
+    /// No steps: a coordinator declaring no actions never gets one (the host refuses undeclared actions).
+    public func action(_ action: ScreenAction) throws -> [NavigationStep] { [] }
 
     /// A child coordinator of this plugin: handed to the host, which then creates its instance here.
     public func routeContent(_ context: OutputContext) throws -> RouteContent {
@@ -130,6 +148,9 @@ public protocol TabsCoordinator: Coordinatable {
     typealias Tab = TabRoute
     /// The tab selected at creation. Default (nil): the first.
     func initialTab() -> String?
+    /// The tabs shown at creation, in order (SUICoordinator's `setPages` at start). Default (nil): every `@Tab`, in
+    /// declaration order. The others can join later with `setTabs`.
+    func initialTabs() -> [String]?
     /// A tab was selected; `isRepeat` when it already was (Stinsen's `onTapped(isRepeat)`).
     func tabSelected(_ tab: String, isRepeat: Bool)
 }
@@ -137,6 +158,8 @@ public protocol TabsCoordinator: Coordinatable {
 extension TabsCoordinator {
     /// Nil: the first tab is selected.
     public func initialTab() -> String? { nil }
+    /// Nil: every declared tab, in declaration order.
+    public func initialTabs() -> [String]? { nil }
     /// Does nothing: the host already moved the selection; implement it to react to a re-tap.
     public func tabSelected(_ tab: String, isRepeat: Bool) {}
 
@@ -149,6 +172,15 @@ extension TabsCoordinator {
 public protocol WrapperCoordinator: Coordinatable {
     /// `@Child`: the wrapper's one child (see ``ChildRoute``).
     typealias Child = ChildRoute
+}
+
+/// A coordinator told when one of its entries becomes visible again (`coordinator/appeared`, §12.9): what was above
+/// it left, or its tab was selected. Jump's and SwiftUI's `onAppear`, to refresh what the screen shows. Conforming
+/// declares `appearance` for the type; other types never get the notification.
+@MainActor
+public protocol AppearanceObserving: Coordinatable {
+    /// The entry now on top of this instance (its stack's top or root, its selected tab).
+    func appeared(entry: EntryID)
 }
 
 /// A coordinator with state the host keeps for it: returned with every answer, written to the state file, and handed

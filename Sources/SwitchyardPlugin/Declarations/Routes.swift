@@ -48,11 +48,21 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     let param: String?
     let explicitParams: [ParamDeclaration]?
     let explicitTarget: PluginTarget?
+    /// The actions the route's screen emits (`user/action`), handled by ``Coordinatable/action(_:)``.
+    public let actions: [ActionDeclaration]?
+    /// Other presentations a chain may pick for this route (`.presented(as:)`); the declared one is the default.
+    public let transitions: [Transition]?
+    /// Presentation options its entries get unless a chain gives its own (detents, no interactive dismissal...).
+    public let presentation: PresentationOptions?
 
     init(
         transition: Transition, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
+        actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil, presentation: PresentationOptions? = nil,
         factory: @escaping (C, Input) throws -> Output
     ) {
+        self.actions = actions
+        self.transitions = transitions
+        self.presentation = presentation
         self.transition = transition
         self.deepLink = deepLink
         self.param = param
@@ -80,7 +90,9 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             else if Input.self == NoInput.self { [] }
             else if let scalar = Input.self as? any RouteParameter.Type { [ParamDeclaration(name: parameterName, type: scalar.paramType)] }
             else { ParamProbe.declarations(of: Input.self) }
-        return RouteDeclaration(name: name, transition: transition, deepLink: deepLink, params: params, target: target)
+        return RouteDeclaration(
+            name: name, transition: transition, deepLink: deepLink, params: params, target: target, actions: actions,
+            transitions: transitions, presentation: presentation)
     }
 
     var target: CoordinatorReference? {
@@ -145,8 +157,14 @@ public final class StackRoute<C: StackCoordinator, Input: Codable, Output: Route
     /// from it.
     public var wrappedValue: StackRoute<C, Input, Output> { self }
 
-    init(_ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
-        super.init(transition: presentation.transition, deepLink: deepLink, param: param, params: params, target: target, factory: factory)
+    init(
+        _ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
+        actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil, options: PresentationOptions? = nil,
+        factory: @escaping (C, Input) throws -> Output
+    ) {
+        super.init(
+            transition: presentation.transition, deepLink: deepLink, param: param, params: params, target: target, actions: actions,
+            transitions: also?.map(\.transition), presentation: options, factory: factory)
     }
 }
 
@@ -154,18 +172,27 @@ extension StackRoute {
     /// A route whose factory takes an input: `@Route(.push, deepLink: "todo/:id") var todo = makeTodo` with
     /// `func makeTodo(_ id: String) -> Screen`. A single value travels as one param named `param:` (default: the
     /// pattern's first capture); a `Codable` struct declares its fields. `params:` replaces the declaration when
-    /// the input's own cannot be read (a custom `init(from:)`).
+    /// the input's own cannot be read (a custom `init(from:)`). `actions:` declares what the screen emits
+    /// (`actions: ["complete"]`), handled by the coordinator's ``Coordinatable/action(_:)``. `also:` lists other
+    /// presentations a chain may pick (`.presented(as: .fullScreen)`), `options:` the entry's presentation options.
     public convenience init(
         wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
-        param: String? = nil, params: [ParamDeclaration]? = nil
+        param: String? = nil, params: [ParamDeclaration]? = nil, actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil,
+        options: PresentationOptions? = nil
     ) {
-        self.init(presentation, deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
+        self.init(
+            presentation, deepLink: deepLink, param: param, params: params, target: nil, actions: actions, also: also, options: options
+        ) { try wrappedValue($0)($1) }
     }
 
     /// A route whose factory takes nothing: `@Route(.modal, deepLink: "new") var createTodo = makeCreateTodo`.
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, deepLink: String? = nil)
-    where Input == NoInput {
-        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
+        actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil, options: PresentationOptions? = nil
+    ) where Input == NoInput {
+        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions, also: also, options: options) {
+            coordinator, _ in try wrappedValue(coordinator)()
+        }
     }
 
     /// A route to another plugin's coordinator, with an input: `target:` declares which type it opens, so the host
@@ -195,8 +222,11 @@ public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteO
     /// from it.
     public var wrappedValue: StackRoot<C, Input, Output> { self }
 
-    init(deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, factory: @escaping (C, Input) throws -> Output) {
-        super.init(transition: .root, deepLink: deepLink, param: param, params: params, target: target, factory: factory)
+    init(
+        deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, actions: [ActionDeclaration]? = nil,
+        factory: @escaping (C, Input) throws -> Output
+    ) {
+        super.init(transition: .root, deepLink: deepLink, param: param, params: params, target: target, actions: actions, factory: factory)
     }
 }
 
@@ -204,6 +234,13 @@ extension StackRoot {
     /// A root without input: `@Root var list = makeList`. The first such root is the default initial root.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output) where Input == NoInput {
         self.init(deepLink: nil, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    }
+
+    /// A root without input that a deep link can switch to (`setRoot`, or `hasRoot` when it is already the root);
+    /// `actions:` declares what its screen emits.
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil, actions: [ActionDeclaration]?)
+    where Input == NoInput {
+        self.init(deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions) { coordinator, _ in try wrappedValue(coordinator)() }
     }
 
     /// A root without input that a deep link can switch to (`setRoot`, or `hasRoot` when it is already the root).

@@ -92,15 +92,31 @@ public enum TreeUnsubscribeRequest: ControlRequest {
 public enum UserDismissedRequest: ControlRequest {
     public static let method = "user/dismissed"
 
+    public typealias Params = EntryReference
+    public typealias Result = NavigateRequest.Result
+}
+
+/// `user/action` (client → host): the user did something on a screen (a button); the entry's owner decides where
+/// to go (`coordinator/action`). Checked first against the route's declared `actions`: an undeclared action or
+/// params that do not fit are `-32602 invalidParams` naming `action` or `params.NAME`, and nothing is sent.
+public enum UserActionRequest: ControlRequest {
+    public static let method = "user/action"
+
     public struct Params: Codable, Sendable, Equatable {
         public var instance: InstanceID
         public var entry: EntryID
-        public init(instance: InstanceID, entry: EntryID) {
+        public var action: String
+        public var params: JSONValue?
+
+        public init(instance: InstanceID, entry: EntryID, action: String, params: JSONValue? = nil) {
             self.instance = instance
             self.entry = entry
+            self.action = action
+            self.params = params
         }
     }
 
+    /// The revision after the coordinator's steps (unchanged when it answered none) and where they landed.
     public typealias Result = NavigateRequest.Result
 }
 

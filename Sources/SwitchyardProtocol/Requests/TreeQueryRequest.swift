@@ -14,6 +14,16 @@ public enum TreeQueryRequest: PluginToHostRequest, ControlRequest {
         case isInStack
         /// The top-most visible coordinator starting from `instance` (default: the root). → instance id
         case topCoordinator
+        /// Would `dismissCoordinator` of `instance` succeed (Stinsen's `canDismiss`)? → boolean
+        case canDismiss
+        /// Does `instance` have a parent (it is not the tree's root)? → boolean
+        case hasParent
+        /// How many presented (`modal`, `fullScreen`) entries `instance`'s stack holds (Jump's presented contexts). →
+        /// integer
+        case presentedCount
+        /// The most recently created instance of `plugin`.`type` (Stinsen's `RouterStore` returns the newest), beside
+        /// `PLUGIN.TYPE` targets that take the first depth-first. `plugin` defaults to the asking plugin. → id or null
+        case newest
     }
 
     public struct Params: Codable, Sendable, Equatable {
@@ -21,8 +31,17 @@ public enum TreeQueryRequest: PluginToHostRequest, ControlRequest {
         public var instance: InstanceID?
         public var route: String?
         public var params: JSONValue?
+        /// `newest`: the type's plugin (default: the plugin asking).
+        public var plugin: String?
+        /// `newest`: the coordinator type.
+        public var type: String?
 
-        public init(query: Query, instance: InstanceID? = nil, route: String? = nil, params: JSONValue? = nil) {
+        public init(
+            query: Query, instance: InstanceID? = nil, route: String? = nil, params: JSONValue? = nil, plugin: String? = nil,
+            type: String? = nil
+        ) {
+            self.plugin = plugin
+            self.type = type
             self.query = query
             self.instance = instance
             self.route = route

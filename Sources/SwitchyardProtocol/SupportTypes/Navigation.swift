@@ -28,6 +28,17 @@ public struct EntryID: RawRepresentable, Hashable, Comparable, Sendable, Codable
     }
 }
 
+/// One entry of one instance: `{instance, entry}` (`user/dismissed`, `coordinator/appeared`).
+public struct EntryReference: Codable, Sendable, Equatable {
+    public var instance: InstanceID
+    public var entry: EntryID
+
+    public init(instance: InstanceID, entry: EntryID) {
+        self.instance = instance
+        self.entry = entry
+    }
+}
+
 /// What a screen route shows: a name the UI shell maps to a view, and its properties.
 public struct ScreenDescriptor: Codable, Sendable, Hashable {
     public var name: String
@@ -85,6 +96,8 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public enum Operation: String, Codable, Sendable, CaseIterable {
         case route, popLast, pop, popTo, popCount, popToRoot, popToInitialRoute, setRoot, hasRoot, focusFirst
         case selectTab, dismiss, close, dismissCoordinator, finishFlow, restart, child, parent, top
+        case setTabs, setBadge
+        case popPath, popPushed, popPushedToRoot, forcePresent
     }
 
     public var op: Operation
@@ -102,11 +115,25 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public var count: Int?
     /// `setRoot`: keep the entries above the root (Stinsen's behaviour) instead of clearing them.
     public var keepStack: Bool?
+    /// `setTabs`: the tab route names, in display order (SUICoordinator's `setPages`).
+    public var tabs: [String]?
+    /// `setBadge`: the tab's badge text; absent clears it (SUICoordinator's `setBadge`).
+    public var badge: String?
+    /// `route`: the transition to present it with, one the route allows (SUICoordinator's `presentationStyle:`,
+    /// Jump's `mode:`); absent: the route's declared `transition`.
+    public var transition: Transition?
+    /// `route`: the entry's presentation options, replacing the route's declared ones.
+    public var presentation: PresentationOptions?
 
     public init(
         op: Operation, route: String? = nil, tab: String? = nil, params: JSONValue? = nil, entry: EntryID? = nil,
-        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil
+        index: Int? = nil, count: Int? = nil, keepStack: Bool? = nil, tabs: [String]? = nil, badge: String? = nil,
+        transition: Transition? = nil, presentation: PresentationOptions? = nil
     ) {
+        self.transition = transition
+        self.presentation = presentation
+        self.tabs = tabs
+        self.badge = badge
         self.op = op
         self.route = route
         self.tab = tab
@@ -118,12 +145,22 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     }
 
     public static func route(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .route, route: route, params: params) }
+    /// A route presented with a transition it allows, and presentation options of this call.
+    public static func route(
+        _ route: String, _ params: JSONValue? = nil, as transition: Transition?, presentation: PresentationOptions? = nil
+    ) -> Self {
+        .init(op: .route, route: route, params: params, transition: transition, presentation: presentation)
+    }
     public static func setRoot(_ route: String, _ params: JSONValue? = nil, keepStack: Bool? = nil) -> Self {
         .init(op: .setRoot, route: route, params: params, keepStack: keepStack)
     }
     public static func hasRoot(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .hasRoot, route: route, params: params) }
     public static func focusFirst(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .focusFirst, route: route, params: params) }
     public static func selectTab(_ tab: String) -> Self { .init(op: .selectTab, tab: tab) }
+    /// The tabs, in display order: new ones are asked of the owner, missing ones leave the tree.
+    public static func setTabs(_ tabs: [String]) -> Self { .init(op: .setTabs, tabs: tabs) }
+    /// A tab's badge (nil clears it).
+    public static func setBadge(_ tab: String, _ badge: String?) -> Self { .init(op: .setBadge, tab: tab, badge: badge) }
     public static func pop(_ entry: EntryID) -> Self { .init(op: .pop, entry: entry) }
     public static func popTo(_ index: Int) -> Self { .init(op: .popTo, index: index) }
     public static func popCount(_ count: Int) -> Self { .init(op: .popCount, count: count) }
@@ -138,6 +175,14 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public static let child = Self(op: .child)
     public static let parent = Self(op: .parent)
     public static let top = Self(op: .top)
+    /// The Coordinator library's `pop` on the shared navigation path.
+    public static let popPath = Self(op: .popPath)
+    /// SUICoordinator's `pop`: the last push below the modals; the modals stay.
+    public static let popPushed = Self(op: .popPushed)
+    /// SUICoordinator's `popToRoot`: every push below the modals; the modals stay.
+    public static let popPushedToRoot = Self(op: .popPushedToRoot)
+    /// SUICoordinator's `forcePresentation`: presents the route modally over everything, from anywhere.
+    public static func forcePresent(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .forcePresent, route: route, params: params) }
 }
 
 /// Where a deep link came from, passed to every plugin the link crosses.
@@ -218,13 +263,17 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
     public var selectedTab: String?
     /// `wrapper`: the child.
     public var child: EntrySnapshot?
+    /// `tabs`: `true` once the owner chose its tabs at run time (`setTabs`, or a `coordinator/create` answer with
+    /// other tabs than declared): a state file's merge then keeps them as they are. Absent otherwise.
+    public var dynamicTabs: Bool?
 
     public init(
         id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, pending: Bool? = nil, parent: ParentLink? = nil,
         params: JSONValue? = nil, state: JSONValue? = nil, status: Status = .ok, unavailableReason: String? = nil,
         root: EntrySnapshot? = nil, entries: [EntrySnapshot]? = nil, tabs: [EntrySnapshot]? = nil,
-        selectedTab: String? = nil, child: EntrySnapshot? = nil
+        selectedTab: String? = nil, child: EntrySnapshot? = nil, dynamicTabs: Bool? = nil
     ) {
+        self.dynamicTabs = dynamicTabs
         self.id = id
         self.plugin = plugin
         self.type = type
@@ -250,13 +299,22 @@ public struct EntrySnapshot: Codable, Sendable, Equatable {
     public var transition: Transition
     public var params: JSONValue?
     public var content: ContentSnapshot
+    /// A tab's badge (`setBadge`); absent: none.
+    public var badge: String?
+    /// Presentation options for the UI shell (detents, no interactive dismissal, a custom transition); absent: none.
+    public var presentation: PresentationOptions?
 
-    public init(entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot) {
+    public init(
+        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot, badge: String? = nil,
+        presentation: PresentationOptions? = nil
+    ) {
+        self.presentation = presentation
         self.entry = entry
         self.route = route
         self.transition = transition
         self.params = params
         self.content = content
+        self.badge = badge
     }
 }
 

@@ -26,6 +26,8 @@ public enum ProtocolMethods {
         Entry(method: CoordinatorDeepLinkRequest.method, kind: .request, direction: .hostToPlugin),
         Entry(method: CoordinatorDismissedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: CoordinatorTabSelectedNotification.method, kind: .notification, direction: .hostToPlugin),
+        Entry(method: CoordinatorActionRequest.method, kind: .request, direction: .hostToPlugin),
+        Entry(method: CoordinatorAppearedNotification.method, kind: .notification, direction: .hostToPlugin),
         Entry(method: NavigateRequest.method, kind: .request, direction: .pluginToHost),
         Entry(method: TreeQueryRequest.method, kind: .request, direction: .pluginToHost),
         // The control interface (Protocol/README.md §15): `navigate`, `tree/query` and `$/ping` are shared.
@@ -36,6 +38,7 @@ public enum ProtocolMethods {
         Entry(method: TreeSubscribeRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeUnsubscribeRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: UserDismissedRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: UserActionRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostStatusRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostShutdownRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginStartRequest.method, kind: .request, direction: .clientToHost),

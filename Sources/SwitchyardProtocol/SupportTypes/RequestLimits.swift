@@ -40,6 +40,12 @@ public struct RequestLimits: Sendable, Equatable {
         }
     }
 
+    /// Checks one params object a request carries outside a chain (`user/action`), as a step's params are.
+    public func check(params: JSONValue?, field: String) throws(ResponseError) {
+        guard let params, let largest = Self.largestObject(in: params), largest > maxParamsKeys else { return }
+        throw .limitExceeded("maxParamsKeys", max: maxParamsKeys, actual: largest, field: field, what: "keys in one params object")
+    }
+
     /// The most keys of any object in `value` (nil when it holds no object); iterative, so any depth is safe.
     static func largestObject(in value: JSONValue) -> Int? {
         var largest: Int?

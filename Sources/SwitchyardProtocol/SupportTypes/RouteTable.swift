@@ -73,6 +73,40 @@ public struct CoordinatorReference: Codable, Sendable, Hashable, CustomStringCon
     public var description: String { plugin.map { "\($0).\(type)" } ?? type }
 }
 
+/// An action a screen emits (a button, `onNext`): what a UI shell may deliver with `user/action`, checked by the
+/// host against this declaration before the owning plugin hears of it (Protocol/README.md §12.6).
+public struct ActionDeclaration: Codable, Sendable, Equatable, ExpressibleByStringLiteral {
+    /// Unique within its route.
+    public var name: String
+    /// Declared parameters, like a route's; absent means any params are accepted.
+    public var params: [ParamDeclaration]?
+
+    public init(name: String, params: [ParamDeclaration]? = nil) {
+        self.name = name
+        self.params = params
+    }
+
+    /// An action without declared params: `actions: ["complete"]`.
+    public init(stringLiteral name: String) { self.init(name: name) }
+}
+
+/// Presentation options of an entry, as data for the UI shell to honour (SUICoordinator's detents and custom
+/// transitions, SwiftUI's `interactiveDismissDisabled`). Every member is optional; absent means the UI's default.
+public struct PresentationOptions: Codable, Sendable, Hashable {
+    /// Sheet detents, e.g. `["medium", "large"]` (names the UI shell maps to its own).
+    public var detents: [String]?
+    /// The user cannot dismiss it interactively: `user/dismissed` of it is refused with `notAllowed`.
+    public var interactiveDismissDisabled: Bool?
+    /// A named custom transition the UI shell knows (`fade`, `zoom`...).
+    public var customTransition: String?
+
+    public init(detents: [String]? = nil, interactiveDismissDisabled: Bool? = nil, customTransition: String? = nil) {
+        self.detents = detents
+        self.interactiveDismissDisabled = interactiveDismissDisabled
+        self.customTransition = customTransition
+    }
+}
+
 /// One route a coordinator type declares.
 public struct RouteDeclaration: Codable, Sendable, Equatable {
     /// Unique within its coordinator type.
@@ -85,17 +119,33 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public var params: [ParamDeclaration]?
     /// The coordinator this route opens. Absent: the route shows a screen.
     public var target: CoordinatorReference?
+    /// The actions the route's screen emits (`user/action`); absent or empty: none. Only a screen route has them.
+    public var actions: [ActionDeclaration]?
+    /// Other transitions a `route` step may pick for this stack route (`transition` is the default); absent: none.
+    public var transitions: [Transition]?
+    /// Presentation options its entries get unless a `route` step gives its own.
+    public var presentation: PresentationOptions?
 
     public init(
         name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
-        target: CoordinatorReference? = nil
+        target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil,
+        presentation: PresentationOptions? = nil
     ) {
+        self.transitions = transitions
+        self.presentation = presentation
         self.name = name
         self.transition = transition
         self.deepLink = deepLink
         self.params = params
         self.target = target
+        self.actions = actions
     }
+
+    /// Whether a `route` step may present it with `transition`: the default, or one of `transitions`.
+    public func allows(_ transition: Transition) -> Bool { transition == self.transition || transitions?.contains(transition) == true }
+
+    /// The declared action of that name.
+    public func action(named name: String) -> ActionDeclaration? { actions?.first { $0.name == name } }
 }
 
 /// A coordinator type a plugin implements.
@@ -109,16 +159,19 @@ public struct CoordinatorDeclaration: Codable, Sendable, Equatable {
     /// True when the plugin resolves deep links into this type itself (`coordinator/deepLink`) instead of the host
     /// matching the routes' patterns.
     public var customDeepLinks: Bool?
+    /// True when the plugin wants `coordinator/appeared` for this type's entries (§12.9); absent: never sent.
+    public var appearance: Bool?
 
     public init(
         type: String, kind: CoordinatorKind, initialRoute: String? = nil, routes: [RouteDeclaration],
-        customDeepLinks: Bool? = nil
+        customDeepLinks: Bool? = nil, appearance: Bool? = nil
     ) {
         self.type = type
         self.kind = kind
         self.initialRoute = initialRoute
         self.routes = routes
         self.customDeepLinks = customDeepLinks
+        self.appearance = appearance
     }
 
     public func route(named name: String) -> RouteDeclaration? { routes.first { $0.name == name } }

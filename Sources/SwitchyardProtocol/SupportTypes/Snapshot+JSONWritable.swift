@@ -49,6 +49,31 @@ extension ContentSnapshot: JSONWritable {
     }
 }
 
+extension PresentationOptions: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        var first = true
+        writer.append(UInt8(ascii: "{"))
+        if let detents {
+            writer.key("detents", first: &first)
+            writer.append(UInt8(ascii: "["))
+            for (index, detent) in detents.enumerated() {
+                if index > 0 { writer.append(UInt8(ascii: ",")) }
+                writer.writeString(detent)
+            }
+            writer.append(UInt8(ascii: "]"))
+        }
+        if let interactiveDismissDisabled {
+            writer.key("interactiveDismissDisabled", first: &first)
+            writer.writeRaw(interactiveDismissDisabled ? "true" : "false")
+        }
+        if let customTransition {
+            writer.key("customTransition", first: &first)
+            writer.writeString(customTransition)
+        }
+        writer.append(UInt8(ascii: "}"))
+    }
+}
+
 extension EntrySnapshot: JSONWritable {
     public func write(to writer: inout JSONWriter) {
         var first = true
@@ -65,6 +90,14 @@ extension EntrySnapshot: JSONWritable {
         }
         writer.key("content", first: &first)
         content.write(to: &writer)
+        if let badge {
+            writer.key("badge", first: &first)
+            writer.writeString(badge)
+        }
+        if let presentation {
+            writer.key("presentation", first: &first)
+            presentation.write(to: &writer)
+        }
         writer.append(UInt8(ascii: "}"))
     }
 }
@@ -132,6 +165,10 @@ extension InstanceSnapshot: JSONWritable {
         if let child {
             writer.key("child", first: &first)
             child.write(to: &writer)
+        }
+        if let dynamicTabs {
+            writer.key("dynamicTabs", first: &first)
+            writer.writeRaw(dynamicTabs ? "true" : "false")
         }
         writer.append(UInt8(ascii: "}"))
     }

@@ -92,7 +92,18 @@ def _captures(pattern):
     return names
 
 
-def _route(name, transition, deep_link=None, target=None, plugin=None, params=None):
+def _action(action):
+    """An action declaration: a name, or a dict {name, params?} (params declared like a route's)."""
+    if isinstance(action, str):
+        return {"name": action}
+    declared = dict(action)
+    if declared.get("params") is not None:
+        declared["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in declared["params"]]
+    return declared
+
+
+def _route(name, transition, deep_link=None, target=None, plugin=None, params=None, actions=None, transitions=None,
+           presentation=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
@@ -100,6 +111,15 @@ def _route(name, transition, deep_link=None, target=None, plugin=None, params=No
         route["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in params]
     if target is not None:
         route["target"] = {"type": target} if plugin is None else {"plugin": plugin, "type": target}
+    if actions is not None:
+        # The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator.action().
+        route["actions"] = [_action(a) for a in actions]
+    if transitions is not None:
+        # Other transitions a route step may pick ({"op": "route", ..., "transition": "fullScreen"}), spec §12.8.
+        route["transitions"] = list(transitions)
+    if presentation is not None:
+        # {"detents": [...], "interactiveDismissDisabled": True, "customTransition": "..."}: for the UI shell.
+        route["presentation"] = dict(presentation)
     return route
 
 
@@ -151,6 +171,11 @@ class Coordinator:
         """(route, params) of the root to show at creation."""
         return self.initial, None
 
+    def initial_tabs(self):
+        """For a tabs coordinator: the tab names shown at creation, in order (None: every declared tab); the
+        others can join later with a setTabs step (spec §12.7)."""
+        return None
+
     def did_destroy(self):
         pass
 
@@ -159,6 +184,15 @@ class Coordinator:
 
     def tab_selected(self, tab_name, is_repeat):
         pass
+
+    def appeared(self, entry):
+        """One of this instance's entries became visible again (spec §12.9). Overriding it declares the type's
+        `appearance`: types that do not are never told."""
+
+    def action(self, name, params, route, entry):
+        """A screen of this instance emitted a declared action (spec §12.6): return the steps to take from this
+        instance (one chain, one revision), or None to change nothing. Raise RPCError to refuse it."""
+        return None
 
     @classmethod
     def handle_deep_link(cls, segments, query):
@@ -169,6 +203,15 @@ class Coordinator:
     def navigate(self, steps, done=None):
         self.plugin.defer_call("navigate", {"instance": self.instance, "steps": steps}, done)
 
+    def query(self, query, route=None, done=None, **extra):
+        """A read-only question about this instance (spec §12.4: isRoot, currentRoute, canDismiss, hasParent,
+        presentedCount, newest with type=...), sent after the current answer; `done` gets (result, error)."""
+        request = dict(extra, query=query, instance=self.instance)
+        if route is not None:
+            request["route"] = route
+        answer = None if done is None else (lambda result, error: done((result or {}).get("result"), error))
+        self.plugin.defer_call("tree/query", request, answer)
+
     @classmethod
     def declaration(cls):
         declaration = {"type": cls.type_name, "kind": cls.kind, "routes": cls.routes}
@@ -176,6 +219,8 @@ class Coordinator:
             declaration["initialRoute"] = cls.initial
         if cls.custom_deep_links:
             declaration["customDeepLinks"] = True
+        if cls.appeared is not Coordinator.appeared:
+            declaration["appearance"] = True
         return declaration
 
     @classmethod
@@ -264,8 +309,10 @@ class Plugin:
             self.handlers["coordinator/route"] = self._route
             self.handlers["coordinator/destroy"] = self._destroy
             self.handlers["coordinator/deepLink"] = self._deep_link
+            self.handlers["coordinator/action"] = self._action
             self.notification_handlers["coordinator/dismissed"] = self._dismissed
             self.notification_handlers["coordinator/tabSelected"] = self._tab_selected
+            self.notification_handlers["coordinator/appeared"] = self._appeared
         return cls
 
     # -- coordinator methods -------------------------------------------------------------------------------------
@@ -287,8 +334,9 @@ class Plugin:
             if route_params is not None:
                 result["root"]["params"] = route_params
         elif cls.kind == "tabs":
-            result["tabs"] = [{"route": r["name"], "content": coordinator.content_for(r["name"], None)}
-                              for r in cls.routes if r["transition"] == "tab"]
+            declared = [r["name"] for r in cls.routes if r["transition"] == "tab"]
+            shown = coordinator.initial_tabs() or declared
+            result["tabs"] = [{"route": name, "content": coordinator.content_for(name, None)} for name in shown if name in declared]
         else:
             child_route = next(r for r in cls.routes if r["transition"] == "child")
             result["child"] = coordinator.content_for(child_route["name"], None)
@@ -325,10 +373,22 @@ class Plugin:
             result["params"] = route_params
         return result
 
+    def _action(self, params):
+        coordinator = self.instances.get(params["instance"])
+        if coordinator is None:
+            raise RPCError(INSTANCE_NOT_FOUND, "no instance %s" % params["instance"], {"instance": params["instance"]})
+        steps = coordinator.action(params["action"], params.get("params"), params["route"], params["entry"])
+        return {"steps": list(steps)} if steps else {}
+
     def _dismissed(self, params):
         coordinator = self.instances.get(params.get("instance"))
         if coordinator is not None:
             coordinator.dismissed(params.get("route"), params.get("entry"), params.get("reason"))
+
+    def _appeared(self, params):
+        coordinator = self.instances.get(params.get("instance"))
+        if coordinator is not None:
+            coordinator.appeared(params.get("entry"))
 
     def _tab_selected(self, params):
         coordinator = self.instances.get(params.get("instance"))
