@@ -8,12 +8,8 @@ import SwitchyardUV
 /// Confined to the loop thread. stdout and stderr are read from the moment of spawn; every line from stdout is
 /// framed, parsed strictly and classified; requests carry deadlines; the write queue towards the plugin is bounded
 /// in bytes, so a plugin that stops reading is detected instead of growing host memory.
-///
-/// - Important: Must be used on the loop thread only.
 final class PluginConnection {
-    enum State: Equatable {
-        case starting, ready, stopping, terminated
-    }
+    enum State: Equatable { case starting, ready, stopping, terminated }
 
     /// What the connection reports to its owner.
     enum Event {
