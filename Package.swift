@@ -3,6 +3,12 @@
 // package-wide Swift settings (as swift-nio does), so every target is built the same way.
 import PackageDescription
 
+// The Swift plugins link the Swift runtime statically: a dynamically linked plugin spends about a millisecond in
+// the dynamic loader (libswiftCore, libdispatch, Foundation-free as it is) before `main`, half its spawn-to-ready.
+// An unsafe flag, which SwiftPM accepts only in the root package: a plugin package of its own sets the same in its
+// own Package.swift, or builds with `swift build --static-swift-stdlib` (Sources/SwitchyardPlugin/SwitchyardPlugin.docc).
+let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+
 let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15)],
@@ -169,25 +175,29 @@ let package = Package(
             name: "HelloPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/hello",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "DemoMain",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/main",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "DemoAuthenticated",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/authenticated",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "DemoTodos",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/todos",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticSwiftRuntime
         ),
         .executableTarget(
             name: "misbehave",
@@ -281,7 +291,8 @@ let package = Package(
             name: "BenchPlugin",
             dependencies: ["SwitchyardPlugin"],
             path: "Benchmarks/bench-plugin",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticSwiftRuntime
         ),
 
         // MARK: - Test support

@@ -178,6 +178,16 @@ public final class PluginCore {
 
     private static func encode<S: StatefulCoordinator>(_ object: S) -> JSONValue? { try? Coding.encode(object.state) }
 
+    /// ``encodeState(_:)`` straight to JSON bytes (no `JSONValue` tree), for answers written as bytes.
+    static func encodeStateBytes(_ object: any Coordinatable) -> [UInt8]? {
+        guard let stateful = object as? any StatefulCoordinator else { return nil }
+        return encodeBytes(stateful)
+    }
+
+    private static func encodeBytes<S: StatefulCoordinator>(_ object: S) -> [UInt8]? {
+        try? JSONValueEncoder().encodeBytes(object.state)
+    }
+
     private static func restoreState(_ object: any Coordinatable, _ value: JSONValue?) throws {
         guard let value, let stateful = object as? any StatefulCoordinator else { return }
         try decode(stateful, value)
@@ -240,6 +250,18 @@ public final class PluginCore {
 
     /// `coordinator/route`.
     public func route(_ params: CoordinatorRouteRequest.Params) throws -> CoordinatorRouteRequest.Result {
+        let (content, object) = try routeContent(params)
+        return CoordinatorRouteRequest.Result(content: content, state: Self.encodeState(object))
+    }
+
+    /// `coordinator/route` answered as JSON bytes, without Codable but for the coordinator's own state
+    /// (``RouteFastPath``): what the runtime serves.
+    func routeEncoded(_ params: CoordinatorRouteRequest.Params) throws -> [UInt8] {
+        let (content, object) = try routeContent(params)
+        return RouteFastPath.result(content: content, state: Self.encodeStateBytes(object))
+    }
+
+    private func routeContent(_ params: CoordinatorRouteRequest.Params) throws -> (RouteContent, any Coordinatable) {
         guard let object = instances[params.instance] else {
             throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
         }
@@ -249,7 +271,7 @@ public final class PluginCore {
         currentLink = params.link
         defer { currentLink = nil }
         let content = try route.content(for: object, params: params.params, context: OutputContext(core: self, parent: params.instance, route: params.route))
-        return CoordinatorRouteRequest.Result(content: content, state: Self.encodeState(object))
+        return (content, object)
     }
 
     /// `coordinator/destroy`.
@@ -306,7 +328,14 @@ public final class PluginCore {
         runtime.setCoordinators(declarations)
         runtime.declarationProblems = declarationProblems
         runtime.onRequest(CoordinatorCreateRequest.self) { try self.create($0) }
-        runtime.onRequest(CoordinatorRouteRequest.self) { try self.route($0) }
+        runtime.onRequestEncoded(CoordinatorRouteRequest.method) { raw in
+            if let params = RouteFastPath.params(raw) { return try self.routeEncoded(params) }
+            let params: CoordinatorRouteRequest.Params
+            do { params = try Coding.decode(CoordinatorRouteRequest.Params.self, from: raw) } catch {
+                throw ResponseError.invalidParams(method: CoordinatorRouteRequest.method, error)
+            }
+            return try self.routeEncoded(params)
+        }
         runtime.onRequest(CoordinatorDestroyRequest.self) {
             self.destroy($0)
             return Empty()

@@ -96,6 +96,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
                 guard let value = params?[parameterName] else {
                     throw ResponseError(.invalidParams, "route '\(name)' needs param '\(parameterName)'", data: ["field": .string(parameterName)])
                 }
+                if let scalar = RouteScalar.decode(Input.self, from: value) { return scalar }
                 do { return try Coding.decode(Input.self, from: value) } catch {
                     // The value alone is decoded, so the error's own path is empty: name the param (§7, data.field).
                     let (_, reason) = describeDecodingError(error)

@@ -138,6 +138,17 @@ public final class PluginRuntime {
         }
     }
 
+    /// Handles `method` with a handler whose result is already JSON bytes (the SDK's Codable-free answers, see
+    /// `RouteFastPath`); errors are answered as the other handlers' are.
+    func onRequestEncoded(_ method: String, _ handler: @escaping @MainActor (JSONValue?) throws -> [UInt8]) {
+        guard !Self.isBuiltIn(method) else { return }
+        endpoint.onRequest(method) { params, responder in
+            do { responder.replyEncoded(try handler(params)) } catch {
+                responder.reply(.failure(Self.answer(for: error)))
+            }
+        }
+    }
+
     /// A handler's error as its answer: a ``ResponseError`` as it is; anything else is an `internalError` whose
     /// `data` carries the error's type and full description (Protocol/README.md §7), since the message alone
     /// (`"\(error)"`) often drops what the author needs to find the bug.

@@ -48,7 +48,8 @@ enum StdioLoop {
         // No line limit of its own: the host bounds what it sends, and a plugin has no one to report a long line to.
         var reader = MessageReader(maxLineLength: Int(Int32.max))
         var buffer = [UInt8](repeating: 0, count: readSize)
-        // Work queued before the loop started (by `makeRuntime`, say) has already signalled the handle.
+        // Whatever the main queue got before the loop (from top-level code, or `makeRuntime`), run first.
+        switchyard_main_queue_drain(mainQueue)
         while true {
             let ready = switchyard_stdio_wait(0, mainQueue)
             if ready < 0 {
