@@ -3,11 +3,14 @@
 // package-wide Swift settings (as swift-nio does), so every target is built the same way.
 import PackageDescription
 
-// The Swift plugins link the Swift runtime statically: a dynamically linked plugin spends about a millisecond in
-// the dynamic loader (libswiftCore, libdispatch, Foundation-free as it is) before `main`, half its spawn-to-ready.
-// An unsafe flag, which SwiftPM accepts only in the root package: a plugin package of its own sets the same in its
-// own Package.swift, or builds with `swift build --static-swift-stdlib` (Sources/SwitchyardPlugin/SwitchyardPlugin.docc).
-let staticSwiftRuntime: [LinkerSetting] = [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))]
+// Start-up: with SWITCHYARD_STATIC_PLUGINS=1 the bundled Swift plugins are linked fully static (the Swift runtime and
+// libc, with lld, which has no warning for glibc's static `dlopen`): no dynamic loader, no libstdc++ to map and
+// relocate before `main`, so `initialize` is answered sooner. Opt-in, because SwiftPM links executable targets into
+// the test bundle with their linker flags, and Swift Testing has no static library: `swift test` would not link.
+// The benchmark and a deployment build with it; a plugin package sets the flags in its own Package.swift
+// (SwitchyardPlugin.docc, GettingStarted: "Start fast").
+let staticPlugin: [LinkerSetting] = Context.environment["SWITCHYARD_STATIC_PLUGINS"] == "1"
+    ? [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(platforms: [.linux]))] : []
 
 let package = Package(
     name: "Switchyard",
@@ -176,28 +179,28 @@ let package = Package(
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/hello",
             swiftSettings: [.defaultIsolation(MainActor.self)],
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoMain",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/main",
             swiftSettings: [.defaultIsolation(MainActor.self)],
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoAuthenticated",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/authenticated",
             swiftSettings: [.defaultIsolation(MainActor.self)],
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoTodos",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/todos",
             swiftSettings: [.defaultIsolation(MainActor.self)],
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "misbehave",
@@ -292,7 +295,7 @@ let package = Package(
             dependencies: ["SwitchyardPlugin"],
             path: "Benchmarks/bench-plugin",
             swiftSettings: [.defaultIsolation(MainActor.self)],
-            linkerSettings: staticSwiftRuntime
+            linkerSettings: staticPlugin
         ),
 
         // MARK: - Test support
