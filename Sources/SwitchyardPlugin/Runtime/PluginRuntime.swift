@@ -10,9 +10,9 @@ import SystemPackage
 /// The plugin side of the protocol on stdio: the handshake, `$/ping`, `shutdown`/`exit`, request dispatch, and
 /// requests to the host.
 ///
-/// Threading: handlers run on the main actor, and every answer of a batch leaves in one `write`. ``run(_:)`` makes
-/// the main thread read stdin, run the handlers and write (``StdioLoop``): no thread hands work to another on the
-/// way from a request to its answer, and batching is what makes pipelined throughput.
+/// Threading: handlers run on the main actor, and every answer of a batch leaves in one `write`. The thread that
+/// reads stdin runs the batch's handlers itself, on the main queue taken synchronously (``StdioLoop``): no thread
+/// wakes another on the way from a request to its answer, and batching is what makes pipelined throughput.
 ///
 /// stdout belongs to the protocol: ``run(_:)`` moves it to a private descriptor and points fd 1 at stderr, so a stray
 /// `print` from plugin code lands in the host log instead of corrupting the stream.
@@ -294,21 +294,19 @@ public final class PluginRuntime {
 
     // MARK: - Output
 
-    /// Whether a flush is already due: set by the first line of a batch, so the whole batch leaves in one `write`.
-    /// The stdio loop (``StdioLoop``) keeps it set: it flushes after every batch itself, without a queued block.
-    var flushScheduled = false
+    private var flushScheduled = false
+    /// Set while ``StdioLoop`` runs a batch: it flushes at the end of the batch itself, so no block is queued per
+    /// answer (output from elsewhere, an async handler say, still schedules its own flush).
+    var inBatch = false
 
     private func scheduleFlush() {
-        guard !flushScheduled else { return }
+        guard !flushScheduled, !inBatch else { return }
         flushScheduled = true
         DispatchQueue.main.async { self.flush() }
     }
 
     func flush() {
-        if !servedByLoop { flushScheduled = false }
+        flushScheduled = false
         output.flush()
     }
-
-    /// Set by ``StdioLoop`` while it serves this runtime on the main thread.
-    var servedByLoop = false
 }
