@@ -3,14 +3,15 @@
 // package-wide Swift settings (as swift-nio does), so every target is built the same way.
 import PackageDescription
 
-// Start-up: with SWITCHYARD_STATIC_PLUGINS=1 the bundled Swift plugins are linked fully static (the Swift runtime and
-// libc, with lld, which has no warning for glibc's static `dlopen`): no dynamic loader, no libstdc++ to map and
-// relocate before `main`, so `initialize` is answered sooner. Opt-in, because SwiftPM links executable targets into
-// the test bundle with their linker flags, and Swift Testing has no static library: `swift test` would not link.
-// The benchmark and a deployment build with it; a plugin package sets the flags in its own Package.swift
-// (SwitchyardPlugin.docc, GettingStarted: "Start fast").
+// Start-up: with SWITCHYARD_STATIC_PLUGINS=1 the bundled Swift plugins link the Swift runtime statically: no
+// libswiftCore, libdispatch or Foundation-free Swift libraries for the dynamic loader to find, map and relocate
+// before `main`. (Not `-static-executable`: there `dispatchMain()`'s `pthread_exit` unwinds without
+// `.eh_frame_hdr` and sorts every frame description first, ~34M instructions before `initialize` is served.)
+// Opt-in, because SwiftPM links executable targets into the test bundle with their linker flags, and Swift
+// Testing has no static library: `swift test` would not link. The benchmark and deployments build with it; a
+// plugin package sets the flag in its own Package.swift (SwitchyardPlugin.docc, GettingStarted: "Start fast").
 let staticPlugin: [LinkerSetting] = Context.environment["SWITCHYARD_STATIC_PLUGINS"] == "1"
-    ? [.unsafeFlags(["-static-executable", "-use-ld=lld"], .when(platforms: [.linux]))] : []
+    ? [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))] : []
 
 let package = Package(
     name: "Switchyard",
