@@ -3,6 +3,16 @@
 // package-wide Swift settings (as swift-nio does), so every target is built the same way.
 import PackageDescription
 
+// Start-up: with SWITCHYARD_STATIC_PLUGINS=1 the bundled Swift plugins link the Swift runtime statically: no
+// libswiftCore, libdispatch or Foundation-free Swift libraries for the dynamic loader to find, map and relocate
+// before `main`. (Not `-static-executable`: there `dispatchMain()`'s `pthread_exit` unwinds without
+// `.eh_frame_hdr` and sorts every frame description first, ~34M instructions before `initialize` is served.)
+// Opt-in, because SwiftPM links executable targets into the test bundle with their linker flags, and Swift
+// Testing has no static library: `swift test` would not link. The benchmark and deployments build with it; a
+// plugin package sets the flag in its own Package.swift (SwitchyardPlugin.docc, GettingStarted: "Start fast").
+let staticPlugin: [LinkerSetting] = Context.environment["SWITCHYARD_STATIC_PLUGINS"] == "1"
+    ? [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))] : []
+
 let package = Package(
     name: "Switchyard",
     platforms: [.macOS(.v15)],
@@ -169,25 +179,29 @@ let package = Package(
             name: "HelloPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/hello",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoMain",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/main",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoAuthenticated",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/authenticated",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "DemoTodos",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/todos",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticPlugin
         ),
         .executableTarget(
             name: "misbehave",
@@ -281,7 +295,8 @@ let package = Package(
             name: "BenchPlugin",
             dependencies: ["SwitchyardPlugin"],
             path: "Benchmarks/bench-plugin",
-            swiftSettings: [.defaultIsolation(MainActor.self)]
+            swiftSettings: [.defaultIsolation(MainActor.self)],
+            linkerSettings: staticPlugin
         ),
 
         // MARK: - Test support

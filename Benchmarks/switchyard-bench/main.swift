@@ -4,7 +4,8 @@
 // measured in the same run, round-trip measures are repeated and reported as medians of per-run values, and the
 // pinned measures run last (pinning the process to CPU 0 is not undone).
 //
-//   swift build -c release --product switchyard-bench && .build/release/switchyard-bench
+//   SWITCHYARD_STATIC_PLUGINS=1 swift build -c release --product switchyard-bench && .build/release/switchyard-bench
+//   (the variable links the Swift plugins fully static, as deployed: see Package.swift)
 //   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
 //   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
 import Glibc

@@ -22,6 +22,9 @@ public final class PluginCore {
         let prototype: any Coordinatable
         let routes: [(name: String, route: any AnyRoute)]
         let declaration: CoordinatorDeclaration
+        /// An instance's state as JSON bytes; nil for a type without state. Made once per type, so an answer pays
+        /// no conformance check to find out.
+        let encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
     }
 
     /// The plugin's name, as it reports it in `initialize` (the manifest's name may differ; the host uses that one).
@@ -71,7 +74,10 @@ public final class PluginCore {
             customDeepLinks: prototype is any DeepLinkHandling ? true : nil, appearance: prototype is any AppearanceObserving ? true : nil)
         declarationProblems += DeclarationCheck.problems(
             typeName: type.typeName, swiftType: type, routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
-        types[type.typeName] = TypeInfo(name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration)
+        let encodeState = (prototype as? any StatefulCoordinator).map { Self.stateEncoder($0) }
+        types[type.typeName] = TypeInfo(
+            name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration,
+            encodeState: encodeState)
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
     }
@@ -178,6 +184,12 @@ public final class PluginCore {
 
     private static func encode<S: StatefulCoordinator>(_ object: S) -> JSONValue? { try? Coding.encode(object.state) }
 
+    /// ``encodeState(_:)`` straight to JSON bytes (no `JSONValue` tree), for answers written as bytes; the object
+    /// is of the prototype's type (a class cast, cheaper than the protocol check it replaces).
+    private static func stateEncoder<S: StatefulCoordinator>(_ prototype: S) -> @MainActor (any Coordinatable) -> [UInt8]? {
+        { object in (object as? S).flatMap { try? JSONValueEncoder().encodeBytes($0.state) } }
+    }
+
     private static func restoreState(_ object: any Coordinatable, _ value: JSONValue?) throws {
         guard let value, let stateful = object as? any StatefulCoordinator else { return }
         try decode(stateful, value)
@@ -242,16 +254,27 @@ public final class PluginCore {
 
     /// `coordinator/route`.
     public func route(_ params: CoordinatorRouteRequest.Params) throws -> CoordinatorRouteRequest.Result {
+        let (content, object, _) = try routeContent(params)
+        return CoordinatorRouteRequest.Result(content: content, state: Self.encodeState(object))
+    }
+
+    /// `coordinator/route` as JSON bytes, Codable only for the coordinator's state (``RouteFastPath``).
+    func routeEncoded(_ params: CoordinatorRouteRequest.Params) throws -> [UInt8] {
+        let (content, object, info) = try routeContent(params)
+        return RouteFastPath.result(content: content, state: info.encodeState?(object))
+    }
+
+    private func routeContent(_ params: CoordinatorRouteRequest.Params) throws -> (RouteContent, any Coordinatable, TypeInfo) {
         guard let object = instances[params.instance] else {
             throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
         }
-        guard let route = types[params.type]?.routes.first(where: { $0.name == params.route })?.route else {
+        guard let info = types[params.type], let route = info.routes.first(where: { $0.name == params.route })?.route else {
             throw ResponseError(.routeNotFound, "\(params.type) has no route '\(params.route)'", data: ["route": .string(params.route)])
         }
         currentLink = params.link
         defer { currentLink = nil }
         let content = try route.content(for: object, params: params.params, context: OutputContext(core: self, parent: params.instance, route: params.route))
-        return CoordinatorRouteRequest.Result(content: content, state: Self.encodeState(object))
+        return (content, object, info)
     }
 
     /// `coordinator/destroy`.
@@ -317,7 +340,14 @@ public final class PluginCore {
         runtime.setCoordinators(declarations)
         runtime.declarationProblems = declarationProblems
         runtime.onRequest(CoordinatorCreateRequest.self) { try self.create($0) }
-        runtime.onRequest(CoordinatorRouteRequest.self) { try self.route($0) }
+        runtime.onRequestEncoded(CoordinatorRouteRequest.method) { raw in
+            if let params = RouteFastPath.params(raw) { return try self.routeEncoded(params) }
+            let params: CoordinatorRouteRequest.Params
+            do { params = try Coding.decode(CoordinatorRouteRequest.Params.self, from: raw) } catch {
+                throw ResponseError.invalidParams(method: CoordinatorRouteRequest.method, error)
+            }
+            return try self.routeEncoded(params)
+        }
         runtime.onRequest(CoordinatorDestroyRequest.self) {
             self.destroy($0)
             return Empty()

@@ -73,9 +73,15 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
 
     var takesNoInput: Bool { Input.self == NoInput.self }
 
+    /// Whether the input is a single value (``RouteParameter``), travelling as one named param. Kept: a conformance
+    /// check per request was a measurable part of a route's cost.
+    private(set) lazy var takesScalar: Bool = Input.self is any RouteParameter.Type
+
     /// The param name a single-value input travels as: `param:`, else the deep-link pattern's first capture, else
-    /// `value`.
-    var parameterName: String {
+    /// `value`. Kept, as it is read on every request and splits the pattern.
+    private(set) lazy var parameterName: String = Self.firstParameterName(param: param, deepLink: deepLink)
+
+    private static func firstParameterName(param: String?, deepLink: String?) -> String {
         if let param { return param }
         for segment in (deepLink ?? "").split(separator: "/") {
             if segment.hasPrefix(":") { return String(segment.dropFirst()) }
@@ -104,10 +110,11 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     func decodeInput(_ params: JSONValue?) throws -> Input {
         if Input.self == NoInput.self, let none = NoInput() as? Input { return none }
         do {
-            if Input.self is any RouteParameter.Type {
+            if takesScalar {
                 guard let value = params?[parameterName] else {
                     throw ResponseError(.invalidParams, "route '\(name)' needs param '\(parameterName)'", data: ["field": .string(parameterName)])
                 }
+                if let scalar = RouteScalar.decode(Input.self, from: value) { return scalar }
                 do { return try Coding.decode(Input.self, from: value) } catch {
                     // The value alone is decoded, so the error's own path is empty: name the param (§7, data.field).
                     let (_, reason) = describeDecodingError(error)
@@ -126,7 +133,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     func encodeInput(_ input: Input) throws -> JSONValue? {
         if Input.self == NoInput.self { return nil }
         let value = try Coding.encode(input)
-        if Input.self is any RouteParameter.Type { return .object([parameterName: value]) }
+        if takesScalar { return .object([parameterName: value]) }
         return value
     }
 

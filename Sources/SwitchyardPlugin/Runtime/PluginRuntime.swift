@@ -10,9 +10,9 @@ import SystemPackage
 /// The plugin side of the protocol on stdio: the handshake, `$/ping`, `shutdown`/`exit`, request dispatch, and
 /// requests to the host.
 ///
-/// Threading: a reader thread blocks on stdin and hands complete lines to the main actor in batches; handlers run
-/// on the main actor, and every answer of a batch leaves in one `write`. (Measured here: the hop to the main actor
-/// adds ~3 µs to an unpinned round trip of ~48 µs, and batching is what makes pipelined throughput.)
+/// Threading: handlers run on the main actor, and every answer of a batch leaves in one `write`. The thread that
+/// reads stdin runs the batch's handlers itself, on the main queue taken synchronously (``StdioLoop``): no thread
+/// wakes another on the way from a request to its answer, and batching is what makes pipelined throughput.
 ///
 /// stdout belongs to the protocol: ``run(_:)`` moves it to a private descriptor and points fd 1 at stderr, so a stray
 /// `print` from plugin code lands in the host log instead of corrupting the stream.
@@ -56,7 +56,7 @@ public final class PluginRuntime {
 
     /// Request ids, the requests awaiting the host's answer, and incoming dispatch by method.
     private let endpoint = RPCEndpoint()
-    private var output = Output()
+    var output = Output()
     /// Called once the handshake has completed (`initialized` received).
     public var onInitialized: (@MainActor () -> Void)?
 
@@ -135,6 +135,17 @@ public final class PluginRuntime {
         // Params that do not decode are answered `invalidParams` by the endpoint, naming the field.
         endpoint.onRequest(R.self) { params, responder in
             responder.reply(encoding: Result { try handler(params) }.mapError { Self.answer(for: $0) })
+        }
+    }
+
+    /// Handles `method` with a handler whose result is already JSON bytes (the SDK's Codable-free answers, see
+    /// `RouteFastPath`); errors are answered as the other handlers' are.
+    func onRequestEncoded(_ method: String, _ handler: @escaping @MainActor (JSONValue?) throws -> [UInt8]) {
+        guard !Self.isBuiltIn(method) else { return }
+        endpoint.onRequest(method) { params, responder in
+            do { responder.replyEncoded(try handler(params)) } catch {
+                responder.reply(.failure(Self.answer(for: error)))
+            }
         }
     }
 
@@ -218,59 +229,16 @@ public final class PluginRuntime {
         inProcessPeer = peer
     }
 
-    // MARK: - Running
-
-    /// Takes over stdio and serves the host until stdin closes. Never returns.
-    ///
-    /// Call it from the executable's top-level code (or a synchronous `main`): it parks the main thread in
-    /// `dispatchMain()`, which runs the main actor.
-    public nonisolated static func run(_ makeRuntime: @escaping @MainActor @Sendable () -> PluginRuntime) -> Never {
-        let protocolFD = StdioGuard.protectStdout()
-        DispatchQueue.main.async {
-            let runtime = makeRuntime()
-            runtime.output.descriptor = FileDescriptor(rawValue: protocolFD)
-            runtime.startReading()
-        }
-        dispatchMain()
-    }
-
-    private var inbox: Inbox?
-
-    private func startReading() {
-        let inbox = Inbox()
-        self.inbox = inbox
-        let runtime = UnsafeSendable(self)
-        DispatchQueue(label: "switchyard.stdin").async {
-            while let line = readLine(strippingNewline: true) {
-                if inbox.push(line) {
-                    DispatchQueue.main.async { runtime.value.drain() }
-                }
-            }
-            inbox.close()
-            DispatchQueue.main.async { runtime.value.drain() }
-        }
-    }
-
-    /// Processes every line that arrived, then writes all answers at once.
-    private func drain() {
-        guard let inbox else { return }
-        while true {
-            let (lines, closed) = inbox.take()
-            if lines.isEmpty {
-                flush()
-                if closed { stdinClosed() }
-                return
-            }
-            for line in lines { handleLine(line) }
-        }
-    }
-
-    /// Handles one line as if it came from stdin: what the stdin reader calls, and what an in-process peer
-    /// (``connectInProcess(_:)``) calls. SPI, so it is not part of the API a plugin author sees.
+    /// Handles one line as if it came from stdin: what an in-process peer (``connectInProcess(_:)``) calls. SPI, so
+    /// it is not part of the API a plugin author sees.
     @_spi(Testing)
     public func handleLine(_ line: String) {
-        let bytes = Array(line.utf8)
-        switch MessageReader.decodeLine(bytes[...], lineNumber: 0) {
+        handle(MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0))
+    }
+
+    /// Handles one line as the reader framed and parsed it.
+    func handle(_ event: MessageReader.Event) {
+        switch event {
         case .violation(let violation):
             if let id = violation.requestID {
                 send(.errorResponse(id: id, error: violation.error))
@@ -317,7 +285,7 @@ public final class PluginRuntime {
         }
     }
 
-    private func stdinClosed() {
+    func stdinClosed() -> Never {
         // The plugin contract: exit when stdin reaches EOF (the host closed it, or died).
         endpoint.close(ResponseError(.shuttingDown, "the host closed the connection"))
         flush()
@@ -327,14 +295,17 @@ public final class PluginRuntime {
     // MARK: - Output
 
     private var flushScheduled = false
+    /// Set while ``StdioLoop`` runs a batch: it flushes at the end of the batch itself, so no block is queued per
+    /// answer (output from elsewhere, an async handler say, still schedules its own flush).
+    var inBatch = false
 
     private func scheduleFlush() {
-        guard !flushScheduled else { return }
+        guard !flushScheduled, !inBatch else { return }
         flushScheduled = true
         DispatchQueue.main.async { self.flush() }
     }
 
-    private func flush() {
+    func flush() {
         flushScheduled = false
         output.flush()
     }

@@ -1,4 +1,3 @@
-import Synchronization
 import SystemPackage
 #if canImport(Glibc)
 import Glibc
@@ -26,41 +25,6 @@ struct Output {
             exit(0)
         }
         buffer.removeAll(keepingCapacity: true)
-    }
-}
-
-/// Lines from the reader thread to the main actor.
-final class Inbox: Sendable {
-    private struct State {
-        var lines: [String] = []
-        var closed = false
-        var drainScheduled = false
-    }
-
-    private let state = Mutex(State())
-
-    /// Adds a line; returns true if the caller must schedule a drain.
-    func push(_ line: String) -> Bool {
-        state.withLock { state in
-            state.lines.append(line)
-            if state.drainScheduled { return false }
-            state.drainScheduled = true
-            return true
-        }
-    }
-
-    func close() {
-        state.withLock { $0.closed = true }
-    }
-
-    /// Takes every queued line; when there are none, the next push schedules a new drain.
-    func take() -> ([String], Bool) {
-        state.withLock { state in
-            let lines = state.lines
-            state.lines.removeAll(keepingCapacity: true)
-            if lines.isEmpty { state.drainScheduled = false }
-            return (lines, state.closed)
-        }
     }
 }
 

@@ -165,12 +165,15 @@ private struct Reader {
         if depth > maxDepth { throw JSONParseError(.tooDeep(limit: maxDepth), at: index) }
         index += 1  // {
         skipWhitespace(s)
-        var keys: [String] = []
-        var values: [JSONValue] = []
         if index < s.count && s[index] == UInt8(ascii: "}") {
             index += 1
             return .object(JSONObject())
         }
+        // Room for a protocol object's members (an envelope has four, route params five) without regrowing.
+        var keys: [String] = []
+        var values: [JSONValue] = []
+        keys.reserveCapacity(6)
+        values.reserveCapacity(6)
         while true {
             skipWhitespace(s)
             guard index < s.count else { throw JSONParseError(.unexpectedEnd, at: index) }
@@ -197,6 +200,15 @@ private struct Reader {
     /// Builds an object with unique keys (last value wins) in linear time, whatever the input.
     static func makeObject(_ keys: [String], _ values: [JSONValue]) -> JSONObject {
         if keys.count <= 8 {
+            // Pairwise: cheaper than hashing at this size. Unique keys (the usual case) keep the arrays as they are.
+            var unique = true
+            for position in 1..<max(1, keys.count) where unique {
+                for earlier in 0..<position where keys[earlier] == keys[position] {
+                    unique = false
+                    break
+                }
+            }
+            if unique { return JSONObject(uniqueKeys: keys, values: values, positions: [:]) }
             var object = JSONObject(minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) { object[key] = value }
             return object
