@@ -7,6 +7,8 @@
 //   swift build -c release --product switchyard-bench && .build/release/switchyard-bench
 //   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
 //   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
+//   .build/release/switchyard-bench --peers           # also Node, Python, Foundation and the MCP Swift SDK beside it
+//   .build/release/switchyard-bench --only peers      # the peers alone (Benchmarks/results/peers.md)
 import Glibc
 import Logging
 import SwitchyardHost
@@ -21,12 +23,14 @@ struct Options {
     var output = "Benchmarks/results"
     var quick = false
     var skipPinned = false
+    /// Also measure the peers (`--peers`, or `--only peers`): Node, Python, Foundation, the MCP Swift SDK.
+    var peers = false
     /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
 
-    func runs(_ section: String) -> Bool { only.isEmpty || only.contains(section) }
+    func runs(_ section: String) -> Bool { section == "peers" ? peers || only.contains(section) : only.isEmpty || only.contains(section) }
 
     static func parse() -> Options {
         var options = Options()
@@ -37,6 +41,7 @@ struct Options {
             case "--count": options.count = arguments.next().flatMap(Int.init) ?? options.count
             case "--output": options.output = arguments.next() ?? options.output
             case "--no-pin": options.skipPinned = true
+            case "--peers": options.peers = true
             case "--only": options.only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--trace": options.trace = arguments.next()
             case "--quick":
@@ -46,7 +51,7 @@ struct Options {
                 options.pipelined = 2_000
                 options.spawns = 2
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned,peers]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -78,6 +83,7 @@ let started = UVLoop.hrtime
 let machine = "\(SystemProcess.availableCPUs) CPUs, \(cpuModel())"
 
 var rows: [Row] = []
+var peerRows: [PeerRow] = []
 do {
     if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
     if options.runs("pipelined") { rows += try await bench.pipelined() }
@@ -85,6 +91,10 @@ do {
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
     if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
     if options.runs("scale") { rows += try await bench.scale() }
+    if options.runs("peers") {
+        let peers = try bench.peerList()
+        for placement in Placement.allCases { peerRows += try await bench.peers(placement, list: peers) }
+    }
     if !options.skipPinned && options.runs("pinned") {
         guard SystemProcess.pinToCPU(0) else { throw BenchFailure("cannot pin to CPU 0") }
         rows += try await bench.hops(pinned: true)
@@ -105,8 +115,9 @@ let header = """
     \(String(Int(seconds.rounded()))) s on \(machine)
 
     """
-let text = header + table(rows)
-print(text, terminator: "")
+let text = header + (rows.isEmpty ? "" : table(rows))
+let peersText = peerRows.isEmpty ? "" : header + peersTable(peerRows, runs: options.runs)
+print(text + (peersText.isEmpty || rows.isEmpty ? "" : "\n") + (peersText.isEmpty ? "" : peersTable(peerRows, runs: options.runs)), terminator: "")
 
 if !options.quick || options.output != "Benchmarks/results" {
     try? FileSystem.makeDirectory(options.output, mode: 0o755)
@@ -114,15 +125,26 @@ if !options.quick || options.output != "Benchmarks/results" {
         "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "seconds": .double(seconds),
         "machine": .string(machine), "results": .array(rows.map(\.json)),
     ]
-    try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
-    try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
+    // A peers-only run leaves the main table alone; the peers have their own files.
+    if !rows.isEmpty {
+        try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
+    }
+    if !peerRows.isEmpty {
+        let peersDocument: JSONValue = [
+            "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "pipelined": .int(Int64(options.pipelined)),
+            "window": .int(Int64(Bench.peerWindow)), "machine": .string(machine), "peers": .array(peerRows.map(\.json)),
+        ]
+        try FileSystem.writeFileAtomically("\(options.output)/peers.json", JSONWriter.encode(peersDocument) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically("\(options.output)/peers.md", Array(peersText.utf8), mode: 0o644)
+    }
     if let samples = bench.pictureSamples {
         let svg = cdfSVG(
             title: "$/ping round trip, host ↔ Swift plugin vs raw C echo child (unpinned, one run)",
             series: [("switchyard", "#d62728", samples.switchyard), ("floor: C echo", "#1f77b4", samples.floor)])
         try FileSystem.writeFileAtomically("\(options.output)/latency-cdf.svg", Array(svg.utf8), mode: 0o644)
     }
-    StandardError.write("wrote \(options.output)/latest.json, latest.md, latency-cdf.svg\n")
+    StandardError.write("wrote \(options.output)/\(rows.isEmpty ? "" : "latest.json, latest.md, latency-cdf.svg ")\(peerRows.isEmpty ? "" : "peers.json, peers.md")\n")
 }
 let missed = rows.filter { $0.met == false }
 if !missed.isEmpty {
