@@ -25,7 +25,9 @@ struct Options {
     var skipPinned = false
     /// Also measure the peers (`--peers`, or `--only peers`): Node, Python, Foundation, the MCP Swift SDK.
     var peers = false
-    /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, pinned.
+    /// `--host-messages METHOD PRODUCT COUNT` (internal): the host side the instructions section counts.
+    var hostMessages: [String]?
+    /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
@@ -50,8 +52,11 @@ struct Options {
                 options.count = 300
                 options.pipelined = 2_000
                 options.spawns = 2
+            case "--host-messages":
+                // Internal: what the instructions section runs under callgrind.
+                options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned,peers]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,scale,instructions,pinned,peers]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -64,6 +69,15 @@ struct Options {
 
 let options = Options.parse()
 let products = defaultProductsDirectory()
+if let arguments = options.hostMessages {
+    var quiet = Logger(label: "bench")
+    quiet.logLevel = .error
+    do { try await hostMessages(arguments, logger: quiet) } catch {
+        StandardError.write("switchyard-bench: \(error)\n")
+        exit(1)
+    }
+    exit(0)
+}
 for product in ["switchyard", "switchyard-echo", "switchyard-c-plugin", "switchyard-c-host", "BenchPlugin", "HelloPlugin"] {
     guard FileSystem.isExecutable("\(products)/\(product)") else {
         StandardError.write("switchyard-bench: \(product) is missing: swift build -c release --product switchyard-bench\n")
@@ -91,6 +105,7 @@ do {
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
     if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
     if options.runs("scale") { rows += try await bench.scale() }
+    if options.runs("instructions") { rows += try await bench.instructions() }
     if options.runs("peers") {
         let peers = try bench.peerList()
         for placement in Placement.allCases { peerRows += try await bench.peers(placement, list: peers) }
