@@ -29,6 +29,8 @@ struct Row {
     var higherIsBetter = false
     /// Whether the target holds (nil: no target, or not a ratio the bench can judge).
     var met: Bool?
+    /// The lowest and highest of the per-run ratios, where the measure has runs.
+    var spread: (low: Double, high: Double)?
 
     var ratio: Double { higherIsBetter ? floor / switchyard : switchyard / floor }
 
@@ -37,6 +39,7 @@ struct Row {
             "section": .string(section), "measure": .string(measure), "unit": .string(unit), "switchyard": .double(switchyard),
             "floor": .double(floor), "floorName": .string(floorName), "ratio": .double(ratio),
             "target": target.map(JSONValue.string) ?? .null, "met": met.map(JSONValue.bool) ?? .null,
+            "ratioLow": spread.map { .double($0.low) } ?? .null, "ratioHigh": spread.map { .double($0.high) } ?? .null,
         ]
     }
 }
@@ -53,9 +56,16 @@ func pad(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
 }
 
+/// The range of per-run ratios `values[i] / floors[i]` (`floors[i] / values[i]` when higher is better).
+func ratioSpread(_ values: [Double], _ floors: [Double], higherIsBetter: Bool = false) -> (low: Double, high: Double)? {
+    let ratios = zip(values, floors).map { higherIsBetter ? $1 / $0 : $0 / $1 }.filter(\.isFinite)
+    guard ratios.count > 1, let low = ratios.min(), let high = ratios.max() else { return nil }
+    return (low, high)
+}
+
 /// The table, as printed and committed (Markdown, so the README can show it as is).
 func table(_ rows: [Row]) -> String {
-    var text = "| measure | switchyard | floor | ratio | target |\n| --- | --- | --- | --- | --- |\n"
+    var text = "| measure | switchyard | floor | ratio (range over runs) | target |\n| --- | --- | --- | --- | --- |\n"
     var section = ""
     for row in rows {
         if row.section != section {
@@ -63,7 +73,8 @@ func table(_ rows: [Row]) -> String {
             text += "| **\(section)** | | | | |\n"
         }
         let verdict = row.met.map { $0 ? " ✓" : " ✗" } ?? ""
-        text += "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))× | \(row.target ?? "")\(verdict) |\n"
+        let spread = row.spread.map { " (\(format($0.low))–\(format($0.high)))" } ?? ""
+        text += "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))×\(spread) | \(row.target ?? "")\(verdict) |\n"
     }
     return text
 }

@@ -27,12 +27,19 @@ struct Options {
     var peers = false
     /// `--host-messages METHOD PRODUCT COUNT` (internal): the host side the instructions section counts.
     var hostMessages: [String]?
-    /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, instructions, pinned.
+    /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
 
-    func runs(_ section: String) -> Bool { section == "peers" ? peers || only.contains(section) : only.isEmpty || only.contains(section) }
+    func runs(_ section: String) -> Bool {
+        switch section {
+        case "peers": peers || only.contains(section)
+        // Minutes under valgrind: not in the smoke test's quick pass unless asked for.
+        case "instructions": only.contains(section) || (only.isEmpty && !quick)
+        default: only.isEmpty || only.contains(section)
+        }
+    }
 
     static func parse() -> Options {
         var options = Options()
@@ -56,7 +63,7 @@ struct Options {
                 // Internal: what the instructions section runs under callgrind.
                 options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,scale,instructions,pinned,peers]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,instructions,pinned,peers]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -100,6 +107,7 @@ var rows: [Row] = []
 var peerRows: [PeerRow] = []
 do {
     if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
+    if options.runs("pair") { rows += try await bench.hops(pinned: false, pair: true) }
     if options.runs("pipelined") { rows += try await bench.pipelined() }
     if options.runs("spawn") { rows += try await bench.spawnToReady() }
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
