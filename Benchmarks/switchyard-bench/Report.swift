@@ -44,6 +44,36 @@ struct Row {
     }
 }
 
+extension Row {
+    /// A row read back from a `latest.json` (nil when a field is missing), for `--merge`.
+    init?(json: JSONValue) {
+        guard let section = json["section"]?.stringValue, let measure = json["measure"]?.stringValue,
+            let unit = json["unit"]?.stringValue, let switchyard = json["switchyard"]?.doubleValue,
+            let floor = json["floor"]?.doubleValue, let floorName = json["floorName"]?.stringValue
+        else { return nil }
+        self.init(section: section, measure: measure, unit: unit, switchyard: switchyard, floor: floor, floorName: floorName, target: json["target"]?.stringValue)
+        if let ratio = json["ratio"]?.doubleValue { higherIsBetter = abs(ratio - floor / switchyard) < abs(ratio - switchyard / floor) }
+        met = json["met"]?.boolValue
+        if let low = json["ratioLow"]?.doubleValue, let high = json["ratioHigh"]?.doubleValue { spread = (low, high) }
+    }
+}
+
+/// `fresh` rows merged into `previous` (`--merge`): each replaces the previous row of the same section and measure
+/// in place; a new row goes after the last row of its section, or at the end with a new section.
+func merged(_ previous: [Row], _ fresh: [Row]) -> [Row] {
+    var rows = previous
+    for row in fresh {
+        if let index = rows.firstIndex(where: { $0.section == row.section && $0.measure == row.measure }) {
+            rows[index] = row
+        } else if let last = rows.lastIndex(where: { $0.section == row.section }) {
+            rows.insert(row, at: last + 1)
+        } else {
+            rows.append(row)
+        }
+    }
+    return rows
+}
+
 func format(_ value: Double) -> String {
     guard value.isFinite else { return "—" }
     if value >= 100_000 { return String(Int(value.rounded())) }

@@ -27,6 +27,8 @@ struct Options {
     var peers = false
     /// `--host-messages METHOD PRODUCT COUNT` (internal): the host side the instructions section counts.
     var hostMessages: [String]?
+    /// Merge this run's rows into the existing latest.json/latest.md instead of replacing them (`--merge`, for `--only`).
+    var merge = false
     /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
@@ -51,6 +53,7 @@ struct Options {
             case "--output": options.output = arguments.next() ?? options.output
             case "--no-pin": options.skipPinned = true
             case "--peers": options.peers = true
+            case "--merge": options.merge = true
             case "--only": options.only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--trace": options.trace = arguments.next()
             case "--quick":
@@ -63,7 +66,7 @@ struct Options {
                 // Internal: what the instructions section runs under callgrind.
                 options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,instructions,pinned,peers]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,instructions,pinned,peers]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -133,11 +136,17 @@ if let trace {
     StandardError.write("trace: \(statistics.writtenLines) records written, \(statistics.droppedLines) dropped, \(statistics.rotations) rotations\n")
 }
 let seconds = Double(UVLoop.hrtime - started) / 1e9
-let header = """
+var header = """
     Switchyard benchmark: \(options.runs) run(s), \(options.count) round trips each, medians of per-run values; \
     \(String(Int(seconds.rounded()))) s on \(machine)
 
     """
+if options.merge && !rows.isEmpty {
+    let previous = (try? JSONParser.parse(FileSystem.readFile("\(options.output)/latest.json")))?["results"]?.arrayValue ?? []
+    let sections = Set(rows.map(\.section)).sorted().joined(separator: "; ")
+    rows = merged(previous.compactMap(Row.init(json:)), rows)
+    header = String(header.dropLast()) + " (merged: this run measured \(sections); the other rows are from the previous run)\n"
+}
 let text = header + (rows.isEmpty ? "" : table(rows))
 let peersText = peerRows.isEmpty ? "" : header + peersTable(peerRows, runs: options.runs)
 print(text + (peersText.isEmpty || rows.isEmpty ? "" : "\n") + (peersText.isEmpty ? "" : peersTable(peerRows, runs: options.runs)), terminator: "")
