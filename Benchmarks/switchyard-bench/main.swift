@@ -9,6 +9,7 @@
 //   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
 //   .build/release/switchyard-bench --peers           # also Node, Python, Foundation and the MCP Swift SDK beside it
 //   .build/release/switchyard-bench --only peers      # the peers alone (Benchmarks/results/peers.md)
+//   .build/release/switchyard-bench --only instructions --merge   # callgrind counts, merged into latest.md
 import Glibc
 import Logging
 import SwitchyardHost
