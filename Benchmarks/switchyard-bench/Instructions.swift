@@ -38,8 +38,11 @@ extension Bench {
     func instructions() async throws -> [Row] {
         let section = "Instructions per message (callgrind: counted, not timed; the same on a loaded machine)"
         StandardError.write("\(section)…\n")
-        guard let valgrind = FileSystem.findExecutable("valgrind", path: SystemProcess.environmentValue("PATH")) else {
-            StandardError.write("  no valgrind (apt-get install valgrind): skipped\n")
+        let path = SystemProcess.environmentValue("PATH")
+        guard let valgrind = FileSystem.findExecutable("valgrind", path: path),
+            FileSystem.findExecutable("objcopy", path: path) != nil, FileSystem.findExecutable("cc", path: path) != nil
+        else {
+            StandardError.write("  needs valgrind, objcopy and cc (apt-get install valgrind binutils gcc): skipped\n")
             return []
         }
         let folder = "/tmp/switchyard-bench-callgrind-\(getpid())"
