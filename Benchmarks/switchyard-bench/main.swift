@@ -6,6 +6,7 @@
 //
 //   swift build -c release --product switchyard-bench && .build/release/switchyard-bench
 //   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
+//   .build/release/switchyard-bench --no-pin         # without the sections that pin CPUs (pair, pinned)
 //   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
 //   .build/release/switchyard-bench --peers           # also Node, Python, Foundation and the MCP Swift SDK beside it
 //   .build/release/switchyard-bench --only peers      # the peers alone (Benchmarks/results/peers.md)
@@ -111,7 +112,7 @@ var rows: [Row] = []
 var peerRows: [PeerRow] = []
 do {
     if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
-    if options.runs("pair") { rows += try await bench.hops(pinned: false, pair: true) }
+    if !options.skipPinned && options.runs("pair") { rows += try await bench.hops(pinned: false, pair: true) }
     if options.runs("pipelined") { rows += try await bench.pipelined() }
     if options.runs("spawn") { rows += try await bench.spawnToReady() }
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
