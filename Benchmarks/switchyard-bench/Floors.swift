@@ -6,8 +6,14 @@ import SwitchyardUV
 
 /// Sequential round trips of `line` through `switchyard-echo` (no parsing on either side), in nanoseconds.
 func echoRoundTrips(_ line: [UInt8], count: Int, echo: String) async throws -> [UInt64] {
+    try await echoRoundTrips(line, count: count, echo: [echo])
+}
+
+/// The same with the echo started by `echo` (its path, after a placing command such as `taskset -c 1`).
+func echoRoundTrips(_ line: [UInt8], count: Int, echo: [String]) async throws -> [UInt64] {
     try await runOnLoopThread([UInt64].self, timeoutMs: 120_000) { loop, finish in
-        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in }
+        let options = UVSpawnOptions(executable: echo[0], arguments: Array(echo.dropFirst()), stderr: .ignore)
+        let process = try UVProcess.spawn(loop: loop, options: options) { _ in }
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
         var pending = 0

@@ -47,14 +47,27 @@ final class Bench {
     // MARK: - The hop
 
     /// Round trips host ↔ plugin against the echo floor; pinned, also the host's own cost against a C libuv host.
-    func hops(pinned: Bool) async throws -> [Row] {
-        let section = pinned ? "Hop, pinned to one CPU (software cost)" : "Hop host ↔ plugin, unpinned (what a deployed host sees)"
+    /// `pair`: the host (this process) on CPU 0, the plugin and the echo child on CPU 1, the floor and Switchyard alike.
+    func hops(pinned: Bool, pair: Bool = false) async throws -> [Row] {
+        let section = pair
+            ? "Hop, host on CPU 0 and plugin or echo on CPU 1 (the same placement for floor and Switchyard)"
+            : pinned ? "Hop, pinned to one CPU (software cost)" : "Hop host ↔ plugin, unpinned (what a deployed host sees)"
         StandardError.write("\(section)…\n")
+        let placement: Placement = pair ? .pair : .unpinned
+        if pair { try placement.placeThisProcess() }
+        defer { if pair { try? Placement.unpinned.placeThisProcess() } }
         let host = try await startHost(
-            [PluginManifest(name: "bench", product: "BenchPlugin"), PluginManifest(name: "c", product: "switchyard-c-plugin")],
+            [
+                PluginManifest(name: "bench", command: placement.child(["\(products)/BenchPlugin"])),
+                PluginManifest(name: "c", product: "switchyard-c-plugin"),
+            ],
             root: Self.benchRoot)
         defer { Task { await host.shutdown() } }
-        let echo = "\(products)/switchyard-echo"
+        let echo = placement.child(["\(products)/switchyard-echo"])
+        // Each run in blocks, floor and Switchyard alternating block by block, so both see the same machine state
+        // (a scheduler's placement, a neighbour's load) within a run too, not only run by run.
+        let blocks = options.quick ? 1 : 5
+        let block = options.count / blocks + warmup
         let total = options.count + warmup
         var values: [String: [Double]] = [:]
         func keep(_ key: String, _ sorted: [UInt64]) {
@@ -62,11 +75,17 @@ final class Bench {
             values[key + ".p99", default: []].append(percentile(sorted, 0.99) / 1_000)
         }
         for run in 1...options.runs {
-            // Interleaved, so floor and Switchyard see the same machine state.
-            let floorPing = trimmed(try await echoRoundTrips(Self.pingLine, count: total, echo: echo))
-            let ping = trimmed(try await host.pingSeries("bench", count: total))
-            let floorRoute = trimmed(try await echoRoundTrips(Self.routeLine, count: total, echo: echo))
-            let route = trimmed(try await host.requestSeries("bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: total))
+            var floorPing: [UInt64] = [], ping: [UInt64] = [], floorRoute: [UInt64] = [], route: [UInt64] = []
+            for _ in 0..<blocks {
+                floorPing += trimmed(try await echoRoundTrips(Self.pingLine, count: block, echo: echo))
+                ping += trimmed(try await host.pingSeries("bench", count: block))
+                floorRoute += trimmed(try await echoRoundTrips(Self.routeLine, count: block, echo: echo))
+                route += trimmed(try await host.requestSeries("bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: block))
+            }
+            floorPing.sort()
+            ping.sort()
+            floorRoute.sort()
+            route.sort()
             keep("floorPing", floorPing)
             keep("ping", ping)
             keep("floorRoute", floorRoute)
@@ -74,26 +93,27 @@ final class Bench {
             if pinned {
                 keep("cHost", trimmed(try cHostRoundTrips(host: "\(products)/switchyard-c-host", plugin: "\(products)/switchyard-c-plugin", count: total)))
                 keep("hostC", trimmed(try await host.pingSeries("c", count: total)))
-            } else {
+            } else if !pair {
                 pictureSamples = (ping, floorPing)
             }
             StandardError.write("  run \(run): $/ping p50 \(format(percentile(ping, 0.5) / 1_000)) µs (echo \(format(percentile(floorPing, 0.5) / 1_000)) µs), route p50 \(format(percentile(route, 0.5) / 1_000)) µs\n")
         }
         func value(_ key: String) -> Double { median(values[key] ?? []) }
-        if !pinned {
+        if !pinned && !pair {
             echoP50 = value("floorPing.p50")
             echoP99 = value("floorPing.p99")
         }
         func row(_ measure: String, _ key: String, _ floorKey: String, _ floorName: String, target: String?, limit: Double?) -> Row {
             var row = Row(section: section, measure: measure, unit: "µs", switchyard: value(key), floor: value(floorKey), floorName: floorName, target: target)
+            row.spread = ratioSpread(values[key] ?? [], values[floorKey] ?? [])
             if let limit { row.met = row.ratio <= limit }
             return row
         }
         var rows = [
-            row("`$/ping` round trip p50, host ↔ Swift plugin", "ping.p50", "floorPing.p50", "C echo", target: pinned ? nil : "≤ 1.25×", limit: pinned ? nil : 1.25),
-            row("`$/ping` round trip p99", "ping.p99", "floorPing.p99", "C echo", target: pinned ? nil : "≤ 1.5×", limit: pinned ? nil : 1.5),
-            row("`coordinator/route` round trip p50", "route.p50", "floorRoute.p50", "C echo", target: pinned ? nil : "≤ 1.2×", limit: pinned ? nil : 1.2),
-            row("`coordinator/route` round trip p99", "route.p99", "floorRoute.p99", "C echo", target: pinned ? nil : "≤ 1.5×", limit: pinned ? nil : 1.5),
+            row("`$/ping` round trip p50, host ↔ Swift plugin", "ping.p50", "floorPing.p50", "C echo", target: pinned || pair ? nil : "≤ 1.25×", limit: pinned || pair ? nil : 1.25),
+            row("`$/ping` round trip p99", "ping.p99", "floorPing.p99", "C echo", target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
+            row("`coordinator/route` round trip p50", "route.p50", "floorRoute.p50", "C echo", target: pinned || pair ? nil : "≤ 1.2×", limit: pinned || pair ? nil : 1.2),
+            row("`coordinator/route` round trip p99", "route.p99", "floorRoute.p99", "C echo", target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
         ]
         if pinned {
             rows.append(row("host's own cost p50: Switchyard host ↔ C plugin", "hostC.p50", "cHost.p50", "C libuv host ↔ C plugin", target: "≤ 1.5×", limit: 1.5))
@@ -128,8 +148,10 @@ final class Bench {
         }
         var ping = Row(section: section, measure: "`$/ping` answered per second (\(count) in flight)", unit: "/s", switchyard: median(pings), floor: median(floor), floorName: "C echo", target: "≥ 500,000/s", higherIsBetter: true)
         ping.met = ping.switchyard >= 500_000
+        ping.spread = ratioSpread(pings, floor, higherIsBetter: true)
         var route = Row(section: section, measure: "`coordinator/route` answered per second", unit: "/s", switchyard: median(routes), floor: median(floor), floorName: "C echo", target: "≥ 300,000/s", higherIsBetter: true)
         route.met = route.switchyard >= 300_000
+        route.spread = ratioSpread(routes, floor, higherIsBetter: true)
         return [ping, route]
     }
 

@@ -29,6 +29,8 @@ struct Row {
     var higherIsBetter = false
     /// Whether the target holds (nil: no target, or not a ratio the bench can judge).
     var met: Bool?
+    /// The lowest and highest of the per-run ratios, where the measure has runs.
+    var spread: (low: Double, high: Double)?
 
     var ratio: Double { higherIsBetter ? floor / switchyard : switchyard / floor }
 
@@ -37,8 +39,39 @@ struct Row {
             "section": .string(section), "measure": .string(measure), "unit": .string(unit), "switchyard": .double(switchyard),
             "floor": .double(floor), "floorName": .string(floorName), "ratio": .double(ratio),
             "target": target.map(JSONValue.string) ?? .null, "met": met.map(JSONValue.bool) ?? .null,
+            "ratioLow": spread.map { .double($0.low) } ?? .null, "ratioHigh": spread.map { .double($0.high) } ?? .null,
         ]
     }
+}
+
+extension Row {
+    /// A row read back from a `latest.json` (nil when a field is missing), for `--merge`.
+    init?(json: JSONValue) {
+        guard let section = json["section"]?.stringValue, let measure = json["measure"]?.stringValue,
+            let unit = json["unit"]?.stringValue, let switchyard = json["switchyard"]?.doubleValue,
+            let floor = json["floor"]?.doubleValue, let floorName = json["floorName"]?.stringValue
+        else { return nil }
+        self.init(section: section, measure: measure, unit: unit, switchyard: switchyard, floor: floor, floorName: floorName, target: json["target"]?.stringValue)
+        if let ratio = json["ratio"]?.doubleValue { higherIsBetter = abs(ratio - floor / switchyard) < abs(ratio - switchyard / floor) }
+        met = json["met"]?.boolValue
+        if let low = json["ratioLow"]?.doubleValue, let high = json["ratioHigh"]?.doubleValue { spread = (low, high) }
+    }
+}
+
+/// `fresh` rows merged into `previous` (`--merge`): each replaces the previous row of the same section and measure
+/// in place; a new row goes after the last row of its section, or at the end with a new section.
+func merged(_ previous: [Row], _ fresh: [Row]) -> [Row] {
+    var rows = previous
+    for row in fresh {
+        if let index = rows.firstIndex(where: { $0.section == row.section && $0.measure == row.measure }) {
+            rows[index] = row
+        } else if let last = rows.lastIndex(where: { $0.section == row.section }) {
+            rows.insert(row, at: last + 1)
+        } else {
+            rows.append(row)
+        }
+    }
+    return rows
 }
 
 func format(_ value: Double) -> String {
@@ -53,9 +86,16 @@ func pad(_ text: String, _ width: Int) -> String {
     text.count >= width ? text : text + String(repeating: " ", count: width - text.count)
 }
 
+/// The range of per-run ratios `values[i] / floors[i]` (`floors[i] / values[i]` when higher is better).
+func ratioSpread(_ values: [Double], _ floors: [Double], higherIsBetter: Bool = false) -> (low: Double, high: Double)? {
+    let ratios = zip(values, floors).map { higherIsBetter ? $1 / $0 : $0 / $1 }.filter(\.isFinite)
+    guard ratios.count > 1, let low = ratios.min(), let high = ratios.max() else { return nil }
+    return (low, high)
+}
+
 /// The table, as printed and committed (Markdown, so the README can show it as is).
 func table(_ rows: [Row]) -> String {
-    var text = "| measure | switchyard | floor | ratio | target |\n| --- | --- | --- | --- | --- |\n"
+    var text = "| measure | switchyard | floor | ratio (range over runs) | target |\n| --- | --- | --- | --- | --- |\n"
     var section = ""
     for row in rows {
         if row.section != section {
@@ -63,7 +103,8 @@ func table(_ rows: [Row]) -> String {
             text += "| **\(section)** | | | | |\n"
         }
         let verdict = row.met.map { $0 ? " ✓" : " ✗" } ?? ""
-        text += "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))× | \(row.target ?? "")\(verdict) |\n"
+        let spread = row.spread.map { " (\(format($0.low))–\(format($0.high)))" } ?? ""
+        text += "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))×\(spread) | \(row.target ?? "")\(verdict) |\n"
     }
     return text
 }

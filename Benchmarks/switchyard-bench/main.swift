@@ -7,7 +7,11 @@
 //   SWITCHYARD_STATIC_PLUGINS=1 swift build -c release --product switchyard-bench && .build/release/switchyard-bench
 //   (the variable links the Swift plugins fully static, as deployed: see Package.swift)
 //   .build/release/switchyard-bench --quick          # a fast pass with small counts (what the smoke test runs)
+//   .build/release/switchyard-bench --no-pin         # without the sections that pin CPUs (pair, pinned)
 //   .build/release/switchyard-bench --only hops,pinned --trace /tmp/t.jsonl   # the cost of the protocol trace
+//   .build/release/switchyard-bench --peers           # also Node, Python, Foundation and the MCP Swift SDK beside it
+//   .build/release/switchyard-bench --only peers      # the peers alone (Benchmarks/results/peers.md)
+//   .build/release/switchyard-bench --only instructions --merge   # callgrind counts, merged into latest.md
 import Glibc
 import Logging
 import SwitchyardHost
@@ -22,12 +26,25 @@ struct Options {
     var output = "Benchmarks/results"
     var quick = false
     var skipPinned = false
-    /// Sections to run (all when empty): hops, pipelined, spawn, crash, deeplink, scale, pinned.
+    /// Also measure the peers (`--peers`, or `--only peers`): Node, Python, Foundation, the MCP Swift SDK.
+    var peers = false
+    /// `--host-messages METHOD PRODUCT COUNT` (internal): the host side the instructions section counts.
+    var hostMessages: [String]?
+    /// Merge this run's rows into the existing latest.json/latest.md instead of replacing them (`--merge`, for `--only`).
+    var merge = false
+    /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
 
-    func runs(_ section: String) -> Bool { only.isEmpty || only.contains(section) }
+    func runs(_ section: String) -> Bool {
+        switch section {
+        case "peers": peers || only.contains(section)
+        // Minutes under valgrind: not in the smoke test's quick pass unless asked for.
+        case "instructions": only.contains(section) || (only.isEmpty && !quick)
+        default: only.isEmpty || only.contains(section)
+        }
+    }
 
     static func parse() -> Options {
         var options = Options()
@@ -38,6 +55,8 @@ struct Options {
             case "--count": options.count = arguments.next().flatMap(Int.init) ?? options.count
             case "--output": options.output = arguments.next() ?? options.output
             case "--no-pin": options.skipPinned = true
+            case "--peers": options.peers = true
+            case "--merge": options.merge = true
             case "--only": options.only = Set((arguments.next() ?? "").split(separator: ",").map(String.init))
             case "--trace": options.trace = arguments.next()
             case "--quick":
@@ -46,8 +65,11 @@ struct Options {
                 options.count = 300
                 options.pipelined = 2_000
                 options.spawns = 2
+            case "--host-messages":
+                // Internal: what the instructions section runs under callgrind.
+                options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--only hops,pipelined,spawn,crash,deeplink,scale,pinned]\n")
+                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,instructions,pinned,peers]\n")
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -60,6 +82,15 @@ struct Options {
 
 let options = Options.parse()
 let products = defaultProductsDirectory()
+if let arguments = options.hostMessages {
+    var quiet = Logger(label: "bench")
+    quiet.logLevel = .error
+    do { try await hostMessages(arguments, logger: quiet) } catch {
+        StandardError.write("switchyard-bench: \(error)\n")
+        exit(1)
+    }
+    exit(0)
+}
 for product in ["switchyard", "switchyard-echo", "switchyard-c-plugin", "switchyard-c-host", "BenchPlugin", "HelloPlugin"] {
     guard FileSystem.isExecutable("\(products)/\(product)") else {
         StandardError.write("switchyard-bench: \(product) is missing: swift build -c release --product switchyard-bench\n")
@@ -79,13 +110,20 @@ let started = UVLoop.hrtime
 let machine = "\(SystemProcess.availableCPUs) CPUs, \(cpuModel())"
 
 var rows: [Row] = []
+var peerRows: [PeerRow] = []
 do {
     if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
+    if !options.skipPinned && options.runs("pair") { rows += try await bench.hops(pinned: false, pair: true) }
     if options.runs("pipelined") { rows += try await bench.pipelined() }
     if options.runs("spawn") { rows += try await bench.spawnToReady() }
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
     if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
     if options.runs("scale") { rows += try await bench.scale() }
+    if options.runs("instructions") { rows += try await bench.instructions() }
+    if options.runs("peers") {
+        let peers = try bench.peerList()
+        for placement in Placement.allCases { peerRows += try await bench.peers(placement, list: peers) }
+    }
     if !options.skipPinned && options.runs("pinned") {
         guard SystemProcess.pinToCPU(0) else { throw BenchFailure("cannot pin to CPU 0") }
         rows += try await bench.hops(pinned: true)
@@ -101,13 +139,20 @@ if let trace {
     StandardError.write("trace: \(statistics.writtenLines) records written, \(statistics.droppedLines) dropped, \(statistics.rotations) rotations\n")
 }
 let seconds = Double(UVLoop.hrtime - started) / 1e9
-let header = """
+var header = """
     Switchyard benchmark: \(options.runs) run(s), \(options.count) round trips each, medians of per-run values; \
     \(String(Int(seconds.rounded()))) s on \(machine)
 
     """
-let text = header + table(rows)
-print(text, terminator: "")
+if options.merge && !rows.isEmpty {
+    let previous = (try? JSONParser.parse(FileSystem.readFile("\(options.output)/latest.json")))?["results"]?.arrayValue ?? []
+    let sections = Set(rows.map(\.section)).sorted().joined(separator: "; ")
+    rows = merged(previous.compactMap(Row.init(json:)), rows)
+    header = String(header.dropLast()) + " (merged: this run measured \(sections); the other rows are from the previous run)\n"
+}
+let text = header + (rows.isEmpty ? "" : table(rows))
+let peersText = peerRows.isEmpty ? "" : header + peersTable(peerRows, runs: options.runs)
+print(text + (peersText.isEmpty || rows.isEmpty ? "" : "\n") + (peersText.isEmpty ? "" : peersTable(peerRows, runs: options.runs)), terminator: "")
 
 if !options.quick || options.output != "Benchmarks/results" {
     try? FileSystem.makeDirectory(options.output, mode: 0o755)
@@ -115,15 +160,26 @@ if !options.quick || options.output != "Benchmarks/results" {
         "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "seconds": .double(seconds),
         "machine": .string(machine), "results": .array(rows.map(\.json)),
     ]
-    try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
-    try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
+    // A peers-only run leaves the main table alone; the peers have their own files.
+    if !rows.isEmpty {
+        try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
+    }
+    if !peerRows.isEmpty {
+        let peersDocument: JSONValue = [
+            "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "pipelined": .int(Int64(options.pipelined)),
+            "window": .int(Int64(Bench.peerWindow)), "machine": .string(machine), "peers": .array(peerRows.map(\.json)),
+        ]
+        try FileSystem.writeFileAtomically("\(options.output)/peers.json", JSONWriter.encode(peersDocument) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically("\(options.output)/peers.md", Array(peersText.utf8), mode: 0o644)
+    }
     if let samples = bench.pictureSamples {
         let svg = cdfSVG(
             title: "$/ping round trip, host ↔ Swift plugin vs raw C echo child (unpinned, one run)",
             series: [("switchyard", "#d62728", samples.switchyard), ("floor: C echo", "#1f77b4", samples.floor)])
         try FileSystem.writeFileAtomically("\(options.output)/latency-cdf.svg", Array(svg.utf8), mode: 0o644)
     }
-    StandardError.write("wrote \(options.output)/latest.json, latest.md, latency-cdf.svg\n")
+    StandardError.write("wrote \(options.output)/\(rows.isEmpty ? "" : "latest.json, latest.md, latency-cdf.svg ")\(peerRows.isEmpty ? "" : "peers.json, peers.md")\n")
 }
 let missed = rows.filter { $0.met == false }
 if !missed.isEmpty {
