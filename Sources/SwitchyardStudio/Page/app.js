@@ -120,6 +120,7 @@ connection.addEventListener('notification', (event) => {
       const index = state.status.plugins.findIndex((plugin) => plugin.name === params.name);
       if (index >= 0) state.status.plugins[index] = params; else state.status.plugins.push(params);
       renderPluginPane();
+      refreshAvailability(params);
       // A restarted plugin has a new pid and new stderr lines; its declarations may be new if it never served.
       clearTimeout(descriptionsTimer);
       descriptionsTimer = setTimeout(() => loadDescriptions().then(renderAll).catch(() => {}), 300);
@@ -132,6 +133,27 @@ connection.addEventListener('notification', (event) => {
       break;
   }
 });
+
+/**
+ * A plugin's state changed: its instances' availability is part of every snapshot but makes no revision (§11), so
+ * the page reads the tree again and records what changed.
+ */
+async function refreshAvailability(plugin) {
+  try {
+    const snapshot = await connection.call('tree/get');
+    const previous = state.snapshot;
+    if (!previous || snapshot.revision < previous.revision) return;
+    const key = (tree) => tree.instances.map((node) => `${node.id}:${node.status}`).join(',');
+    if (snapshot.revision === previous.revision && key(snapshot) === key(previous)) return;
+    state.snapshot = snapshot;
+    if (snapshot.revision === previous.revision) timeline.note(`plugin ${plugin.name}: ${plugin.state}`, previous, snapshot);
+    else timeline.add(previous, snapshot, `plugin ${plugin.name}: ${plugin.state}`);
+    phone.render(snapshot);
+    renderTree($('#tree'), snapshot);
+  } catch {
+    // Disconnected meanwhile: the next connection starts from a fresh snapshot.
+  }
+}
 
 // MARK: - Address bar
 

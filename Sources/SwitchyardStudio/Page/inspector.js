@@ -202,12 +202,25 @@ export class Timeline {
     if (this.rows.has(snapshot.revision)) return;
     const changes = previous ? diff(previous, snapshot) : ['the tree as it is now'];
     const cause = this.causes.get(snapshot.revision) || guess || 'another client, or the host (a restart, a restore)';
-    const row = h('li', { class: 'timeline-row', dataset: { revision: String(snapshot.revision) } },
-      h('span', { class: 'revision', text: `r${snapshot.revision}` }),
+    const row = this.row(`r${snapshot.revision}`, cause, changes, snapshot.revision);
+    this.rows.set(snapshot.revision, row);
+    this.prepend(row);
+  }
+
+  /** A change without a revision: a plugin's instances became unavailable or came back (§11). */
+  note(cause, previous, snapshot) {
+    this.prepend(this.row('·', cause, diff(previous, snapshot), snapshot.revision));
+  }
+
+  row(label, cause, changes, revision) {
+    return h('li', { class: 'timeline-row', dataset: { revision: String(revision) } },
+      h('span', { class: 'revision', text: label }),
       h('span', { class: 'time', text: new Date().toISOString().slice(11, 23) }),
       h('span', { class: 'cause', text: cause }),
       h('ul', { class: 'changes' }, changes.map((change) => h('li', { text: change }))));
-    this.rows.set(snapshot.revision, row);
+  }
+
+  prepend(row) {
     this.list.prepend(row);
     while (this.list.childElementCount > MAX_TIMELINE) {
       const last = this.list.lastElementChild;
