@@ -35,6 +35,10 @@ enum StudioLauncher {
         }
     }
 
+    static func validate(port: Int, option: String) throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("\(option) \(port) is not a TCP port (0 picks a free one)") }
+    }
+
     /// Ends the studio: end of file on its stdin, then SIGTERM if it has not gone within a second.
     static func stop(_ studio: ChildProcess) {
         studio.closeStdin()
@@ -45,7 +49,7 @@ enum StudioLauncher {
     }
 }
 
-/// `--port`, `--allow-faults`, `--page`: how a studio serves.
+/// `--studio-port` and `--studio-page` of `switchyard run --studio`.
 struct StudioOptions: ParsableArguments {
     @Option(name: .customLong("studio-port"), help: "The studio's TCP port on 127.0.0.1 (default: a free one).")
     var port: Int = 0
@@ -54,7 +58,7 @@ struct StudioOptions: ParsableArguments {
     var page: String?
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--studio-port \(port) is not a TCP port (0 picks a free one)") }
+        try StudioLauncher.validate(port: port, option: "--studio-port")
     }
 }
 
@@ -70,17 +74,26 @@ struct StudioCommand: ParsableCommand {
             """)
 
     @OptionGroup var client: ClientOptions
-    @OptionGroup var studio: StudioOptions
+
+    @Option(name: .long, help: "The TCP port on 127.0.0.1 (default: a free one).")
+    var port: Int = 0
+
+    @Option(name: .long, help: ArgumentHelp("Serve the page from DIR (to edit it live).", valueName: "DIR"))
+    var page: String?
 
     @Flag(name: .long, help: "Show the fault buttons; the host must have been started with --allow-faults too.")
     var allowFaults = false
+
+    func validate() throws {
+        try StudioLauncher.validate(port: port, option: "--port")
+    }
 
     func run() throws {
         if !ControlClient.isListening(client.path) {
             StandardError.write("switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
         }
         let child = try StudioLauncher.start(
-            socket: client.path, port: studio.port, allowFaults: allowFaults, page: studio.page, output: { StandardOutput.write($0) })
+            socket: client.path, port: port, allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
         // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
         while child.waitForExit(milliseconds: 60_000) == nil {}
     }

@@ -141,6 +141,7 @@ class Studio:
 
     def screenshot(self, name):
         if self.args.screenshots:
+            self.driver.execute_script("document.querySelector('#toast').hidden = true")
             os.makedirs(self.args.screenshots, exist_ok=True)
             self.driver.save_screenshot(os.path.join(self.args.screenshots, name))
 
@@ -154,8 +155,11 @@ class Studio:
 
     def check(self, step):
         """The page shows what the host holds: same revision, the same top screen, the same selected tabs."""
-        tree = self.tree()
-        wait(f"the page to show revision {tree['revision']} after '{step}'", lambda: self.revision() == tree["revision"])
+        # The host may still be applying the step: read both again until they agree on a revision.
+        def settled():
+            current = self.tree()
+            return current if current["revision"] == self.revision() else None
+        tree = wait(f"the page and the host to agree on a revision after '{step}'", settled)
         expected = visible_top(tree)
         page = self.top_page()
         shown = (int(page.get_attribute("data-instance")), page.get_attribute("data-entry") and int(page.get_attribute("data-entry")),
@@ -223,6 +227,7 @@ def walk(studio, args):
     # plugin then asks Main, a Swift plugin, to switch root).
     unauthenticated = instance_of(tree, "unauthenticated", "unauthenticated")["id"]
     studio.css(f'[data-route-button="{unauthenticated}:registration"]', studio.drawer()).click()
+    wait("the registration flow", lambda: any(n["type"] == "registration" for n in studio.tree()["instances"]))
     studio.check("route registration")
     registration = instance_of(studio.tree(), "unauthenticated", "registration")["id"]
     studio.css(f'[data-route-button="{registration}:done"]', studio.drawer()).click()
@@ -292,6 +297,8 @@ def walk(studio, args):
                 raise Failure(f"{plugin}: the traffic pane shows a line that is not in the trace file byte for byte: {raw}")
         log(f"ok: traffic shows {len(rows)} exact coordinator/route lines of {plugin}")
     studio.css("#traffic-method").send_keys("coordinator/route")
+    for row in studio.all('.traffic-row[data-plugin="todos"][data-method="coordinator/route"]')[-2:]:
+        row.click()
     studio.screenshot("studio-traffic.png")
 
     # Kill a plugin with the fault button: its nodes go unavailable, and come back once it is restarted.
@@ -324,12 +331,14 @@ def sync(studio, args):
     main = tree["root"]
     studio.driver.switch_to.window(first)
     studio.css(f'[data-route-button="{main}:about"]', studio.drawer()).click()
+    wait("the about modal", lambda: visible_top(studio.tree())[2] == "about")
     studio.check("first tab: route about")
     studio.driver.switch_to.window(second)
     studio.check("second tab follows")
     # A change from another client (the CLI) shows in both.
     switchyard(args, "nav", "--socket", args.socket, "@root", "popLast")
-    studio.check("second tab after a CLI change")
+    if visible_top(studio.check("second tab after a CLI change"))[2] == "about":
+        raise Failure("the CLI's popLast did not reach the second tab")
     studio.driver.switch_to.window(first)
     studio.check("first tab after a CLI change")
 

@@ -15,12 +15,8 @@ import Testing
 struct StudioBrowserTests {
     @Test("the acceptance walk on the demo app: sign in, a deep link, tabs and a re-tap, a modal dismissed by the user, back, each step checked against `switchyard tree`; a plugin killed from its fault button goes unavailable and comes back; the traffic pane shows exact route lines of a Python and a Swift plugin; no console error")
     func walk() async throws {
-        let folder = try TestSweep.temporaryDirectory()
-        let socket = "\(folder)/host.sock"
-        let trace = "\(folder)/trace.jsonl"
-        let host = try CLIProcess(["run", "--studio", "--allow-faults", "--socket", socket, "--trace", trace])
-        try await StudioBrowser.ending(host) {
-            let url = try await StudioBrowser.url(printedBy: host)
+        let trace = try TestSweep.temporaryDirectory() + "/trace.jsonl"
+        try await StudioBrowser.withStudio(["--allow-faults", "--trace", trace]) { url, socket, _ in
             var arguments = ["walk", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--trace", trace]
             if let shots = SystemProcess.environmentValue("SWITCHYARD_STUDIO_SCREENSHOTS") {
                 arguments += ["--screenshots", shots.hasPrefix("/") ? shots : "\(packageRoot)/\(shots)"]
@@ -54,20 +50,14 @@ struct StudioBrowserTests {
 struct StudioServerTests {
     @Test("no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default) and host/shutdown")
     func refusals() async throws {
-        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
-        let host = try CLIProcess(["run", "--studio", "--socket", socket])
-        try await StudioBrowser.ending(host) {
-            let url = try await StudioBrowser.url(printedBy: host)
+        try await StudioBrowser.withStudio([]) { url, socket, _ in
             try await StudioBrowser.runScript(["security", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
         }
     }
 
     @Test("a page that never reads costs the host its bounded queue (it answers every request and drops that client); a page that vanishes costs it nothing once gone")
     func slowAndGoneClients() async throws {
-        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
-        let host = try CLIProcess(["run", "--studio", "--socket", socket])
-        try await StudioBrowser.ending(host) {
-            let url = try await StudioBrowser.url(printedBy: host)
+        try await StudioBrowser.withStudio([]) { url, socket, host in
             try await StudioBrowser.runScript(["slow", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
             #expect(host.stderr.contains { $0.contains("disconnecting a client that does not read") }, "\(host.stderr.suffix(20))")
         }
@@ -96,10 +86,17 @@ enum StudioBrowser {
         return "\(venv)/bin/python"
     }
 
-    /// The URL the studio printed (`switchyard studio: http://127.0.0.1:PORT/TOKEN/`), from `run --studio`'s stderr.
-    static func url(printedBy host: CLIProcess) async throws -> String {
-        let line = try await host.waitForStderr("switchyard studio: http")
-        return String(line[try #require(line.range(of: "http://")).lowerBound...])
+    /// Runs `switchyard run --studio` on the demo app with a socket of its own, and `body` with the URL the studio
+    /// printed (`switchyard studio: http://127.0.0.1:PORT/TOKEN/`), the socket and the process; ends it afterwards.
+    static func withStudio(
+        _ arguments: [String], _ body: (_ url: String, _ socket: String, _ host: CLIProcess) async throws -> Void
+    ) async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
+        let host = try CLIProcess(["run", "--studio", "--socket", socket] + arguments)
+        try await ending(host) {
+            let line = try await host.waitForStderr("switchyard studio: http")
+            try await body(String(line[try #require(line.range(of: "http://")).lowerBound...]), socket, host)
+        }
     }
 
     /// Runs one scenario of the script; its output is the failure message when it fails.

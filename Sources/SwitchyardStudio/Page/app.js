@@ -28,9 +28,11 @@ function report(error) {
 /** Sends a request that changes the tree and records, for the timeline, what made the revision it answers with. */
 async function change(method, params, cause) {
   state.inFlight.push(cause);
+  const before = state.snapshot ? state.snapshot.revision : -1;
   try {
     const result = await connection.call(method, params);
-    if (result && result.revision !== undefined) timeline.cause(result.revision, cause);
+    // A request that changed nothing (a re-tap) keeps the revision: it made none.
+    if (result && result.revision !== undefined && result.revision > before) timeline.cause(result.revision, cause);
     return result;
   } finally {
     state.inFlight.splice(state.inFlight.indexOf(cause), 1);

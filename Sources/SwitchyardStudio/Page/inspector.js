@@ -81,9 +81,8 @@ export function renderPlugins(container, { status, descriptions, faults, onFault
         ? h('details', { class: 'stderr' }, h('summary', { text: `stderr (last ${description.stderr.length} lines)` }), h('pre', { text: description.stderr.join('\n') }))
         : null);
   });
-  container.replaceChildren(
-    faults ? null : h('p', { class: 'note', text: 'Fault buttons are off. Start with `switchyard run --studio --allow-faults` to kill, stop or restart plugins.' }),
-    ...rows);
+  const note = faults ? [] : [h('p', { class: 'note', text: 'Fault buttons are off. Start with `switchyard run --studio --allow-faults` to kill, stop or restart plugins.' })];
+  container.replaceChildren(...note, ...rows);
 }
 
 // MARK: - Traffic
