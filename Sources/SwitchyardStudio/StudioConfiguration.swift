@@ -14,6 +14,7 @@ public struct StudioConfiguration: Sendable {
     /// own bounded queue then fills, and the host drops that client (Protocol/README.md §15), never waiting for it.
     public var maxPendingBytes: Int
 
+    /// A studio for the host at `socketPath`; by default on a free port, faults off, a fresh random token.
     public init(
         socketPath: String, port: Int = 0, allowFaults: Bool = false, token: String = StudioToken.random(),
         pageDirectory: String? = nil, maxPendingBytes: Int = 1 << 20

@@ -13,6 +13,7 @@ import Synchronization
 /// rebinding page cannot); a WebSocket upgrade must also come from this studio's own `Origin` (another web site's
 /// script cannot open one). Anything else is `403 Forbidden`.
 public struct StudioServer: Sendable {
+    /// What this server was started with (its token included).
     public let configuration: StudioConfiguration
     private let page: PageFiles
     private let logger: Logger

@@ -72,8 +72,12 @@ enum StudioBrowser {
 
     static let script = "\(packageRoot)/Tests/Browser/studio_test.py"
 
-    /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`, made once.
-    static func python() throws -> String {
+    /// A Python that imports Selenium, found (or made) once for the whole run: tests that run in parallel must not
+    /// each make the venv.
+    static let selenium = Result { try findOrMakePython() }
+
+    /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`.
+    private static func findOrMakePython() throws -> String {
         if (try? SystemProcess.run(["python3", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 { return "python3" }
         let venv = "\(packageRoot)/.build/studio-selenium"
         if (try? SystemProcess.run(["\(venv)/bin/python", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 {
@@ -101,7 +105,7 @@ enum StudioBrowser {
 
     /// Runs one scenario of the script; its output is the failure message when it fails.
     static func runScript(_ arguments: [String], python: String? = nil) async throws {
-        let python = try python ?? Self.python()
+        let python = try python ?? Self.selenium.get()
         let run = try CLIProcess([script] + arguments + ["--deadline", "240"], executable: python)
         let status: Int32
         do { status = try await run.waitForExit(seconds: 270) } catch {
