@@ -102,8 +102,11 @@ export class Phone {
     const presentation = entry.presentation || {};
     const canDismiss = !presentation.interactiveDismissDisabled;
     const full = entry.transition === 'fullScreen';
+    // A sheet that declares only smaller detents than "large" opens at half height, as on a phone.
+    const detents = Array.isArray(presentation.detents) ? presentation.detents : [];
+    const medium = !full && detents.length > 0 && !detents.includes('large');
     return h('div', {
-      class: `sheet${full ? ' full' : ''}`, role: 'dialog', 'aria-modal': 'true', 'aria-label': entry.route,
+      class: `sheet${full ? ' full' : ''}${medium ? ' medium' : ''}`, role: 'dialog', 'aria-modal': 'true', 'aria-label': entry.route,
       dataset: { sheetInstance: String(node.id), sheetEntry: String(entry.entry), sheetRoute: entry.route },
     },
     h('div', { class: 'sheet-bar' },
