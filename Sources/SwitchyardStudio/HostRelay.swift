@@ -24,7 +24,7 @@ struct HostRelay {
     static let pageMethods: Set<String> = [
         PingRequest.method, NavigateRequest.method, OpenRequest.method, ValidateRequest.method, TreeGetRequest.method,
         TreeRenderRequest.method, TreeQueryRequest.method, TreeSubscribeRequest.method, TreeUnsubscribeRequest.method,
-        UserDismissedRequest.method, "user/action", HostStatusRequest.method, HostPluginsRequest.method,
+        UserDismissedRequest.method, UserActionRequest.method, HostStatusRequest.method, HostPluginsRequest.method,
         PluginStartRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
     ]
     static let faultMethods: Set<String> = [PluginSignalRequest.method, PluginRestartRequest.method]

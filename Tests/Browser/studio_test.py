@@ -280,6 +280,23 @@ def walk(studio, args):
     wait("the todo list", lambda: visible_top(studio.tree())[3] == "TodoList")
     studio.check("back")
 
+    # A screen's declared action is a button (its params a form); its coordinator decides where to go (here: back,
+    # and a badge on the todos tab, in one revision).
+    address.clear()
+    address.send_keys("switchyard://todos/todo/42", Keys.ENTER)
+    wait("todo 42 again", lambda: visible_top(studio.tree())[3] == "Todo")
+    studio.check("open todo 42 again")
+    studio.css('[data-action="complete"]', studio.top_page()).click()
+    field = wait("the form for complete's params", lambda: studio.css('form[data-form^="action:"] input[name="id"]'))
+    field.send_keys("42", Keys.ENTER)
+    wait("the action to pop the todo", lambda: visible_top(studio.tree())[3] == "TodoList")
+    tree = studio.check("action complete")
+    badge = next(tab.get("badge") for tab in instance_of(tree, "authenticated", "home")["tabs"] if tab["route"] == "todos")
+    shown = wait("the badge on the todos tab", lambda: studio.all('[data-badge="todos"]'))[0].text
+    if not badge or shown != badge:
+        raise Failure(f"the todos tab's badge: host {badge!r}, page {shown!r}")
+    log(f"ok: the action's badge shows ({shown})")
+
     # The traffic pane shows the exact lines of a route request and its answer, for a Python and a Swift plugin.
     studio.pane("traffic")
     traced = trace_messages(args.trace)
