@@ -24,6 +24,7 @@ let package = Package(
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
+        .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
         // 1.6: custom completions get the word being completed (`--app` lists the running hosts).
@@ -31,6 +32,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // The studio's web server only (SwitchyardStudio): the host and the SDK never link SwiftNIO.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // MARK: - libuv
@@ -174,6 +178,28 @@ let package = Package(
             ]
         ),
 
+        // MARK: - Studio (`switchyard studio`, `run --studio`): the app live in a browser, an inspector beside it. A
+        // separate executable the CLI starts, talking to the host only through the control socket, as any client: the
+        // host process never links SwiftNIO. The page is plain HTML, CSS and JavaScript modules, served from the
+        // target's resources (no build step).
+        .target(
+            name: "SwitchyardStudio",
+            dependencies: [
+                "SwitchyardClient",
+                "SwitchyardProtocol",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+            ],
+            resources: [.copy("Page")]
+        ),
+        .executableTarget(
+            name: "switchyard-studio",
+            dependencies: [
+                "SwitchyardStudio",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         // MARK: - Plugins (executables, not SwiftPM plugins)
         .executableTarget(
             name: "HelloPlugin",
@@ -244,6 +270,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
+                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
+                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
+                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",

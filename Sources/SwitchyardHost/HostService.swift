@@ -134,12 +134,16 @@ enum HostService {
             subscriber?.trace = nil
             done(.success(Empty()))
         },
+        entry(HostPluginsRequest.self) { host, _, _, done in done(.success(host.pluginDescriptions)) },
+        entry(PluginSignalRequest.self) { host, request, _, done in host.signalPlugin(request, done) },
+        entry(PluginRestartRequest.self) { host, request, _, done in host.restartPlugin(request.plugin, done) },
     ])
 
     /// Answered before the app has started: a status, and the trace, which a client subscribes to early to watch
     /// the handshakes.
     private static let answeredAtOnce: Set<String> = [
         PingRequest.method, HostStatusRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
+        HostPluginsRequest.method,
     ]
 
     /// Requests wait until the app has started: a client that connects right after `switchyard run` gets the

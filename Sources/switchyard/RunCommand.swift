@@ -52,12 +52,21 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var traceOptions: TraceOptions
 
+    @Flag(name: .long, help: "Also serve the Switchyard Studio (the app in a browser, with an inspector); prints its URL.")
+    var studio = false
+
+    @OptionGroup var studioOptions: StudioOptions
+
+    @Flag(name: .long, help: "Take fault injection from control clients (plugin/signal, plugin/restart) and show the studio's fault buttons.")
+    var allowFaults = false
+
     @OptionGroup var log: LogOptions
 
     func validate() throws {
         if let app, app.isEmpty || app.hasPrefix(".") || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
             throw ValidationError("--app '\(app)' must be letters, digits, '.', - or _ (it names the control socket)")
         }
+        if studio && noSocket { throw ValidationError("--studio needs the control socket (it is a client of it): drop --no-socket") }
     }
 
     func run() async throws {
@@ -74,6 +83,7 @@ struct RunCommand: AsyncParsableCommand {
         // Whatever ends the run, what the trace still has queued reaches the file.
         defer { trace?.close() }
         options.trace = trace
+        options.allowFaults = allowFaults
         let host: HostHandle
         do {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)
@@ -90,6 +100,14 @@ struct RunCommand: AsyncParsableCommand {
             + (socketPath.map { ", control socket \($0)" } ?? "")
         // A collector reading JSON lines gets this as one of them; a person, as the line that says "go".
         if log.logFormat == .json { logger.notice("\(readiness)") } else { StandardError.write("switchyard: \(readiness)\n") }
+        // Ends with this process (its stdin is ours); stopped first when the run ends normally.
+        var studioProcess: ChildProcess?
+        if studio, let socketPath {
+            studioProcess = try StudioLauncher.start(
+                socket: socketPath, port: studioOptions.port, allowFaults: allowFaults, page: studioOptions.page,
+                output: { StandardError.write($0) })
+        }
+        defer { if let studioProcess { StudioLauncher.stop(studioProcess) } }
 
         var interpreter = Interpreter(app: host)
         if let script {

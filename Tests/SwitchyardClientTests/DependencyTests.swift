@@ -52,4 +52,27 @@ struct DependencyTests {
         // The check itself is alive: the host does reach libuv through the same walk.
         #expect(graph["SwitchyardUV"]?.contains("CLibUV") == true)
     }
+
+    /// Every target `start` reaches through the graph (itself included).
+    static func reach(_ start: String, in graph: [String: [String]]) -> Set<String> {
+        var seen: Set<String> = []
+        var queue = [start]
+        while let next = queue.popLast() {
+            guard seen.insert(next).inserted else { continue }
+            queue += graph[next] ?? []
+        }
+        return seen
+    }
+
+    @Test("the host, the CLI and the plugin SDK reach no SwiftNIO or Hummingbird: only switchyard-studio does (SwiftPM links an executable's dependencies into its dependents, so the CLI must not depend on it)")
+    func noNIOInTheHost() throws {
+        let graph = try Self.targetDependencies()
+        for target in ["switchyard", "SwitchyardHost", "SwitchyardPlugin", "SwitchyardClient"] {
+            let reached = Self.reach(target, in: graph)
+            #expect(!reached.contains { $0.hasPrefix("Hummingbird") || $0.hasPrefix("NIO") || $0 == "SwitchyardStudio" || $0 == "switchyard-studio" },
+                "\(target) reaches \(reached.sorted())")
+        }
+        // The check itself is alive: the studio does reach Hummingbird through the same walk.
+        #expect(Self.reach("switchyard-studio", in: graph).contains("Hummingbird"))
+    }
 }

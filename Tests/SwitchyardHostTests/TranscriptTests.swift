@@ -87,8 +87,8 @@ struct TranscriptTests {
     }
 
     /// A control call's answer as the wire has it: `{"result": …}` or `{"error": …}`.
-    static func answer(_ body: () async throws(ResponseError) -> NavigateRequest.Result) async throws -> JSONValue {
-        let value: NavigateRequest.Result
+    static func answer<T: Encodable>(_ body: () async throws(ResponseError) -> T) async throws -> JSONValue {
+        let value: T
         do throws(ResponseError) { value = try await body() } catch { return ["error": error.json] }
         return ["result": try Coding.encode(value)]
     }
@@ -120,6 +120,14 @@ struct TranscriptTests {
             return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
                 try await host.userAction(instance: request.instance, entry: request.entry, action: request.action, params: request.params)
             }
+        } else if action.hasPrefix("host/plugins:") {
+            return try await Self.answer { () async throws(ResponseError) in try await host.describePlugins() }
+        } else if action.hasPrefix("plugin/signal:") {
+            let request = try Coding.decode(PluginSignalRequest.Params.self, from: try JSONParser.parse(argument("plugin/signal:")))
+            return try await Self.answer { () async throws(ResponseError) in try await host.injectFault(request.signal, plugin: request.plugin) }
+        } else if action.hasPrefix("plugin/restart:") {
+            let request = try Coding.decode(PluginRestartRequest.Params.self, from: try JSONParser.parse(argument("plugin/restart:")))
+            return try await Self.answer { () async throws(ResponseError) in try await host.restartPlugin(request.plugin) }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }

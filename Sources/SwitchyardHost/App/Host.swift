@@ -24,6 +24,9 @@ public struct HostOptions: Sendable {
 
     /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
     public var containment: ContainmentMechanism?
+    /// Take fault injection from control clients (`plugin/signal`, `plugin/restart`; `switchyard run --allow-faults`).
+    /// Off by default: any local client of this user could otherwise kill the app's plugins.
+    public var allowFaults = false
 
     public init(
         productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
@@ -77,6 +80,9 @@ final class Host {
     /// Plugins that did not serve when the tree was created or restored: the instances a state file held for them
     /// are restored when they first serve.
     var unrestored = Set<String>()
+    /// Plugins being stopped by `plugin/restart`, started again once stopped; and who waits for them to serve.
+    var restartRequested = Set<String>()
+    var restartWaiters: [String: [(Result<HostStatusRequest.Plugin, ResponseError>) -> Void]] = [:]
     let navigator: Navigator
     /// The protocol trace: on with a trace file, at log level `trace`, or while a control client subscribes.
     let trace: ProtocolTrace
@@ -209,7 +215,12 @@ final class Host {
         guard startupComplete, startupError == nil, !shuttingDown else { return }
         switch supervisor.state {
         case .ready: pluginServes(supervisor)
-        case .failed, .stopped: answerStartWaiters(supervisor)
+        case .failed, .stopped:
+            if restartRequested.remove(supervisor.name) != nil {
+                startPlugin(supervisor.name) { [weak self] result in self?.answerRestartWaiters(supervisor.name, result) }
+            } else {
+                answerStartWaiters(supervisor)
+            }
         case .starting, .restarting, .stopping: break
         }
     }
@@ -311,8 +322,9 @@ final class Host {
         }
         shuttingDown = true
         if !startupComplete { finishStartup(error: ResponseError(.shuttingDown, "the host is shutting down")) }
-        let waiting = startWaiters.values.joined()
+        let waiting = Array(startWaiters.values.joined()) + Array(restartWaiters.values.joined())
         startWaiters.removeAll()
+        restartWaiters.removeAll()
         for waiter in waiting { waiter(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
         for supervisor in supervisors { supervisor.stop(graceMs: options.shutdownGraceMs) }
         checkStopped()

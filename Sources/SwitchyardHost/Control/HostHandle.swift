@@ -129,6 +129,21 @@ public final class HostHandle: Sendable {
 
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
+    /// Each plugin's command, declared coordinator types and last stderr lines (`host/plugins`, spec §15.2).
+    public func describePlugins() async throws(ResponseError) -> HostPluginsRequest.Result {
+        try await perform(HostPluginsRequest.self, Empty())
+    }
+
+    /// Sends a signal to a plugin's process group (`plugin/signal`, spec §15.2): only with ``HostOptions/allowFaults``.
+    public func injectFault(_ signal: PluginSignalRequest.Signal, plugin: String) async throws(ResponseError) -> PluginSignalRequest.Result {
+        try await perform(PluginSignalRequest.self, .init(plugin: plugin, signal: signal))
+    }
+
+    /// Stops a plugin and starts it again (`plugin/restart`, spec §15.2): only with ``HostOptions/allowFaults``.
+    public func restartPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
+        try await perform(PluginRestartRequest.self, .init(plugin: name))
+    }
+
     private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
         try await call { host, done in HostService.perform(R.self, params, host: host, done: done) }
     }

@@ -1,0 +1,84 @@
+import Glibc
+import Logging
+import SwitchyardProtocol
+import SwitchyardUV
+
+// What an inspector asks of the host (Protocol/README.md §15.2): what each plugin is and declares, and fault
+// injection, which only a host started with `allowFaults` takes.
+extension Host {
+    /// Each plugin of the manifest: its command, its declared coordinator types, its last stderr lines.
+    var pluginDescriptions: HostPluginsRequest.Result {
+        let plugins = manifest.plugins.map { entry in
+            guard let supervisor = supervisor(named: entry.name) else {
+                return HostPluginsRequest.Plugin(name: entry.name, command: nil, coordinators: nil, stderr: [])
+            }
+            let spawn = supervisor.plugin.spawn
+            return HostPluginsRequest.Plugin(
+                name: entry.name, command: [spawn.executable] + spawn.arguments,
+                coordinators: supervisor.routeTable?.coordinators, stderr: supervisor.connection?.stderr.tail() ?? [])
+        }
+        return HostPluginsRequest.Result(plugins: plugins, faults: options.allowFaults)
+    }
+
+    /// The refusal of a fault method on a host that does not take faults, or of a plugin the manifest lacks.
+    private func faultTarget(_ method: String, _ plugin: String) -> Result<PluginSupervisor, ResponseError> {
+        guard options.allowFaults else {
+            return .failure(ResponseError(
+                .notAllowed, "'\(method)' is off: fault injection needs a host started with --allow-faults",
+                data: ["method": .string(method), "flag": "--allow-faults"]))
+        }
+        guard let supervisor = supervisor(named: plugin) else {
+            return .failure(ResponseError(.invalidParams, "the manifest names no plugin '\(plugin)'", data: ["field": "plugin"]))
+        }
+        return .success(supervisor)
+    }
+
+    /// `plugin/signal`: the signal goes to the plugin's process group; a plugin without a process is unavailable.
+    func signalPlugin(_ request: PluginSignalRequest.Params, _ done: @escaping (Result<PluginSignalRequest.Result, ResponseError>) -> Void) {
+        let supervisor: PluginSupervisor
+        switch faultTarget(PluginSignalRequest.method, request.plugin) {
+        case .failure(let error): return done(.failure(error))
+        case .success(let found): supervisor = found
+        }
+        guard let connection = supervisor.connection, connection.pid > 0, connection.state != .terminated else {
+            return done(.failure(.pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")))
+        }
+        let number: Int32 =
+            switch request.signal {
+            case .kill: SIGKILL
+            case .stop: SIGSTOP
+            case .cont: SIGCONT
+            }
+        logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(connection.pid))")
+        connection.signal(number)
+        done(.success(PluginSignalRequest.Result(pid: connection.pid)))
+    }
+
+    /// `plugin/restart`: the shutdown ladder, then a start as `plugin/start` does (instances restored), answered once
+    /// it serves. A plugin that is not running is simply started.
+    func restartPlugin(_ plugin: String, _ done: @escaping (Result<HostStatusRequest.Plugin, ResponseError>) -> Void) {
+        let supervisor: PluginSupervisor
+        switch faultTarget(PluginRestartRequest.method, plugin) {
+        case .failure(let error): return done(.failure(error))
+        case .success(let found): supervisor = found
+        }
+        guard !shuttingDown else { return done(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
+        switch supervisor.state {
+        case .failed, .stopped:
+            startPlugin(plugin, done)
+        case .stopping:
+            restartWaiters[plugin, default: []].append(done)
+            restartRequested.insert(plugin)
+        case .starting, .restarting, .ready:
+            logger.notice("fault injection: restarting plugin '\(plugin)' on request")
+            restartWaiters[plugin, default: []].append(done)
+            restartRequested.insert(plugin)
+            supervisor.stop(graceMs: options.shutdownGraceMs)
+        }
+    }
+
+    /// Answers the `plugin/restart` requests waiting for `plugin`.
+    func answerRestartWaiters(_ plugin: String, _ result: Result<HostStatusRequest.Plugin, ResponseError>) {
+        for waiter in restartWaiters.removeValue(forKey: plugin) ?? [] { waiter(result) }
+    }
+}

@@ -1,0 +1,178 @@
+import Dispatch
+import HummingbirdWebSocket
+import Logging
+import NIOWebSocket
+import SwitchyardClient
+import SwitchyardProtocol
+import Synchronization
+
+/// One browser tab's connection: a control client of the host of its own, relayed line for line. The page speaks
+/// the control protocol (Protocol/README.md §15) itself; the relay passes the host's lines on as written (a
+/// `trace/event` carries each plugin message byte for byte) and checks each of the page's requests against the
+/// methods a page may use.
+///
+/// Back-pressure: the host's lines are read on a thread of the relay's own and wait for the browser; past
+/// ``StudioConfiguration/maxPendingBytes`` the thread stops reading, so the host's bounded queue for this client
+/// fills and the host drops it (trace events are dropped sooner, §15.1). A slow or vanished browser costs the host
+/// that queue and nothing more; the relay then ends the tab's connection, and the page reconnects.
+struct HostRelay {
+    let configuration: StudioConfiguration
+    let logger: Logger
+
+    /// The control methods a page may call; the fault methods only with `--allow-faults`. (`host/shutdown` is not
+    /// among them: closing a tab must never stop an app.)
+    static let pageMethods: Set<String> = [
+        PingRequest.method, NavigateRequest.method, OpenRequest.method, ValidateRequest.method, TreeGetRequest.method,
+        TreeRenderRequest.method, TreeQueryRequest.method, TreeSubscribeRequest.method, TreeUnsubscribeRequest.method,
+        UserDismissedRequest.method, UserActionRequest.method, HostStatusRequest.method, HostPluginsRequest.method,
+        PluginStartRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
+    ]
+    static let faultMethods: Set<String> = [PluginSignalRequest.method, PluginRestartRequest.method]
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
+        let connection: ControlLineConnection
+        do { connection = try ControlLineConnection(path: configuration.socketPath) } catch {
+            try? await outbound.write(.text(hello(connected: false, error: error.description)))
+            try? await outbound.close(.unexpectedServerError, reason: "no host")
+            return
+        }
+        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
+        let credit = Credit(limit: configuration.maxPendingBytes)
+        let reader = LineReader(connection: connection, credit: credit, continuation: continuation)
+        DispatchQueue(label: "switchyard.studio.relay").async { reader.run() }
+        defer {
+            connection.close()
+            credit.cancel()
+        }
+        do { try await outbound.write(.text(hello(connected: true, error: nil))) } catch { return }
+
+        await withTaskGroup(of: Void.self) { group in
+            // Host → page: every line as one text message, in order.
+            group.addTask {
+                for await line in lines {
+                    do { try await outbound.write(.text(String(decoding: line, as: UTF8.self))) } catch { break }
+                    credit.release(line.count)
+                }
+                // The host closed (or the tab is gone): say so with a close frame; the page shows "disconnected".
+                try? await outbound.close(.goingAway, reason: "the host closed the connection")
+            }
+            // Page → host: requests, checked, then forwarded as sent.
+            group.addTask {
+                do {
+                    for try await message in inbound.messages(maxSize: 1 << 20) {
+                        guard case .text(let text) = message else { continue }
+                        if let refusal = refusal(of: text) {
+                            credit.acquireWithoutWaiting(refusal.count)
+                            continuation.yield(refusal)
+                            continue
+                        }
+                        do { try connection.send(Array(text.utf8)) } catch { break }
+                    }
+                } catch {
+                    logger.debug("a page's WebSocket ended: \(error)")
+                }
+                continuation.finish()
+            }
+            await group.next()
+            connection.close()
+            credit.cancel()
+            continuation.finish()
+            await group.next()
+        }
+    }
+
+    /// The relay's first message: whether the host could be reached, and whether fault buttons are on.
+    private func hello(connected: Bool, error: String?) -> String {
+        var params: JSONObject = [
+            "connected": .bool(connected), "faults": .bool(configuration.allowFaults), "socket": .string(configuration.socketPath),
+        ]
+        if let error { params["error"] = .string(error) }
+        return String(decoding: Message.notification(method: "studio/hello", params: .object(params)).encodedLine().dropLast(), as: UTF8.self)
+    }
+
+    /// An error answer for a page message the relay does not pass on; nil for one it does.
+    private func refusal(of text: String) -> [UInt8]? {
+        let message: Message
+        switch (try? JSONParser.parse(text)).map(Message.decode) {
+        case .success(let decoded)?: message = decoded
+        default:
+            return Message.errorResponse(id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")).encodedLine().dropLast()
+        }
+        guard case .request(let id, let method, _) = message else {
+            return Message.errorResponse(id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")).encodedLine().dropLast()
+        }
+        if Self.pageMethods.contains(method) || (configuration.allowFaults && Self.faultMethods.contains(method)) { return nil }
+        let reason =
+            Self.faultMethods.contains(method)
+            ? "'\(method)' is off: start the studio (and the host) with --allow-faults" : "the studio does not relay '\(method)'"
+        return Array(Message.errorResponse(id: id, error: ResponseError(.notAllowed, reason, data: ["method": .string(method)])).encodedLine().dropLast())
+    }
+}
+
+/// Reads the host's lines on a Dispatch thread (blocking reads never run on the Swift-concurrency pool) and hands
+/// them to the writer, waiting for credit when the browser is behind.
+private struct LineReader: Sendable {
+    let connection: ControlLineConnection
+    let credit: Credit
+    let continuation: AsyncStream<[UInt8]>.Continuation
+
+    func run() {
+        while credit.isOpen, let line = try? connection.nextLine() {
+            guard credit.acquire(line.count) else { break }
+            continuation.yield(line)
+        }
+        continuation.finish()
+    }
+}
+
+/// Bytes handed to the writer and not yet written, bounded: the reader waits while over the limit.
+private final class Credit: Sendable {
+    private struct State {
+        var pending = 0
+        var cancelled = false
+        var waiting = false
+    }
+
+    private let state = Mutex(State())
+    private let wake = DispatchSemaphore(value: 0)
+    let limit: Int
+
+    init(limit: Int) { self.limit = max(1, limit) }
+
+    var isOpen: Bool { state.withLock { !$0.cancelled } }
+
+    /// Counts `bytes` as pending, then blocks while more than the limit is; false once cancelled.
+    func acquire(_ bytes: Int) -> Bool {
+        let mustWait = state.withLock { state -> Bool in
+            state.pending += bytes
+            state.waiting = state.pending > limit && !state.cancelled
+            return state.waiting
+        }
+        if mustWait { wake.wait() }
+        return isOpen
+    }
+
+    /// Counts bytes the relay itself adds (its refusals), which never wait.
+    func acquireWithoutWaiting(_ bytes: Int) { state.withLock { $0.pending += bytes } }
+
+    /// `bytes` were written; wakes the reader once the backlog is down to half the limit.
+    func release(_ bytes: Int) {
+        let resume = state.withLock { state -> Bool in
+            state.pending -= bytes
+            guard state.waiting, state.pending <= limit / 2 else { return false }
+            state.waiting = false
+            return true
+        }
+        if resume { wake.signal() }
+    }
+
+    /// Ends the relay: a waiting reader wakes and stops.
+    func cancel() {
+        let resume = state.withLock { state -> Bool in
+            state.cancelled = true
+            defer { state.waiting = false }
+            return state.waiting
+        }
+        if resume { wake.signal() }
+    }
+}

@@ -1,0 +1,233 @@
+// Switchyard Studio: wires the host connection to the app pane and the inspector.
+import { HostConnection } from './rpc.js';
+import { Phone } from './phone.js';
+import { renderTree, renderPlugins, Traffic, Timeline } from './inspector.js';
+import { h } from './dom.js';
+
+const base = new URL('.', location.href);
+const connection = new HostConnection(base.href.replace(/^http/, 'ws') + 'ws');
+const $ = (selector) => document.querySelector(selector);
+
+const state = { snapshot: null, status: null, descriptions: null, faults: false, inFlight: [] };
+let declarations = new Map();
+
+const toast = $('#toast');
+let toastTimer = 0;
+function say(text, kind = 'info') {
+  toast.textContent = text;
+  toast.dataset.kind = kind;
+  toast.hidden = false;
+  clearTimeout(toastTimer);
+  toastTimer = setTimeout(() => { toast.hidden = true; }, 6000);
+}
+function report(error) {
+  const rpc = error && error.rpc;
+  say(rpc ? `${rpc.message} (${rpc.code})` : String((error && error.message) || error), 'error');
+}
+
+/** Sends a request that changes the tree and records, for the timeline, what made the revision it answers with. */
+async function change(method, params, cause) {
+  state.inFlight.push(cause);
+  const before = state.snapshot ? state.snapshot.revision : -1;
+  try {
+    const result = await connection.call(method, params);
+    // A request that changed nothing (a re-tap) keeps the revision: it made none.
+    if (result && result.revision !== undefined && result.revision > before) timeline.cause(result.revision, cause);
+    return result;
+  } finally {
+    state.inFlight.splice(state.inFlight.indexOf(cause), 1);
+  }
+}
+
+const phone = new Phone($('#screen'), {
+  navigate: (instance, steps, cause) => change('navigate', { instance, steps }, `navigate on #${instance}: ${cause}`),
+  dismiss: (instance, entry, cause) => change('user/dismissed', { instance, entry }, `user dismissed e${entry} (${cause})`),
+  action: (instance, entry, action, params) =>
+    change('user/action', params ? { instance, entry, action, params } : { instance, entry, action }, `action ${action} on e${entry}`),
+  declaration: (plugin, type) => declarations.get(`${plugin}/${type}`),
+  report,
+});
+const traffic = new Traffic($('#traffic-list'), $('#traffic-plugin'), $('#traffic-method'), $('#traffic-pings'));
+const timeline = new Timeline($('#timeline-list'));
+
+function renderAll() {
+  if (state.snapshot) {
+    phone.render(state.snapshot);
+    renderTree($('#tree'), state.snapshot);
+    $('#revision').textContent = `revision ${state.snapshot.revision}`;
+  }
+  renderPluginPane();
+}
+
+function renderPluginPane() {
+  renderPlugins($('#plugins'), {
+    status: state.status, descriptions: state.descriptions, faults: state.faults,
+    onFault: (plugin, kind) => {
+      const request = kind === 'restart' ? connection.call('plugin/restart', { plugin }) : connection.call('plugin/signal', { plugin, signal: kind });
+      say(kind === 'restart' ? `restarting ${plugin}…` : `${kind} → ${plugin}`);
+      request.then((result) => say(kind === 'restart' ? `${plugin} restarted (pid ${result.pid})` : `${kind} sent to ${plugin} (pid ${result.pid})`)).catch(report);
+    },
+  });
+}
+
+async function loadDescriptions() {
+  state.descriptions = await connection.call('host/plugins');
+  declarations = new Map();
+  for (const plugin of state.descriptions.plugins) {
+    for (const coordinator of plugin.coordinators || []) declarations.set(`${plugin.name}/${coordinator.type}`, coordinator);
+  }
+  state.faults = Boolean(connection.hello && connection.hello.faults && state.descriptions.faults);
+}
+
+connection.addEventListener('state', async (event) => {
+  const { connected } = event.detail;
+  document.body.dataset.connection = connected ? 'connected' : 'disconnected';
+  $('#connection').textContent = connected ? 'connected' : 'disconnected — reconnecting…';
+  $('#disconnected').hidden = connected;
+  if (!connected) return;
+  $('#socket').textContent = event.detail.hello.socket;
+  try {
+    await connection.call('trace/subscribe', {});
+    const [snapshot, status] = await Promise.all([connection.call('tree/subscribe', {}), connection.call('host/status'), loadDescriptions()]);
+    if (state.snapshot && state.snapshot.revision !== snapshot.revision) timeline.add(state.snapshot, snapshot, 'while this page was disconnected');
+    else if (!state.snapshot) timeline.add(null, snapshot, 'the tree when this page connected');
+    state.snapshot = snapshot;
+    state.status = status;
+    renderAll();
+  } catch (error) {
+    report(error);
+  }
+});
+
+let descriptionsTimer = 0;
+connection.addEventListener('notification', (event) => {
+  const { method, params, text } = event.detail;
+  switch (method) {
+    case 'tree/changed': {
+      if (!params.snapshot) return;
+      const previous = state.snapshot;
+      const plugin = traffic.lastPluginNavigate;
+      const guess = state.inFlight.length ? `this page: ${state.inFlight[state.inFlight.length - 1]}`
+        : plugin && performance.now() - plugin.at < 1500 ? `plugin ${plugin.plugin}: navigate ${JSON.stringify(plugin.steps || [])}`
+        : undefined;
+      state.snapshot = params.snapshot;
+      timeline.add(previous, params.snapshot, guess);
+      phone.render(state.snapshot);
+      renderTree($('#tree'), state.snapshot);
+      $('#revision').textContent = `revision ${state.snapshot.revision}`;
+      break;
+    }
+    case 'plugin/changed': {
+      if (!state.status) return;
+      const index = state.status.plugins.findIndex((plugin) => plugin.name === params.name);
+      if (index >= 0) state.status.plugins[index] = params; else state.status.plugins.push(params);
+      renderPluginPane();
+      refreshAvailability(params);
+      // A restarted plugin has a new pid and new stderr lines; its declarations may be new if it never served.
+      clearTimeout(descriptionsTimer);
+      descriptionsTimer = setTimeout(() => loadDescriptions().then(renderAll).catch(() => {}), 300);
+      break;
+    }
+    case 'trace/event':
+      traffic.add(params, text);
+      break;
+    default:
+      break;
+  }
+});
+
+/**
+ * A plugin's state changed: its instances' availability is part of every snapshot but makes no revision (§11), so
+ * the page reads the tree again and records what changed.
+ */
+async function refreshAvailability(plugin) {
+  try {
+    const snapshot = await connection.call('tree/get');
+    const previous = state.snapshot;
+    if (!previous || snapshot.revision < previous.revision) return;
+    const key = (tree) => tree.instances.map((node) => `${node.id}:${node.status}`).join(',');
+    if (snapshot.revision === previous.revision && key(snapshot) === key(previous)) return;
+    state.snapshot = snapshot;
+    if (snapshot.revision === previous.revision) timeline.note(`plugin ${plugin.name}: ${plugin.state}`, previous, snapshot);
+    else timeline.add(previous, snapshot, `plugin ${plugin.name}: ${plugin.state}`);
+    phone.render(snapshot);
+    renderTree($('#tree'), snapshot);
+  } catch {
+    // Disconnected meanwhile: the next connection starts from a fresh snapshot.
+  }
+}
+
+// MARK: - Address bar
+
+const address = $('#address');
+const verdict = $('#address-verdict');
+let validateTimer = 0;
+let validation = 0;
+address.addEventListener('input', () => {
+  clearTimeout(validateTimer);
+  const url = address.value.trim();
+  const form = $('#address-form');
+  if (!url) { form.dataset.valid = ''; verdict.textContent = ''; return; }
+  form.dataset.valid = 'checking';
+  validateTimer = setTimeout(async () => {
+    const ticket = ++validation;
+    try {
+      const result = await connection.call('validate', { url });
+      if (ticket !== validation) return;
+      form.dataset.valid = String(result.valid);
+      verdict.textContent = result.valid
+        ? `✓ ${(result.steps || []).map((step) => step.op + (step.route ? ' ' + step.route : step.tab ? ' ' + step.tab : '')).join(' › ')}`
+        : `✗ ${result.error ? result.error.message : 'invalid'}`;
+    } catch (error) {
+      if (ticket !== validation) return;
+      form.dataset.valid = 'false';
+      verdict.textContent = `✗ ${error.message}`;
+    }
+  }, 120);
+});
+$('#address-form').addEventListener('submit', (event) => {
+  event.preventDefault();
+  const url = address.value.trim();
+  if (!url) return;
+  change('open', { url }, `open ${url}`).then(() => say(`opened ${url}`)).catch(report);
+});
+
+// MARK: - Inspector tabs and keyboard
+
+const tabs = [...document.querySelectorAll('[role=tab][data-pane]')];
+function selectPane(tab) {
+  for (const other of tabs) {
+    const selected = other === tab;
+    other.setAttribute('aria-selected', String(selected));
+    other.tabIndex = selected ? 0 : -1;
+    $(`#${other.dataset.pane}`).hidden = !selected;
+  }
+}
+for (const tab of tabs) {
+  tab.addEventListener('click', () => selectPane(tab));
+  tab.addEventListener('keydown', (event) => {
+    const step = event.key === 'ArrowRight' ? 1 : event.key === 'ArrowLeft' ? -1 : 0;
+    if (!step) return;
+    const next = tabs[(tabs.indexOf(tab) + step + tabs.length) % tabs.length];
+    selectPane(next);
+    next.focus();
+  });
+}
+selectPane(tabs[0]);
+$('#traffic-clear').addEventListener('click', () => traffic.clear());
+
+document.addEventListener('keydown', (event) => {
+  const typing = ['INPUT', 'TEXTAREA', 'SELECT'].includes(document.activeElement && document.activeElement.tagName);
+  if (event.key === '/' && !typing) { event.preventDefault(); address.focus(); address.select(); return; }
+  if (typing) return;
+  const top = [...document.querySelectorAll('#screen > :not([inert])')].pop();
+  if (event.key === 'Escape') top && top.querySelector('[data-dismiss]') && top.querySelector('[data-dismiss]').click();
+  if (event.key === 'ArrowLeft' && event.altKey) {
+    const back = top && [...top.querySelectorAll('[data-back]')].pop();
+    if (back) back.click();
+  }
+});
+
+$('#help').addEventListener('click', () => { $('#keys').hidden = !$('#keys').hidden; });
+document.body.append(h('span', { hidden: true, id: 'loaded', dataset: { loaded: 'true' } }));
+connection.start();

@@ -1,0 +1,100 @@
+import ArgumentParser
+import Glibc
+import SwitchyardClient
+import SwitchyardHost
+import SwitchyardUV
+
+/// Starts `switchyard-studio` (the web server, a separate executable so that this process, which may be the host,
+/// never links SwiftNIO) as a child pointed at a host's control socket. It talks to the host only through that
+/// socket, as any client. Its stdin is a pipe from this process: when this process ends, however it ends, the
+/// studio reads end of file and exits.
+enum StudioLauncher {
+    /// `switchyard-studio` beside this executable (as SwiftPM builds and an install lays them out), else on `PATH`.
+    static func executable() throws -> String {
+        let beside = SystemProcess.executablePath.map { "\(FileSystem.parentDirectory(of: $0))/switchyard-studio" }
+        if let beside, FileSystem.exists(beside) { return beside }
+        if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) { return found }
+        throw RunFailure(.unavailable, message: """
+            cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
+            nor on PATH (build it: swift build --product switchyard-studio)
+            """)
+    }
+
+    /// Starts the studio for the host at `socket`; its output lines (the URL first) go to `output`.
+    static func start(socket: String, port: Int, allowFaults: Bool, page: String?, output: @escaping @Sendable (String) -> Void) throws -> ChildProcess {
+        var arguments = [try executable(), "--socket", socket, "--port", "\(port)", "--exit-with-stdin"]
+        if allowFaults { arguments.append("--allow-faults") }
+        if let page { arguments += ["--page", page] }
+        do {
+            return try ChildProcess(
+                arguments, environment: SystemProcess.environment,
+                onStdout: { line in if let line { output(line + "\n") } },
+                onStderr: { line in if let line { StandardError.write(line + "\n") } })
+        } catch {
+            throw RunFailure(.unavailable, message: "cannot start the studio (\(arguments[0])): \(error)")
+        }
+    }
+
+    static func validate(port: Int, option: String) throws {
+        guard (0...65_535).contains(port) else { throw ValidationError("\(option) \(port) is not a TCP port (0 picks a free one)") }
+    }
+
+    /// Ends the studio: end of file on its stdin, then SIGTERM if it has not gone within a second.
+    static func stop(_ studio: ChildProcess) {
+        studio.closeStdin()
+        if studio.waitForExit(milliseconds: 1_000) == nil {
+            studio.signal(SIGTERM)
+            _ = studio.waitForExit(milliseconds: 2_000)
+        }
+    }
+}
+
+/// `--studio-port` and `--studio-page` of `switchyard run --studio`.
+struct StudioOptions: ParsableArguments {
+    @Option(name: .customLong("studio-port"), help: "The studio's TCP port on 127.0.0.1 (default: a free one).")
+    var port: Int = 0
+
+    @Option(name: .customLong("studio-page"), help: ArgumentHelp("Serve the studio's page from DIR (to edit it live).", valueName: "DIR"))
+    var page: String?
+
+    func validate() throws {
+        try StudioLauncher.validate(port: port, option: "--studio-port")
+    }
+}
+
+/// `switchyard studio`: the running app in a browser, with an inspector.
+struct StudioCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "studio",
+        abstract: "Serve the Switchyard Studio for a running host: the app in a browser, with an inspector.",
+        discussion: """
+            Prints a URL on 127.0.0.1 with a random token: open it in a browser on this machine. The studio talks to \
+            the host through its control socket and reconnects when the host comes back. Fault buttons (SIGKILL, \
+            SIGSTOP/SIGCONT, restart) need --allow-faults here and on the host (switchyard run --allow-faults).
+            """)
+
+    @OptionGroup var client: ClientOptions
+
+    @Option(name: .long, help: "The TCP port on 127.0.0.1 (default: a free one).")
+    var port: Int = 0
+
+    @Option(name: .long, help: ArgumentHelp("Serve the page from DIR (to edit it live).", valueName: "DIR"))
+    var page: String?
+
+    @Flag(name: .long, help: "Show the fault buttons; the host must have been started with --allow-faults too.")
+    var allowFaults = false
+
+    func validate() throws {
+        try StudioLauncher.validate(port: port, option: "--port")
+    }
+
+    func run() throws {
+        if !ControlClient.isListening(client.path) {
+            StandardError.write("switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
+        }
+        let child = try StudioLauncher.start(
+            socket: client.path, port: port, allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
+        // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
+        while child.waitForExit(milliseconds: 60_000) == nil {}
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import Glibc
+import SwitchyardTestSupport
+import SwitchyardUV
+import Testing
+
+/// The studio in a real headless Chromium (Debian's `chromium` and `chromium-driver`, driven by Selenium from a Python
+/// script, Tests/Browser/studio_test.py) against real hosts and the real `switchyard-studio`.
+///
+/// Screenshots: `SWITCHYARD_STUDIO_SCREENSHOTS=Docs/studio swift test --filter StudioBrowserTests` writes the
+/// README's pictures.
+@Suite(
+    "Switchyard Studio in a browser", .heavy, .timeLimit(.minutes(6)),
+    .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
+struct StudioBrowserTests {
+    @Test("the acceptance walk on the demo app: sign in, a deep link, tabs and a re-tap, a modal dismissed by the user, back, each step checked against `switchyard tree`; a plugin killed from its fault button goes unavailable and comes back; the traffic pane shows exact route lines of a Python and a Swift plugin; no console error")
+    func walk() async throws {
+        let trace = try TestSweep.temporaryDirectory() + "/trace.jsonl"
+        try await StudioBrowser.withStudio(["--allow-faults", "--trace", trace]) { url, socket, _ in
+            var arguments = ["walk", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--trace", trace]
+            if let shots = SystemProcess.environmentValue("SWITCHYARD_STUDIO_SCREENSHOTS") {
+                arguments += ["--screenshots", shots.hasPrefix("/") ? shots : "\(packageRoot)/\(shots)"]
+            }
+            try await StudioBrowser.runScript(arguments)
+        }
+    }
+
+    @Test("two tabs on one host stay in sync (with each other and with the CLI); fault buttons are off without --allow-faults; the host going away shows \"disconnected\" and the page reconnects when a host is back")
+    func syncAndReconnect() async throws {
+        let folder = try TestSweep.temporaryDirectory()
+        let socket = "\(folder)/host.sock"
+        let manifest = "\(packageRoot)/Plugins/demo/switchyard.json"
+        let host = try CLIProcess(["run", "--manifest", manifest, "--socket", socket])
+        try await StudioBrowser.ending(host) {
+            _ = try await host.waitForStderr("ready (")
+            let studio = try CLIProcess(["studio", "--socket", socket])
+            try await StudioBrowser.ending(studio) {
+                let line = try await studio.waitForStdout("switchyard studio: http")
+                let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
+                try await StudioBrowser.runScript([
+                    "sync", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--manifest", manifest,
+                ])
+            }
+        }
+    }
+}
+
+/// The studio's server from outside, without a browser (the same script, speaking raw HTTP and WebSocket).
+@Suite("Switchyard Studio from outside", .heavy, .timeLimit(.minutes(4)))
+struct StudioServerTests {
+    @Test("no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default) and host/shutdown")
+    func refusals() async throws {
+        try await StudioBrowser.withStudio([]) { url, socket, _ in
+            try await StudioBrowser.runScript(["security", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+        }
+    }
+
+    @Test("a page that never reads costs the host its bounded queue (it answers every request and drops that client); a page that vanishes costs it nothing once gone")
+    func slowAndGoneClients() async throws {
+        try await StudioBrowser.withStudio([]) { url, socket, host in
+            try await StudioBrowser.runScript(["slow", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+            #expect(host.stderr.contains { $0.contains("disconnecting a client that does not read") }, "\(host.stderr.suffix(20))")
+        }
+    }
+}
+
+/// What the browser tests need: Chromium, its driver, and a Python with Selenium.
+enum StudioBrowser {
+    static let available =
+        FileSystem.exists("/usr/bin/chromium") && FileSystem.exists("/usr/bin/chromedriver")
+        && FileSystem.findExecutable("python3", path: SystemProcess.environmentValue("PATH")) != nil
+
+    static let script = "\(packageRoot)/Tests/Browser/studio_test.py"
+
+    /// A Python that imports Selenium, found (or made) once for the whole run: tests that run in parallel must not
+    /// each make the venv.
+    static let selenium = Result { try findOrMakePython() }
+
+    /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`.
+    private static func findOrMakePython() throws -> String {
+        if (try? SystemProcess.run(["python3", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 { return "python3" }
+        let venv = "\(packageRoot)/.build/studio-selenium"
+        if (try? SystemProcess.run(["\(venv)/bin/python", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 {
+            return "\(venv)/bin/python"
+        }
+        let made = try SystemProcess.run(["python3", "-m", "venv", venv], timeoutMilliseconds: 120_000)
+        guard made.status == 0 else { throw TestFailure("cannot make a venv for Selenium: \(made.text)") }
+        let installed = try SystemProcess.run(["\(venv)/bin/pip", "install", "--quiet", "selenium>=4,<5"], timeoutMilliseconds: 240_000)
+        guard installed.status == 0 else { throw TestFailure("cannot install Selenium (pip): \(installed.text)") }
+        return "\(venv)/bin/python"
+    }
+
+    /// Runs `switchyard run --studio` on the demo app with a socket of its own, and `body` with the URL the studio
+    /// printed (`switchyard studio: http://127.0.0.1:PORT/TOKEN/`), the socket and the process; ends it afterwards.
+    static func withStudio(
+        _ arguments: [String], _ body: (_ url: String, _ socket: String, _ host: CLIProcess) async throws -> Void
+    ) async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
+        let host = try CLIProcess(["run", "--studio", "--socket", socket] + arguments)
+        try await ending(host) {
+            let line = try await host.waitForStderr("switchyard studio: http")
+            try await body(String(line[try #require(line.range(of: "http://")).lowerBound...]), socket, host)
+        }
+    }
+
+    /// Runs one scenario of the script; its output is the failure message when it fails.
+    static func runScript(_ arguments: [String], python: String? = nil) async throws {
+        let python = try python ?? Self.selenium.get()
+        let run = try CLIProcess([script] + arguments + ["--deadline", "240"], executable: python)
+        let status: Int32
+        do { status = try await run.waitForExit(seconds: 270) } catch {
+            run.signal(SIGKILL)
+            _ = try? await run.waitForExit(seconds: 10)
+            throw error
+        }
+        #expect(status == 0, "studio_test.py \(arguments[0]):\n\((run.stdout + run.stderr).joined(separator: "\n"))")
+    }
+
+    /// Runs `body`, then ends `process` (SIGTERM, then SIGKILL), whether `body` passed or failed.
+    static func ending(_ process: CLIProcess, _ body: () async throws -> Void) async throws {
+        do { try await body() } catch {
+            await stop(process)
+            throw error
+        }
+        await stop(process)
+    }
+
+    private static func stop(_ process: CLIProcess) async {
+        process.signal(SIGTERM)
+        if (try? await process.waitForExit(seconds: 20)) == nil {
+            process.signal(SIGKILL)
+            _ = try? await process.waitForExit(seconds: 10)
+        }
+    }
+}
