@@ -86,8 +86,10 @@ extension PluginSession {
                 case .route(let question):
                     lastMethod = CoordinatorRouteRequest.method
                     let start = ContinuousClock.now
+                    let oversizeBefore = oversizeLineCount
                     answer = ask(lastMethod, question.request, as: CoordinatorRouteRequest.Result.self).map { .route(.success($0)) }
-                    timings.append(RouteTiming(question: question, elapsed: ContinuousClock.now - start))
+                    let oversize = oversizeLineCount > oversizeBefore
+                    timings.append(RouteTiming(question: question, elapsed: ContinuousClock.now - start, wroteOversizeLine: oversize))
                 }
                 switch answer {
                 case .success(let answer): runner.resume(with: answer)
@@ -196,4 +198,7 @@ enum AnswerProblem: Error {
 struct RouteTiming {
     let question: RouteQuestion
     let elapsed: Duration
+    /// The plugin wrote a line over maxLineBytes while answering: its time is the pipe's (the line-limit check
+    /// fails it), so it is not the busy request the ping check wants.
+    var wroteOversizeLine = false
 }

@@ -214,6 +214,9 @@ final class PluginSession: Sendable {
 
     // MARK: - Reading what was recorded
 
+    /// How many lines over maxLineBytes the plugin has written so far.
+    var oversizeLineCount: Int { inbox.state.withLock { $0.oversize.count } }
+
     /// Where the transcript stands now (a check's exchange starts here).
     var mark: Int { inbox.state.withLock { $0.transcript.end } }
 

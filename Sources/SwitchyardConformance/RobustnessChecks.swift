@@ -2,9 +2,11 @@ import SwitchyardNavigation
 import SwitchyardProtocol
 
 extension MainSession {
-    /// The route request to repeat: the slowest one seen (the ping check wants a slow request), else nil.
+    /// The route request to repeat: the slowest one seen (the ping check wants a slow request), else nil. A route
+    /// that wrote an over-long line is not a candidate: a ping behind it waits for megabytes to cross the pipe (its
+    /// time grows with the machine's load, not with the plugin's handling), and line-limit already fails it.
     private func slowestRoute() -> RouteTiming? {
-        timings.filter { question in trees.contains { $0.tree[question.question.instance] != nil } }
+        timings.filter { question in !question.wroteOversizeLine && trees.contains { $0.tree[question.question.instance] != nil } }
             .max { $0.elapsed < $1.elapsed }
     }
 
