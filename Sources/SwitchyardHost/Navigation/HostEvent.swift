@@ -21,8 +21,11 @@ public struct TreeChange: Sendable {
     let unavailable: [String: String?]
 
     /// The tree as `tree/get` returns it.
-    public var snapshot: TreeSnapshot {
-        tree.snapshot { plugin in
+    public var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
+
+    /// Whether each plugin served at the time of the change.
+    var availability: NavigationTree.Availability {
+        { [unavailable] plugin in
             if let reason = unavailable[plugin] { return (.unavailable, reason) }
             return (.ok, nil)
         }

@@ -67,7 +67,15 @@ final class Navigator {
         for observer in observers.values { observer(event) }
     }
 
-    var snapshot: TreeSnapshot { tree.snapshot(availability: { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }) }
+    var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
+
+    /// Whether each plugin serves, as snapshots show it.
+    var availability: NavigationTree.Availability {
+        { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }
+    }
+
+    /// Snapshots for the control socket, encoded from a per-instance cache; patches for watchers with deltas.
+    let snapshotEncoder = SnapshotEncoder()
 
     func treeChanged() {
         guard !observers.isEmpty else { return }

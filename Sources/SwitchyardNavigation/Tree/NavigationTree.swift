@@ -220,16 +220,25 @@ extension NavigationTree {
     /// The tree as the protocol publishes it: every instance in depth-first order from the root (then any instance
     /// not reachable from it, by id), so the encoding is deterministic.
     public func snapshot(availability: Availability = { _ in (.ok, nil) }) -> TreeSnapshot {
-        var ordered: [InstanceSnapshot] = []
-        var seen = Set<InstanceID>()
+        TreeSnapshot(revision: revision, root: rootID, instances: orderedInstances.map { $0.snapshot(availability) })
+    }
+
+    /// The instances in snapshot order (see ``snapshot(availability:)``): what a cached or incremental encoding of
+    /// the snapshot walks, so it lists the instances exactly as the snapshot does.
+    public var orderedInstances: [Instance] {
+        var ordered: [Instance] = []
+        ordered.reserveCapacity(instances.count)
+        var seen = Set<InstanceID>(minimumCapacity: instances.count)
         func visit(_ id: InstanceID, _ level: Int) {
             guard level < 10_000, let instance = instances[id], seen.insert(id).inserted else { return }
-            ordered.append(instance.snapshot(availability))
+            ordered.append(instance)
             for child in instance.children { visit(child, level + 1) }
         }
         if let rootID { visit(rootID, 0) }
-        for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
-        return TreeSnapshot(revision: revision, root: rootID, instances: ordered)
+        if ordered.count < instances.count {
+            for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
+        }
+        return ordered
     }
 
     /// Rebuilds a tree from a snapshot (state files, tests). The snapshot's ids and revision are kept.
@@ -281,7 +290,8 @@ extension NavigationTree {
 }
 
 extension Instance {
-    func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
+    /// The instance as snapshots list it, its status taken from `availability`.
+    public func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
         var (status, reason) = availability(plugin)
         if isPending {
             status = .unavailable
