@@ -99,8 +99,14 @@ public struct Instance: Sendable, Hashable {
 
     public var selectedTabEntry: Entry? { tabs.indices.contains(selectedTab) ? tabs[selectedTab] : nil }
 
-    /// The entry with this id, wherever it sits.
-    public func entry(_ id: EntryID) -> Entry? { allEntries.first { $0.id == id } }
+    /// The entry with this id, wherever it sits. Searched in place: ``allEntries`` would copy every entry, and a
+    /// restore looks up the parent entry of each child (a stack of 1,000 children made that quadratic).
+    public func entry(_ id: EntryID) -> Entry? {
+        if let root, root.id == id { return root }
+        if let found = entries.first(where: { $0.id == id }) ?? tabs.first(where: { $0.id == id }) { return found }
+        if let child, child.id == id { return child }
+        return nil
+    }
 }
 
 /// The authoritative navigation tree: a value, cheap to copy (instances live in a persistent hash trie, so a copy is
