@@ -155,7 +155,7 @@ final class ControlServer {
         let encoder = host.navigator.snapshotEncoder
         var delta: SnapshotEncoder.Delta?
         if subscribers.contains(where: \.wantsDeltas) {
-            do { delta = try encoder.publish(change.tree, availability: change.availability) } catch {
+            do { delta = try encoder.publish(change.tree, epoch: change.epoch, touched: change.touched, availability: change.availability) } catch {
                 logger.error("control: cannot encode the change to revision \(change.revision): \(error)")
             }
         }
@@ -163,7 +163,7 @@ final class ControlServer {
         var full: [UInt8]?
         var brief: [UInt8]?
         func fullLine() -> [UInt8]? {
-            if full == nil, let snapshot = try? encoder.snapshot(of: change.tree, availability: change.availability) {
+            if full == nil, let snapshot = try? encoder.snapshot(of: change.tree, epoch: change.epoch, availability: change.availability) {
                 full = Self.treeChangedLine(revision: change.revision, snapshot: snapshot)
             }
             return full

@@ -95,7 +95,20 @@ public struct Instance: Sendable, Hashable {
     }
 
     /// Child coordinator instances, in display order.
-    public var children: [InstanceID] { allEntries.compactMap(\.content.coordinator) }
+    public var children: [InstanceID] {
+        var result: [InstanceID] = []
+        forEachChild { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each child coordinator instance, in display order, without building ``allEntries`` (which
+    /// copies every entry: a walk of the whole tree, as a snapshot makes, spent most of its time there).
+    public func forEachChild(_ body: (InstanceID) -> Void) {
+        if case .coordinator(let id)? = root?.content { body(id) }
+        for index in entries.indices { if case .coordinator(let id) = entries[index].content { body(id) } }
+        for index in tabs.indices { if case .coordinator(let id) = tabs[index].content { body(id) } }
+        if case .coordinator(let id)? = child?.content { body(id) }
+    }
 
     public var selectedTabEntry: Entry? { tabs.indices.contains(selectedTab) ? tabs[selectedTab] : nil }
 
@@ -238,7 +251,7 @@ extension NavigationTree {
         func visit(_ id: InstanceID, _ level: Int) {
             guard level < 10_000, let instance = instances[id], seen.insert(id).inserted else { return }
             ordered.append(instance)
-            for child in instance.children { visit(child, level + 1) }
+            instance.forEachChild { visit($0, level + 1) }
         }
         if let rootID { visit(rootID, 0) }
         if ordered.count < instances.count {
