@@ -53,7 +53,14 @@ enum HostService {
         ) {
             guard let decoded = host.navigator.decode(R.Params.self, params, R.method, reply) else { return }
             if let socketBytes {
-                do { replyEncoded(try socketBytes(host, decoded, subscriber)) } catch { reply(.failure(error)) }
+                let bytes: [UInt8]
+                do { bytes = try socketBytes(host, decoded, subscriber) } catch {
+                    reply(.failure(error))
+                    return
+                }
+                replyEncoded(bytes)
+                // What is left of a big answer once written (the rest of it queued) goes back to the system.
+                if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
                 return
             }
             run(host, decoded, subscriber) { [encodedDirectly] result in

@@ -25,8 +25,11 @@ final class SnapshotEncoder {
         var reason: String?
     }
 
+    /// An instance's JSON and what it was encoded from: its ``Instance/version`` (every commit that changes an
+    /// instance stamps it with the new revision; a tree read from a state file starts with the cache empty) and its
+    /// plugin's availability. Not the instance itself: at 10,000 instances a copy of each would cost megabytes.
     private struct Cached {
-        let instance: Instance
+        let version: UInt64
         let status: Status
         let bytes: [UInt8]
     }
@@ -264,9 +267,13 @@ final class SnapshotEncoder {
 
     /// The instance's JSON, from the cache when neither it nor its plugin's availability changed.
     private func encoded(_ instance: Instance, _ status: Status) throws -> [UInt8] {
-        if let cached = cache[instance.id], cached.status == status, cached.instance == instance { return cached.bytes }
-        let bytes = try JSONValueEncoder().encodeBytes(instance.snapshot { _ in (status.status, status.reason) })
-        cache[instance.id] = Cached(instance: instance, status: status, bytes: bytes)
+        if let cached = cache[instance.id], cached.version == instance.version, cached.status == status { return cached.bytes }
+        let encoded = try JSONValueEncoder().encodeBytes(instance.snapshot { _ in (status.status, status.reason) })
+        // Kept at its size: the encoder's buffer grows by doubling, and the cache holds one per instance.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(encoded.count)
+        bytes.append(contentsOf: encoded)
+        cache[instance.id] = Cached(version: instance.version, status: status, bytes: bytes)
         return bytes
     }
 
