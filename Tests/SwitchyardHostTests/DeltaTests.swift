@@ -123,4 +123,26 @@ struct DeltaTests {
             #expect(watcher.tree.instances.contains { $0.plugin == "b2" } || watcher.tree.instances.count > 1)
         }
     }
+
+    @Test("a delta watcher that stops reading misses patches, then gets the tree whole once it has read its queue")
+    func slowWatcherCatchesUp() async throws {
+        let path = "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        options.controlSocket = path
+        let alone = PluginManifest(name: "b0", product: "BenchPlugin", args: ["--peer", "b0"])
+        try await withHost([alone], root: CoordinatorReference(plugin: "b0", type: "bench"), options: options) { host in
+            let driver = try ControlClient(path: path)
+            let slow = try Watcher(path: path, deltas: true)
+            // Each patch replaces the root instance whole, with every entry pushed so far (3 KiB each): well over the
+            // 1 MiB a watcher may leave unread (deltaBacklogBytes) before the slow one reads anything.
+            let big = String(repeating: "x", count: 3_072)
+            var revision: UInt64 = 0
+            for index in 0..<60 {
+                revision = try driver.call(NavigateRequest.self, .init(steps: [.route("item", ["id": .string("\(index)-\(big)")])])).revision
+            }
+            try slow.read(toRevision: revision)
+            #expect(slow.tree == (await host.snapshot()))
+            #expect(slow.patches > 0 && slow.snapshots > 0, "patches \(slow.patches), whole snapshots \(slow.snapshots)")
+        }
+    }
 }
