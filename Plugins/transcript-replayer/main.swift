@@ -58,6 +58,8 @@ for step in transcript.steps {
         if let problem = Transcript.mismatch(pattern: step.message, actual: actual) {
             fail("at transcript line \(step.line): \(problem)\n  host wrote: \(actual)")
         }
+    case .client:
+        fail("at transcript line \(step.line): a control client's message in a transcript replayed by a plugin")
     }
 }
 _ = try? FileDescriptor.standardError.writeAll("transcript-replayer: complete (\(transcript.steps.count) steps)\n".utf8)

@@ -7,6 +7,11 @@ import SwitchyardUV
 protocol ControlSubscriber: AnyObject {
     var subscribed: Bool { get set }
     var wantsSnapshots: Bool { get set }
+    /// Subscribed with `deltas`: `tree/changed` carries a patch to the snapshot the client holds.
+    var wantsDeltas: Bool { get set }
+    /// With deltas: the published snapshot (``SnapshotEncoder/generation``) the client holds; nil when it holds none
+    /// it can patch, so the next `tree/changed` carries a full snapshot.
+    var heldGeneration: Int? { get set }
     /// What the client asked to see of the protocol trace (nil: nothing).
     var trace: TraceSubscription? { get set }
 }
@@ -38,12 +43,26 @@ enum HostService {
         let run: @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
         /// Encode the result straight to bytes (snapshots: one walk, no `JSONValue`), then hand freed memory back.
         var encodedDirectly = false
+        /// Over the socket, the result as encoded bytes, without building it as a value (snapshots, from the
+        /// per-instance cache); ``run`` serves in-process callers.
+        var socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
 
         func dispatch(
             _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
             replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>
         ) {
             guard let decoded = host.navigator.decode(R.Params.self, params, R.method, reply) else { return }
+            if let socketBytes {
+                let bytes: [UInt8]
+                do { bytes = try socketBytes(host, decoded, subscriber) } catch {
+                    reply(.failure(error))
+                    return
+                }
+                replyEncoded(bytes)
+                // What is left of a big answer once written (the rest of it queued) goes back to the system.
+                if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
+                return
+            }
             run(host, decoded, subscriber) { [encodedDirectly] result in
                 let value: R.Result
                 switch result {
@@ -71,9 +90,10 @@ enum HostService {
 
     private static func entry<R: ControlRequest>(
         _ type: R.Type, encodedDirectly: Bool = false,
+        socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? = nil,
         _ run: @escaping @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
     ) -> (String, any Method) {
-        (R.method, Typed<R>(run: run, encodedDirectly: encodedDirectly))
+        (R.method, Typed<R>(run: run, encodedDirectly: encodedDirectly, socketBytes: socketBytes))
     }
 
     private static let methods: [String: any Method] = Dictionary(uniqueKeysWithValues: [
@@ -94,7 +114,9 @@ enum HostService {
                 }
             }
         },
-        entry(TreeGetRequest.self, encodedDirectly: true) { host, _, _, done in done(.success(host.navigator.snapshot)) },
+        entry(TreeGetRequest.self, socketBytes: { host, _, _ throws(ResponseError) in try host.navigator.encodedSnapshot() }) { host, _, _, done in
+            done(.success(host.navigator.snapshot))
+        },
         entry(TreeRenderRequest.self) { host, request, _, done in
             let snapshot = host.navigator.snapshot
             done(.success(TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))))
@@ -102,13 +124,20 @@ enum HostService {
         entry(TreeQueryRequest.self) { host, request, _, done in
             done(Result { () throws(ResponseError) in TreeQueryRequest.Result(result: try host.navigator.tree.answer(request)) })
         },
-        entry(TreeSubscribeRequest.self, encodedDirectly: true) { host, request, subscriber, done in
-            subscriber?.subscribed = true
-            subscriber?.wantsSnapshots = request.snapshots ?? true
+        entry(
+            TreeSubscribeRequest.self,
+            socketBytes: { host, request, subscriber throws(ResponseError) in
+                subscribe(subscriber, request)
+                if let subscriber, subscriber.wantsDeltas { subscriber.heldGeneration = try host.navigator.publishSnapshot() }
+                return try host.navigator.encodedSnapshot()
+            }
+        ) { host, request, subscriber, done in
+            subscribe(subscriber, request)
             done(.success(host.navigator.snapshot))
         },
         entry(TreeUnsubscribeRequest.self) { _, _, subscriber, done in
             subscriber?.subscribed = false
+            subscriber?.wantsDeltas = false
             done(.success(Empty()))
         },
         entry(UserDismissedRequest.self) { host, request, _, done in
@@ -138,6 +167,14 @@ enum HostService {
         entry(PluginSignalRequest.self) { host, request, _, done in host.signalPlugin(request, done) },
         entry(PluginRestartRequest.self) { host, request, _, done in host.restartPlugin(request.plugin, done) },
     ])
+
+    private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {
+        guard let subscriber else { return }
+        subscriber.subscribed = true
+        subscriber.wantsSnapshots = request.snapshots ?? true
+        subscriber.wantsDeltas = request.deltas ?? false
+        subscriber.heldGeneration = nil
+    }
 
     /// Answered before the app has started: a status, and the trace, which a client subscribes to early to watch
     /// the handshakes.

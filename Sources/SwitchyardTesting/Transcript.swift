@@ -6,6 +6,8 @@ public import SwitchyardProtocol
 /// Each line is one object:
 /// - `{"host": <message>}`: a message the host writes to the plugin;
 /// - `{"plugin": <message>}`: a message the plugin writes to the host;
+/// - `{"client": <message>}`: a message a control client writes to the host (transcripts replayed as `control`,
+///   where `host` lines are what the host writes to that client);
 /// - `{"comment": "..."}`: prose, ignored.
 /// - `{"sync": "label"}`: a point the replayer announces on stderr, so a test can wait for it before acting.
 /// - `"invalid": true` beside `host` or `plugin` marks a message that breaks the protocol on purpose (schema
@@ -15,7 +17,7 @@ public import SwitchyardProtocol
 /// absent from the transcript are not checked (so a transcript pins what the spec pins, and no more).
 public struct Transcript: Sendable {
     public enum Side: String, Sendable {
-        case host, plugin
+        case host, plugin, client
     }
 
     public struct Step: Sendable {
@@ -62,8 +64,10 @@ public struct Transcript: Sendable {
                 steps.append(Step(side: .host, message: message, line: number, invalid: invalid))
             } else if let message = value["plugin"] {
                 steps.append(Step(side: .plugin, message: message, line: number, invalid: invalid))
+            } else if let message = value["client"] {
+                steps.append(Step(side: .client, message: message, line: number, invalid: invalid))
             } else {
-                throw ResponseError(.invalidRequest, "transcript line \(number): needs 'host', 'plugin' or 'comment'")
+                throw ResponseError(.invalidRequest, "transcript line \(number): needs 'host', 'plugin', 'client' or 'comment'")
             }
         }
         self.steps = steps

@@ -126,7 +126,10 @@ struct WatchCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "watch",
         abstract: "Stream a running host's tree changes (and plugin state changes) until it stops.",
-        discussion: "Text shows the tree at each revision; --json prints each notification as one JSON-RPC line.")
+        discussion: """
+            Text shows the tree at each revision; --json prints each notification as one JSON-RPC line, tree/changed \
+            with the whole snapshot. The host sends changes as patches (tree/subscribe deltas), applied here.
+            """)
 
     @Flag(name: .long, help: "One JSON line per event: the subscription's snapshot, then each notification as received.")
     var json = false
@@ -138,22 +141,28 @@ struct WatchCommand: ParsableCommand {
 
     func run() throws {
         let connection = try client.connect()
-        let current = try control { () throws(ControlClient.Failure) in try connection.call(TreeSubscribeRequest.self, .init(snapshots: true)) }
-        emitTree(current)
+        var tree = try control { () throws(ControlClient.Failure) in try connection.watchTree() }
+        emitTree(tree)
         connection.timeoutMilliseconds = -1
         var changes = 0
         while count.map({ changes < $0 }) ?? true {
-            let notification: (method: String, params: JSONValue?)
+            var notification: (method: String, params: JSONValue?)
             do { notification = try connection.nextNotification() } catch {
                 if case .connection = error { return }  // The host stopped: the stream is over.
                 throw RunFailure(message: error.description)
+            }
+            if notification.method == TreeChangedNotification.method {
+                tree = try control { () throws(ControlClient.Failure) in try ControlClient.apply(notification.params, to: tree) }
+                // What a watcher of whole snapshots would have received: the output does not depend on the wire.
+                let whole = try? Coding.encode(TreeChangedNotification.Params(revision: tree.revision, snapshot: tree))
+                notification.params = whole
+                changes += 1
             }
             if json {
                 StandardOutput.write(String(decoding: Message.notification(method: notification.method, params: notification.params).encodedLine(), as: UTF8.self))
             } else {
                 describe(notification)
             }
-            if notification.method == TreeChangedNotification.method { changes += 1 }
         }
     }
 

@@ -158,6 +158,8 @@ struct CLITests {
         }
         let json = try await Self.run(["tree", "--socket", socket, "--format", "json"])
         #expect(try Self.lastJSONLine(json.stdout).revision == 3)
+        // watch received patches (tree/subscribe deltas) and printed the trees they lead to: the last is tree/get's.
+        #expect(changes.last?.snapshot == (try Self.lastJSONLine(json.stdout)))
 
         let status = try await Self.run(["status", "--socket", socket])
         #expect(status.stdout.first == "revision 3")

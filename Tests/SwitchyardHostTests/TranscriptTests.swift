@@ -1,4 +1,5 @@
 import Foundation
+import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
@@ -46,7 +47,7 @@ struct TranscriptTests {
         let all = FileSystem.listDirectory(Self.directory).filter { $0.hasSuffix(".jsonl") }
         #expect(all.count >= 4)
         for name in all {
-            #expect(["host", "plugin"].contains(try Self.load(name).header.replay), "\(name)")
+            #expect(["host", "plugin", "control"].contains(try Self.load(name).header.replay), "\(name)")
         }
     }
 
@@ -76,6 +77,28 @@ struct TranscriptTests {
         #expect(!logs.contains("MISMATCH"), "\(logs.all.filter { $0.contains("MISMATCH") })")
         if header.expectFailure == nil {
             #expect(logs.contains("transcript-replayer: complete"), "\(logs.all)")
+        }
+    }
+
+    @Test("replayed as a control client of the demo app (the test plays the client)", arguments: transcripts(for: "control"))
+    func asControlClient(_ name: String) async throws {
+        let (_, _, transcript) = try Self.load(name)
+        let path = try TestSweep.temporaryDirectory() + "/control.sock"
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        options.controlSocket = path
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: options) { _ in
+            let client = try ControlClient(path: path, timeoutMilliseconds: 20_000)
+            defer { client.close() }
+            for step in transcript.steps where step.sync == nil {
+                switch step.side {
+                case .client:
+                    try client.sendRaw(JSONWriter.string(step.message) + "\n")
+                case .host, .plugin:
+                    let actual = try client.next().json
+                    #expect(Transcript.mismatch(pattern: step.message, actual: actual) == nil,
+                        "\(name) line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? ""); the host sent \(actual)")
+                }
+            }
         }
     }
 
@@ -165,6 +188,8 @@ struct TranscriptTests {
                 let actual = try JSONParser.parse(line)
                 #expect(Transcript.mismatch(pattern: step.message, actual: actual) == nil,
                     "\(language), transcript line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? "")")
+            case .client:
+                Issue.record("\(name) line \(step.line): a control client's message in a transcript replayed against plugins")
             }
         }
         #expect(try await process.waitForExit() == 0, "a plugin exits 0 on exit after shutdown")

@@ -54,7 +54,7 @@ struct SchemaTests {
             let header = try JSONParser.parse(String(String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""))
             // A transcript replayed against the host writes the plugin's messages verbatim, and the other way round;
             // the other side's lines are patterns ("$any", omitted keys) and are matched, not validated.
-            let verbatim: Transcript.Side = header["replay"] == "host" ? .plugin : .host
+            let verbatim: Transcript.Side = header["replay"] == "host" ? .plugin : header["replay"] == "control" ? .client : .host
             let transcript = try Transcript(parsing: bytes)
             var methodOfRequest: [String: String] = [:]  // "side:id" -> method, to find a response's schema
             for step in transcript.steps {

@@ -95,6 +95,105 @@ function checkOwner(socketPath) {
   return undefined;
 }
 
+/** The tree after a tree/changed notification's params: its snapshot when it has one, else `tree` (the snapshot the
+ * watcher holds, not modified) with the patch applied. Throws a ControlError of kind 'protocolViolation' when the patch is not
+ * for `tree`'s revision or does not apply. */
+export function applyTreeChange(tree, change) {
+  if (change.snapshot != null) return change.snapshot;
+  if (!Array.isArray(change.patch)) {
+    throw new ControlError('protocolViolation', `tree/changed of revision ${change.revision} has neither a snapshot nor a patch`);
+  }
+  if (tree == null || change.base !== tree.revision) {
+    throw new ControlError('protocolViolation', `tree/changed patches revision ${change.base}, but the tree held is revision ${tree?.revision}`);
+  }
+  return applyPatch(tree, change.patch);
+}
+
+/** JSON Patch (RFC 6902): resolves `document` with the operations applied; `document` itself is not modified (only
+ * the containers on each operation's path are copied). */
+export function applyPatch(document, patch) {
+  patch.forEach((operation, index) => {
+    try {
+      document = applyOperation(document, operation);
+    } catch (error) {
+      throw new ControlError('protocolViolation', `patch operation ${index} (${operation.op} ${operation.path}) does not apply: ${error.message}`);
+    }
+  });
+  return document;
+}
+
+function pointer(path) {
+  if (path === '') return [];
+  if (!path.startsWith('/')) throw new Error(`${path} is not a JSON pointer`);
+  return path.slice(1).split('/').map((token) => token.replaceAll('~1', '/').replaceAll('~0', '~'));
+}
+
+function lookUp(document, tokens) {
+  for (const token of tokens) {
+    if (document === null || typeof document !== 'object' || !Object.hasOwn(document, Array.isArray(document) ? Number(token) : token)) {
+      throw new Error(`no member ${token}`);
+    }
+    document = Array.isArray(document) ? document[Number(token)] : document[token];
+  }
+  return document;
+}
+
+function edit(document, tokens, change) {
+  if (tokens.length === 0) throw new Error('the whole document cannot be edited in place');
+  if (document === null || typeof document !== 'object') throw new Error(`${tokens[0]} is inside a scalar`);
+  const copy = Array.isArray(document) ? document.slice() : { ...document };
+  const [token, ...rest] = tokens;
+  if (rest.length === 0) {
+    change(copy, token);
+  } else {
+    const key = Array.isArray(copy) ? Number(token) : token;
+    if (!Object.hasOwn(copy, key)) throw new Error(`no member ${token}`);
+    copy[key] = edit(copy[key], rest, change);
+  }
+  return copy;
+}
+
+function add(container, token, value) {
+  if (Array.isArray(container)) {
+    const position = token === '-' ? container.length : Number(token);
+    if (!Number.isInteger(position) || position < 0 || position > container.length) throw new Error(`index ${token} is out of range`);
+    container.splice(position, 0, value);
+  } else {
+    container[token] = value;
+  }
+}
+
+function remove(container, token) {
+  if (Array.isArray(container)) {
+    const position = Number(token);
+    if (!Number.isInteger(position) || position < 0 || position >= container.length) throw new Error(`no element ${token}`);
+    container.splice(position, 1);
+  } else {
+    if (!Object.hasOwn(container, token)) throw new Error(`no member ${token}`);
+    delete container[token];
+  }
+}
+
+function applyOperation(document, operation) {
+  const tokens = pointer(operation.path);
+  switch (operation.op) {
+    case 'add': return edit(document, tokens, (c, t) => add(c, t, operation.value));
+    case 'remove': return edit(document, tokens, remove);
+    case 'replace': return edit(document, tokens, (c, t) => { remove(c, t); add(c, t, operation.value); });
+    case 'move':
+    case 'copy': {
+      const source = pointer(operation.from);
+      const value = lookUp(document, source);
+      if (operation.op === 'move') document = edit(document, source, remove);
+      return edit(document, tokens, (c, t) => add(c, t, value));
+    }
+    case 'test':
+      if (JSON.stringify(lookUp(document, tokens)) !== JSON.stringify(operation.value)) throw new Error('test failed');
+      return document;
+    default: throw new Error(`unknown op ${operation.op}`);
+  }
+}
+
 export class ControlClient {
   /** Connects to the host at `path` (default: `defaultSocketPath(app)`). `timeoutMs` bounds each call (null waits
    * forever). Resolves once connected. */
@@ -126,6 +225,7 @@ export class ControlClient {
     this.nextId = 1;
     this.pending = new Map();
     this.queued = [];
+    this.heldTree = undefined; // the tree nextTree() patches
     this.waiting = [];
     this.buffer = '';
     this.closed = undefined;
@@ -154,7 +254,19 @@ export class ControlClient {
   }
   /** Asks for tree/changed (with the snapshot unless `snapshots` is false), plugin/changed and coordinator/destroyed
    * notifications. Resolves to the current snapshot, so nothing is missed in between. */
-  subscribe({ snapshots = true } = {}) { return this.call('tree/subscribe', { snapshots }); }
+  /** With `deltas`, each tree/changed carries a JSON Patch against the previous snapshot (`base`, `patch`) instead of
+   * the whole tree (or the whole tree when this client could not have the base): nextTree() applies them. */
+  async subscribe({ snapshots = true, deltas = false } = {}) {
+    this.heldTree = await this.call('tree/subscribe', deltas ? { snapshots, deltas } : { snapshots });
+    return this.heldTree;
+  }
+  /** Waits for the next tree/changed and resolves to the tree it leads to (its snapshot, or the tree this client holds
+   * with the patch applied), skipping other notifications. Needs subscribe() with snapshots or deltas. */
+  async nextTree({ timeoutMs = this.timeoutMs } = {}) {
+    const { params } = await this.nextNotification('tree/changed', { timeoutMs });
+    this.heldTree = applyTreeChange(this.heldTree, params);
+    return this.heldTree;
+  }
   /** Stops the notifications. */
   unsubscribe() { return this.call('tree/unsubscribe'); }
   /** Reports that the user dismissed `entry` of `instance` in the UI. Resolves to {revision, instance}. */

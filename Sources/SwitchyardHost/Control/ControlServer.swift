@@ -139,18 +139,7 @@ final class ControlServer {
         // Encode each notification once, whatever the number of subscribers.
         switch event {
         case .treeChanged(let change):
-            var full: [UInt8]?
-            var brief: [UInt8]?
-            for session in subscribers {
-                if session.wantsSnapshots {
-                    if full == nil { full = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: change.snapshot)) }
-                    if let full { session.write(full) }
-                } else {
-                    if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: nil)) }
-                    if let brief { session.write(brief) }
-                }
-            }
-            if (full?.count ?? 0) > Self.trimAfterBytes { SystemProcess.returnFreeMemory() }
+            broadcast(change, to: subscribers)
         case .pluginChanged(let status):
             guard let line = Self.line(PluginChangedNotification.self, status.wire) else { return }
             for session in subscribers { session.write(line) }
@@ -158,6 +147,66 @@ final class ControlServer {
             guard let line = Self.line(CoordinatorDestroyedNotification.self, .init(plugin: plugin, instance: instance, type: type)) else { return }
             for session in subscribers { session.write(line) }
         }
+    }
+
+    /// Each notification is encoded once: the patch for the watchers with deltas that hold its base, the whole
+    /// snapshot for the others that want it, the revision alone for the rest.
+    private func broadcast(_ change: TreeChange, to subscribers: [ControlSession]) {
+        let encoder = host.navigator.snapshotEncoder
+        var delta: SnapshotEncoder.Delta?
+        if subscribers.contains(where: \.wantsDeltas) {
+            do { delta = try encoder.publish(change.tree, epoch: change.epoch, touched: change.touched, availability: change.availability) } catch {
+                logger.error("control: cannot encode the change to revision \(change.revision): \(error)")
+            }
+        }
+        let deltaLine = delta.map { Message.notificationLine(method: TreeChangedNotification.method, encodedParams: $0.params) }
+        var full: [UInt8]?
+        var brief: [UInt8]?
+        func fullLine() -> [UInt8]? {
+            if full == nil, let snapshot = try? encoder.snapshot(of: change.tree, epoch: change.epoch, availability: change.availability) {
+                full = Self.treeChangedLine(revision: change.revision, snapshot: snapshot)
+            }
+            return full
+        }
+        for session in subscribers {
+            if session.wantsDeltas {
+                if session.heldGeneration == encoder.generation { continue }  // nothing it holds changed
+                if session.isBehind {
+                    session.heldGeneration = nil  // caught up with a snapshot once its queue drains
+                } else if let delta, let deltaLine, session.heldGeneration == delta.baseGeneration {
+                    session.write(deltaLine)
+                    session.heldGeneration = delta.generation
+                } else if delta != nil, let line = fullLine() {
+                    session.write(line)
+                    session.heldGeneration = encoder.generation
+                }
+            } else if session.wantsSnapshots {
+                if let line = fullLine() { session.write(line) }
+            } else {
+                if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: nil)) }
+                if let brief { session.write(brief) }
+            }
+        }
+        if (full?.count ?? 0) > Self.trimAfterBytes { SystemProcess.returnFreeMemory() }
+    }
+
+    /// A watcher with deltas that fell behind has drained its queue: it gets the published snapshot whole.
+    func catchUp(_ session: ControlSession) {
+        let encoder = host.navigator.snapshotEncoder
+        guard let snapshot = try? encoder.publishedSnapshot() else { return }
+        session.write(Self.treeChangedLine(revision: snapshot.revision, snapshot: snapshot.bytes))
+        session.heldGeneration = encoder.generation
+    }
+
+    /// `tree/changed` `{revision, snapshot}` from the snapshot's encoded bytes.
+    static func treeChangedLine(revision: UInt64, snapshot: [UInt8]) -> [UInt8] {
+        var params = JSONWriter(capacity: snapshot.count + 40)
+        params.writeRaw("{\"revision\":")
+        params.writeInteger(Int64(bitPattern: revision))
+        params.writeRaw(",\"snapshot\":")
+        params.writeRawBytes(snapshot)
+        params.append(UInt8(ascii: "}"))
+        return Message.notificationLine(method: TreeChangedNotification.method, encodedParams: params.bytes)
     }
 
     static func line<N: ControlNotification>(_ type: N.Type, _ params: N.Params) -> [UInt8]? {
@@ -185,6 +234,8 @@ final class ControlSession: ControlSubscriber {
     private var reader = MessageReader(maxLineLength: 1 << 20)
     var subscribed = false
     var wantsSnapshots = true
+    var wantsDeltas = false
+    var heldGeneration: Int?
     var trace: TraceSubscription? {
         didSet { if (oldValue == nil) != (trace == nil) { server.traceSubscriptionsChanged() } }
     }
@@ -199,7 +250,17 @@ final class ControlSession: ControlSubscriber {
         self.logger = logger
     }
 
+    /// A watcher with deltas whose unread notifications pass this many bytes misses the next ones and gets a full
+    /// snapshot once it has read what is queued (spec §15).
+    static let deltaBacklogBytes = 1 << 20
+
+    var isBehind: Bool { pipe.queuedBytes > Self.deltaBacklogBytes }
+
     func start() {
+        pipe.onDrain = { [weak self] in
+            guard let self, self.subscribed, self.wantsDeltas, self.heldGeneration == nil else { return }
+            self.server.catchUp(self)
+        }
         do {
             try pipe.startReading { [weak self] event in self?.read(event) }
         } catch {

@@ -19,10 +19,17 @@ public struct TreeChange: Sendable {
     let tree: NavigationTree
     /// Plugins not serving at the time of the change, with why.
     let unavailable: [String: String?]
+    /// The navigator's ``Navigator/treeEpoch`` for ``tree``.
+    let epoch: Int
+    /// When the change is one committed chain: the instances it touched (everything it changed is among them).
+    let touched: Set<InstanceID>?
 
     /// The tree as `tree/get` returns it.
-    public var snapshot: TreeSnapshot {
-        tree.snapshot { plugin in
+    public var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
+
+    /// Whether each plugin served at the time of the change.
+    var availability: NavigationTree.Availability {
+        { [unavailable] plugin in
             if let reason = unavailable[plugin] { return (.unavailable, reason) }
             return (.ok, nil)
         }

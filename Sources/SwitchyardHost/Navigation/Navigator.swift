@@ -23,7 +23,11 @@ protocol PluginDirectory: AnyObject {
 }
 
 final class Navigator {
-    private(set) var tree = NavigationTree()
+    private(set) var tree = NavigationTree() {
+        didSet { treeEpoch &+= 1 }
+    }
+    /// Bumped at every change of ``tree``: what a cached walk of the tree (``SnapshotEncoder``) is keyed by.
+    private(set) var treeEpoch = 0
     private(set) var registry = RouteRegistry()
     private(set) var composition: CompositionReport?
     private(set) var allocator = IDAllocator()
@@ -67,11 +71,21 @@ final class Navigator {
         for observer in observers.values { observer(event) }
     }
 
-    var snapshot: TreeSnapshot { tree.snapshot(availability: { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }) }
+    var snapshot: TreeSnapshot { tree.snapshot(availability: availability) }
 
-    func treeChanged() {
+    /// Whether each plugin serves, as snapshots show it.
+    var availability: NavigationTree.Availability {
+        { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }
+    }
+
+    /// Snapshots for the control socket, encoded from a per-instance cache; patches for watchers with deltas.
+    let snapshotEncoder = SnapshotEncoder()
+
+    /// `touched`: the instances a committed chain touched (all it changed), when this change is that one commit.
+    func treeChanged(touched: Set<InstanceID>? = nil) {
         guard !observers.isEmpty else { return }
-        publish(.treeChanged(TreeChange(revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:])))
+        publish(.treeChanged(TreeChange(
+            revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:], epoch: treeEpoch, touched: touched)))
     }
 
     // MARK: - Start-up
@@ -182,7 +196,7 @@ final class Navigator {
             switch outcome {
             case .success(let (result, changed)):
                 self.send(result.effects)
-                if changed { self.treeChanged() }
+                if changed { self.treeChanged(touched: result.touched) }
                 completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: result.landedOn)))
             case .failure(let error):
                 // Another chain changed what this one read: run it again on the new tree.

@@ -8,10 +8,17 @@ extension NavigationTree {
         // A placeholder was never created in the plugin: it is created (reason `new`), not restored.
         let owned = instances(of: plugin).filter { !$0.isPending }.map { (instance: $0, depth: depth(of: $0.id)) }
             .sorted { ($0.depth, $0.instance.id) < ($1.depth, $1.instance.id) }.map(\.instance)
+        // The routes of each parent's entries, indexed once per parent: children of one stack look up its entries.
+        var routes: [InstanceID: (plugin: String, routes: [EntryID: String])] = [:]
         return owned.map { instance in
             let parent = instance.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
-                guard let owner = self[link.instance], let entry = owner.entry(link.entry) else { return nil }
-                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: entry.route)
+                if routes[link.instance] == nil, let owner = self[link.instance] {
+                    var byEntry: [EntryID: String] = [:]
+                    for entry in owner.allEntries { byEntry[entry.id] = entry.route }
+                    routes[link.instance] = (owner.plugin, byEntry)
+                }
+                guard let owner = routes[link.instance], let route = owner.routes[link.entry] else { return nil }
+                return CoordinatorCreateRequest.Parent(instance: link.instance, plugin: owner.plugin, route: route)
             }
             return CoordinatorCreateRequest.Params(
                 instance: instance.id, type: instance.type, reason: .restore, params: instance.params, parent: parent,

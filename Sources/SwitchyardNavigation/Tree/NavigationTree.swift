@@ -95,12 +95,31 @@ public struct Instance: Sendable, Hashable {
     }
 
     /// Child coordinator instances, in display order.
-    public var children: [InstanceID] { allEntries.compactMap(\.content.coordinator) }
+    public var children: [InstanceID] {
+        var result: [InstanceID] = []
+        forEachChild { result.append($0) }
+        return result
+    }
+
+    /// Calls `body` with each child coordinator instance, in display order, without building ``allEntries`` (which
+    /// copies every entry: a walk of the whole tree, as a snapshot makes, spent most of its time there).
+    public func forEachChild(_ body: (InstanceID) -> Void) {
+        if case .coordinator(let id)? = root?.content { body(id) }
+        for index in entries.indices { if case .coordinator(let id) = entries[index].content { body(id) } }
+        for index in tabs.indices { if case .coordinator(let id) = tabs[index].content { body(id) } }
+        if case .coordinator(let id)? = child?.content { body(id) }
+    }
 
     public var selectedTabEntry: Entry? { tabs.indices.contains(selectedTab) ? tabs[selectedTab] : nil }
 
-    /// The entry with this id, wherever it sits.
-    public func entry(_ id: EntryID) -> Entry? { allEntries.first { $0.id == id } }
+    /// The entry with this id, wherever it sits. Searched in place: ``allEntries`` would copy every entry, and a
+    /// restore looks up the parent entry of each child (a stack of 1,000 children made that quadratic).
+    public func entry(_ id: EntryID) -> Entry? {
+        if let root, root.id == id { return root }
+        if let found = entries.first(where: { $0.id == id }) ?? tabs.first(where: { $0.id == id }) { return found }
+        if let child, child.id == id { return child }
+        return nil
+    }
 }
 
 /// The authoritative navigation tree: a value, cheap to copy (instances live in a persistent hash trie, so a copy is
@@ -220,16 +239,25 @@ extension NavigationTree {
     /// The tree as the protocol publishes it: every instance in depth-first order from the root (then any instance
     /// not reachable from it, by id), so the encoding is deterministic.
     public func snapshot(availability: Availability = { _ in (.ok, nil) }) -> TreeSnapshot {
-        var ordered: [InstanceSnapshot] = []
-        var seen = Set<InstanceID>()
+        TreeSnapshot(revision: revision, root: rootID, instances: orderedInstances.map { $0.snapshot(availability) })
+    }
+
+    /// The instances in snapshot order (see ``snapshot(availability:)``): what a cached or incremental encoding of
+    /// the snapshot walks, so it lists the instances exactly as the snapshot does.
+    public var orderedInstances: [Instance] {
+        var ordered: [Instance] = []
+        ordered.reserveCapacity(instances.count)
+        var seen = Set<InstanceID>(minimumCapacity: instances.count)
         func visit(_ id: InstanceID, _ level: Int) {
             guard level < 10_000, let instance = instances[id], seen.insert(id).inserted else { return }
-            ordered.append(instance.snapshot(availability))
-            for child in instance.children { visit(child, level + 1) }
+            ordered.append(instance)
+            instance.forEachChild { visit($0, level + 1) }
         }
         if let rootID { visit(rootID, 0) }
-        for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
-        return TreeSnapshot(revision: revision, root: rootID, instances: ordered)
+        if ordered.count < instances.count {
+            for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
+        }
+        return ordered
     }
 
     /// Rebuilds a tree from a snapshot (state files, tests). The snapshot's ids and revision are kept.
@@ -281,7 +309,8 @@ extension NavigationTree {
 }
 
 extension Instance {
-    func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
+    /// The instance as snapshots list it, its status taken from `availability`.
+    public func snapshot(_ availability: NavigationTree.Availability) -> InstanceSnapshot {
         var (status, reason) = availability(plugin)
         if isPending {
             status = .unavailable

@@ -4,12 +4,20 @@ public enum TreeChangedNotification: ControlNotification {
 
     public struct Params: Codable, Sendable, Equatable {
         public var revision: UInt64
-        /// Absent when the client subscribed with `snapshots: false`.
+        /// Absent when the client subscribed with `snapshots: false`, and for a watcher with `deltas` that holds
+        /// ``base``.
         public var snapshot: TreeSnapshot?
+        /// With `deltas`: the revision of the snapshot ``patch`` applies to (the one the watcher holds).
+        public var base: UInt64?
+        /// With `deltas`: a JSON Patch (RFC 6902) from the snapshot of ``base`` to this one. See
+        /// ``TreeSnapshot/applying(_:)``.
+        public var patch: [JSONPatchOperation]?
 
-        public init(revision: UInt64, snapshot: TreeSnapshot?) {
+        public init(revision: UInt64, snapshot: TreeSnapshot?, base: UInt64? = nil, patch: [JSONPatchOperation]? = nil) {
             self.revision = revision
             self.snapshot = snapshot
+            self.base = base
+            self.patch = patch
         }
     }
 }

@@ -73,7 +73,13 @@ public enum TreeSubscribeRequest: ControlRequest {
     public struct Params: Codable, Sendable, Equatable {
         /// Include the snapshot in each `tree/changed` (default true); false sends the revision only.
         public var snapshots: Bool?
-        public init(snapshots: Bool? = nil) { self.snapshots = snapshots }
+        /// Each `tree/changed` carries a patch to the previous snapshot (`base`, `patch`) instead of the whole
+        /// snapshot; a full snapshot only when the client cannot have the base (spec §15). Default false.
+        public var deltas: Bool?
+        public init(snapshots: Bool? = nil, deltas: Bool? = nil) {
+            self.snapshots = snapshots
+            self.deltas = deltas
+        }
     }
 
     public typealias Result = TreeSnapshot

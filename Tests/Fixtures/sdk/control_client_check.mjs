@@ -4,7 +4,8 @@
 //
 // usage: node control_client_check.mjs SOCKET EXPECTED_DEFAULT_SOCKET_PATH
 
-import { ControlClient, ControlError, defaultSocketPath, step } from 'switchyard-sdk/client';
+import { isDeepStrictEqual } from 'node:util';
+import { ControlClient, ControlError, applyTreeChange, defaultSocketPath, step } from 'switchyard-sdk/client';
 
 const [socketPath, expectedDefault] = process.argv.slice(2);
 
@@ -45,6 +46,11 @@ const nextChange = async () => {
 
 const snapshot = await host.subscribe({ snapshots: false });
 check(snapshot.revision === 1 && snapshot.instances[0].plugin === 'main', 'subscribe: the current snapshot', snapshot.revision);
+const watcher = await ControlClient.connect({ path: socketPath, timeoutMs: 20_000 });
+let held = await watcher.subscribe({ deltas: true });
+check(isDeepStrictEqual(held, snapshot), 'subscribe({deltas: true}): the current snapshot', held.revision);
+const follower = await ControlClient.connect({ path: socketPath, timeoutMs: 20_000 });
+await follower.subscribe({ deltas: true });
 
 // Calls in flight at once each get their own answer.
 const [valid, invalid, pings] = await Promise.all([
@@ -77,6 +83,19 @@ check(await host.query('currentRoute', { instance: todos.id }) === 'todo', 'quer
 const dismissed = await host.dismissed(todos.id, todos.entries[0].entry);
 check(dismissed.revision === 5, "dismissed: the user's dismissal is a revision", dismissed);
 check(instance(await host.tree(), 'todos', 'todos').entries.length === 0, 'dismissed: the entry is gone');
+
+const final = await host.tree();
+const first = (await watcher.nextNotification('tree/changed')).params;
+check(first.base === held.revision && Array.isArray(first.patch) && first.snapshot === undefined,
+  'deltas: tree/changed carries a patch against the held revision', first);
+held = applyTreeChange(held, first);
+while (held.revision < final.revision) held = applyTreeChange(held, (await watcher.nextNotification('tree/changed')).params);
+check(isDeepStrictEqual(held, final), 'deltas: the patched tree equals tree/get', held.revision);
+let followed = await follower.nextTree();
+while (followed.revision < final.revision) followed = await follower.nextTree();
+check(isDeepStrictEqual(followed, final), 'deltas: nextTree() ends with the tree of tree/get', followed.revision);
+watcher.close();
+follower.close();
 
 const status = await host.status();
 check(status.revision === 5, 'status: the revision', status.revision);

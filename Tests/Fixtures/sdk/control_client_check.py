@@ -5,7 +5,7 @@ usage: control_client_check.py SOCKET EXPECTED_DEFAULT_SOCKET_PATH
 """
 import sys
 
-from switchyard.client import ConnectionFailed, ControlClient, ResponseError, default_socket_path, step
+from switchyard.client import ConnectionFailed, ControlClient, ResponseError, apply_tree_change, default_socket_path, step
 
 socket_path, expected_default = sys.argv[1], sys.argv[2]
 
@@ -41,6 +41,11 @@ with ControlClient(socket_path, timeout=20) as host:
     snapshot = host.subscribe()
     check(snapshot["revision"] == 1 and snapshot["instances"][0]["plugin"] == "main", "subscribe: the current snapshot",
           snapshot["revision"])
+    watcher = ControlClient(socket_path, timeout=20)
+    held = watcher.subscribe(deltas=True)
+    check(held == snapshot, "subscribe(deltas=True): the current snapshot", held["revision"])
+    follower = ControlClient(socket_path, timeout=20)
+    follower.subscribe(deltas=True)
 
     valid = host.validate("switchyard://forgot?email=a@b.c")
     check(valid["valid"] and valid["steps"][-1]["route"] == "forgotPassword", "validate: a valid link and its steps", valid)
@@ -69,6 +74,21 @@ with ControlClient(socket_path, timeout=20) as host:
     dismissed = host.dismissed(todos["id"], todos["entries"][0]["entry"])
     check(dismissed["revision"] == 5, "dismissed: the user's dismissal is a revision", dismissed)
     check(instance(host.tree(), "todos", "todos")["entries"] == [], "dismissed: the entry is gone")
+
+    final = host.tree()
+    first = watcher.next_notification("tree/changed").params
+    check(first["base"] == held["revision"] and "patch" in first and "snapshot" not in first,
+          "deltas: tree/changed carries a patch against the held revision", first)
+    held = apply_tree_change(held, first)
+    while held["revision"] < final["revision"]:
+        held = apply_tree_change(held, watcher.next_notification("tree/changed").params)
+    check(held == final, "deltas: the patched tree equals tree/get", held["revision"])
+    followed = follower.next_tree()
+    while followed["revision"] < final["revision"]:
+        followed = follower.next_tree()
+    check(followed == final, "deltas: next_tree() ends with the tree of tree/get", followed["revision"])
+    watcher.close()
+    follower.close()
 
     status = host.status()
     check(status["revision"] == 5, "status: the revision", status["revision"])

@@ -23,7 +23,7 @@ import time
 
 __all__ = [
     "ControlClient", "ControlError", "ResponseError", "ConnectionFailed", "ProtocolViolation", "Timeout",
-    "Notification", "default_socket_path", "step", "ERROR_NAMES",
+    "Notification", "default_socket_path", "step", "ERROR_NAMES", "apply_tree_change", "apply_patch",
 ]
 
 # Protocol/README.md §7.
@@ -96,6 +96,101 @@ def step(op, route=None, *, tab=None, params=None, entry=None, index=None, count
     return result
 
 
+def apply_tree_change(tree, change):
+    """The tree after a tree/changed notification's params: its snapshot when it has one, else `tree` (the snapshot
+    the watcher holds, not modified) with the patch applied. Raises ProtocolViolation when the patch is not for
+    `tree`'s revision or does not apply."""
+    if change.get("snapshot") is not None:
+        return change["snapshot"]
+    if "patch" not in change:
+        raise ProtocolViolation("tree/changed of revision %s has neither a snapshot nor a patch" % change.get("revision"))
+    if tree is None or change.get("base") != tree.get("revision"):
+        raise ProtocolViolation("tree/changed patches revision %s, but the tree held is revision %s"
+                                % (change.get("base"), None if tree is None else tree.get("revision")))
+    return apply_patch(tree, change["patch"])
+
+
+def apply_patch(document, patch):
+    """JSON Patch (RFC 6902): returns `document` with the operations applied; `document` itself is not modified
+    (only the containers on each operation's path are copied)."""
+    for index, operation in enumerate(patch):
+        try:
+            document = _apply_operation(document, operation)
+        except (KeyError, IndexError, ValueError, TypeError) as error:
+            raise ProtocolViolation("patch operation %d (%s %s) does not apply: %s"
+                                    % (index, operation.get("op"), operation.get("path"), error)) from None
+    return document
+
+
+def _pointer(path):
+    if path == "":
+        return []
+    if not path.startswith("/"):
+        raise ValueError("%r is not a JSON pointer" % path)
+    return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
+
+
+def _get(document, tokens):
+    for token in tokens:
+        document = document[int(token)] if isinstance(document, list) else document[token]
+    return document
+
+
+def _edit(document, tokens, change):
+    """A copy of `document` where the container holding the last token is `change(copy_of_container, token)`."""
+    if not tokens:
+        raise ValueError("the whole document cannot be edited in place")
+    copy = list(document) if isinstance(document, list) else dict(document)
+    token = tokens[0]
+    if len(tokens) == 1:
+        change(copy, token)
+    else:
+        key = int(token) if isinstance(copy, list) else token
+        copy[key] = _edit(copy[key], tokens[1:], change)
+    return copy
+
+
+def _add(container, token, value):
+    if isinstance(container, list):
+        position = len(container) if token == "-" else int(token)
+        if not 0 <= position <= len(container):
+            raise IndexError("index %s is out of range" % token)
+        container.insert(position, value)
+    else:
+        container[token] = value
+
+
+def _remove(container, token):
+    if isinstance(container, list):
+        del container[int(token)]
+    else:
+        del container[token]
+
+
+def _apply_operation(document, operation):
+    op, tokens = operation["op"], _pointer(operation["path"])
+    if op == "add":
+        return _edit(document, tokens, lambda c, t: _add(c, t, operation["value"]))
+    if op == "remove":
+        return _edit(document, tokens, _remove)
+    if op == "replace":
+        def replace(container, token):
+            _remove(container, token)
+            _add(container, token, operation["value"])
+        return _edit(document, tokens, replace)
+    if op in ("move", "copy"):
+        source = _pointer(operation["from"])
+        value = _get(document, source)
+        if op == "move":
+            document = _edit(document, source, _remove)
+        return _edit(document, tokens, lambda c, t: _add(c, t, value))
+    if op == "test":
+        if _get(document, tokens) != operation.get("value"):
+            raise ValueError("test failed")
+        return document
+    raise ValueError("unknown op %r" % op)
+
+
 def _describe_user(uid):
     try:
         return "uid %d (%s)" % (uid, pwd.getpwuid(uid).pw_name)
@@ -118,6 +213,7 @@ class ControlClient:
         self._buffer = bytearray()
         self._searched = 0
         self._notifications = collections.deque()
+        self._tree = None  # the tree next_tree() patches
         self._socket = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             self._socket.connect(self.path)
@@ -188,10 +284,24 @@ class ControlClient:
                 request[key] = value
         return self.call("tree/query", request)["result"]
 
-    def subscribe(self, snapshots=True):
+    def subscribe(self, snapshots=True, deltas=False):
         """Asks for tree/changed (with the snapshot unless `snapshots` is False), plugin/changed and
-        coordinator/destroyed notifications. Returns the current snapshot, so nothing is missed in between."""
-        return self.call("tree/subscribe", {"snapshots": snapshots})
+        coordinator/destroyed notifications. Returns the current snapshot, so nothing is missed in between.
+
+        With `deltas`, each tree/changed carries a JSON Patch against the previous snapshot (`base`, `patch`) instead
+        of the whole tree (or the whole tree when this client could not have the base): `next_tree` applies them."""
+        params = {"snapshots": snapshots}
+        if deltas:
+            params["deltas"] = True
+        self._tree = self.call("tree/subscribe", params)
+        return self._tree
+
+    def next_tree(self, timeout=None):
+        """Waits for the next tree/changed and returns the tree it leads to (its snapshot, or the tree this client
+        holds with the patch applied), skipping other notifications. Needs `subscribe()` with snapshots or deltas."""
+        notification = self.next_notification("tree/changed", timeout)
+        self._tree = apply_tree_change(self._tree, notification.params)
+        return self._tree
 
     def unsubscribe(self):
         """Stops the notifications."""
