@@ -118,14 +118,17 @@ private struct LineReader: Sendable {
 
     func run() {
         while credit.isOpen, let line = try? connection.nextLine() {
-            guard credit.acquire(line.count) else { break }
+            // Handed on first, then counted: only lines handed on are ever released, so a line that waited before
+            // being handed on would wait for good when it alone is over the limit.
             continuation.yield(line)
+            guard credit.acquire(line.count) else { break }
         }
         continuation.finish()
     }
 }
 
-/// Bytes handed to the writer and not yet written, bounded: the reader waits while over the limit.
+/// Bytes handed to the writer and not yet written, bounded: the reader waits while over the limit. (The writer may
+/// release a line before the reader counts it: the total dips below zero for that moment, and nothing waits.)
 private final class Credit: Sendable {
     private struct State {
         var pending = 0

@@ -64,6 +64,25 @@ struct StudioServerTests {
     }
 }
 
+/// The studio's relay and the CLI's launcher, without a browser.
+@Suite("Switchyard Studio's relay and launcher", .heavy, .timeLimit(.minutes(3)))
+struct StudioRelayTests {
+    @Test("a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)")
+    func linesOverTheLimit() async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
+        let host = try CLIProcess(["run", "--socket", socket])
+        try await StudioBrowser.ending(host) {
+            _ = try await host.waitForStderr("ready (")
+            let studio = try CLIProcess(["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
+            try await StudioBrowser.ending(studio) {
+                let line = try await studio.waitForStdout("switchyard studio: http")
+                let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
+                try await StudioBrowser.runScript(["large", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+            }
+        }
+    }
+}
+
 /// What the browser tests need: Chromium, its driver, and a Python with Selenium.
 enum StudioBrowser {
     static let available =
