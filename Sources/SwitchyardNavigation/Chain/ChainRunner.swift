@@ -23,7 +23,10 @@ public final class ChainRunner {
     /// looked at, while no type asks for appearance.
     var appearing = Set<InstanceID>()
 
-    var tree: NavigationTree
+    /// The working tree. Written only through ``put(_:)`` and ``destroySubtree(_:)`` (the setter is private to this
+    /// file), so ``touched`` names every instance the chain changed: commits merge by it, and patches for watchers
+    /// (the host's snapshot encoder) are built from it.
+    private(set) var tree: NavigationTree
     var cursor: InstanceID
     var stepIndex = 0
     var pendingLanding: InstanceID?
@@ -153,12 +156,18 @@ public final class ChainRunner {
         return instance
     }
 
+    /// Writes `instance` into the working tree and counts it as touched.
+    func put(_ instance: Instance) {
+        tree.put(instance)
+        touched.insert(instance.id)
+    }
+
     /// A creation that could not reach its plugin, of a coordinator the parent's initial content needs: it stays in
     /// the tree as a placeholder (created when the plugin is ready) and the chain goes on.
     private func becomePlaceholder(_ id: InstanceID) {
         guard var placeholder = tree[id] else { return }
         placeholder.kind = nil
-        tree.put(placeholder)
+        put(placeholder)
         created.removeAll { $0.instance == id }
     }
 
@@ -209,7 +218,7 @@ public final class ChainRunner {
         if !isRepeat {
             var updated = current
             updated.selectedTab = position
-            tree.put(updated)
+            put(updated)
         }
         effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: tab, isRepeat: isRepeat))
         if !isRepeat { noteAppearance(current) }
@@ -256,7 +265,7 @@ public final class ChainRunner {
         guard position < owner.entries.count else { return }
         discard(owner.entries[position...].reversed(), of: owner)
         owner.entries.removeSubrange(position...)
-        tree.put(owner)
+        put(owner)
         noteAppearance(owner)
     }
 
@@ -300,7 +309,7 @@ public final class ChainRunner {
             return
         }
         let id = allocator.instance()
-        tree.put(Instance(id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params, version: tree.revision))
+        put(Instance(id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params, version: tree.revision))
         tree.setRoot(id)
         created.append((id, root.plugin, root.type))
         creations.append(CreateQuestion(instance: id, plugin: root.plugin, type: root.type, reason: .new, params: params, parent: nil, state: nil))
