@@ -238,25 +238,14 @@ public final class ChainRunner {
     /// Removes an instance from its parent: the entry holding it and everything above it in a stack. A wrapper is
     /// removed with its child; a tab cannot be dismissed, but finishing its flow finishes the whole tabs coordinator.
     func dismiss(_ current: Instance, finishingFlow: Bool) throws(ResponseError) -> InstanceID {
-        guard let link = current.parent else { throw .notAllowed(current, "the tree's root cannot be dismissed") }
-        let parent = try instance(link.instance)
-        switch parent.kind {
-        case nil:
-            throw .placeholder(parent)
-        case .stack:
-            guard let position = parent.entries.firstIndex(where: { $0.id == link.entry }) else {
-                throw .notAllowed(current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
-            }
-            try removeEntries(of: parent.id, from: position)
-            return parent.id
-        case .wrapper:
-            return try dismiss(parent, finishingFlow: finishingFlow)
-        case .tabs:
-            guard finishingFlow else {
-                throw .notAllowed(current, "it is a tab of \(ResponseError.describe(parent)); tabs cannot be dismissed (finishFlow ends the whole tabs coordinator)")
-            }
-            return try dismiss(parent, finishingFlow: true)
+        let target = try tree.dismissalTarget(of: current.id, finishingFlow: finishingFlow)
+        // The coordinators passed on the way up were read: a commit must find them as they were.
+        for ancestor in tree.ancestors(of: current.id) {
+            touched.insert(ancestor)
+            if ancestor == target.parent { break }
         }
+        try removeEntries(of: target.parent, from: target.position)
+        return target.parent
     }
 
     /// Removes `entries[from...]` of a stack instance (see ``discard(_:of:)``).
