@@ -81,6 +81,25 @@ struct StudioRelayTests {
             }
         }
     }
+
+    @Test("run --studio with no switchyard-studio to be found refuses to start before any host runs (no plugin started, no socket)")
+    func studioMissing() async throws {
+        let folder = try TestSweep.temporaryDirectory()
+        // A copy of the CLI alone in a folder, with a PATH that has no studio either.
+        let copy = "\(folder)/switchyard"
+        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: copy)
+        let socket = "\(folder)/host.sock"
+        let process = try CLIProcess(
+            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"], executable: copy,
+            environment: ["PATH": "/usr/bin:/bin"])
+        process.closeStdin()
+        let status = try await process.waitForExit()
+        let stderr = process.stderr.joined(separator: "\n")
+        #expect(status != 0, "\(stderr)")
+        #expect(stderr.contains("switchyard-studio is not beside"), "\(stderr)")
+        #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
+        #expect(!FileSystem.exists(socket), "a control socket was left at \(socket)")
+    }
 }
 
 /// What the browser tests need: Chromium, its driver, and a Python with Selenium.
