@@ -340,6 +340,7 @@ let package = Package(
         .target(
             name: "SwitchyardHostTestSupport",
             dependencies: [
+                "SwitchyardClient",
                 "SwitchyardHost",
                 "SwitchyardProtocol",
                 "SwitchyardTestSupport",

@@ -144,7 +144,7 @@ public final class AsyncControlClient: Sendable {
         let client: AsyncControlClient
 
         func run() {
-            var reader = MessageReader(maxLineLength: 64 << 20)
+            var reader = MessageReader(maxLineLength: ControlClient.maxLineLength)
             let ended: Failure
             reading: while true {
                 let wait = client.core.withLock { core -> Int32 in

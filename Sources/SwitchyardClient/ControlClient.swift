@@ -44,9 +44,13 @@ public final class ControlClient {
         }
     }
 
+    /// The longest line a client reads from the host: a snapshot of a very large tree, with room to spare. One limit
+    /// for ``ControlClient``, ``AsyncControlClient`` and ``ControlLineConnection``.
+    public static let maxLineLength = 64 << 20
+
     private let socket: ControlSocket
     private let path: String
-    private var reader = MessageReader(maxLineLength: 64 << 20)
+    private var reader = MessageReader(maxLineLength: ControlClient.maxLineLength)
     private let endpoint = RPCEndpoint()
     /// A write error from the endpoint's `send`, which cannot throw; checked after each request leaves.
     private var writeFailure: Failure?

@@ -14,7 +14,7 @@ public final class ControlLineConnection: Sendable {
     private let framer: Mutex<LineFramer>
 
     /// Connects to the host listening at `path`, refusing a server that runs as another user.
-    public init(path: String, maxLineLength: Int = 64 << 20) throws(ControlClient.Failure) {
+    public init(path: String, maxLineLength: Int = ControlClient.maxLineLength) throws(ControlClient.Failure) {
         self.path = path
         do { socket = try ControlSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
         framer = Mutex(LineFramer(maxLineLength: maxLineLength))

@@ -41,8 +41,6 @@ enum HostService {
 
     private struct Typed<R: ControlRequest>: Method {
         let run: @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
-        /// Encode the result straight to bytes (snapshots: one walk, no `JSONValue`), then hand freed memory back.
-        var encodedDirectly = false
         /// Over the socket, the result as encoded bytes, without building it as a value (snapshots, from the
         /// per-instance cache); ``run`` serves in-process callers.
         var socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
@@ -63,37 +61,18 @@ enum HostService {
                 if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
                 return
             }
-            run(host, decoded, subscriber) { [encodedDirectly] result in
-                let value: R.Result
-                switch result {
-                case .failure(let error):
-                    reply(.failure(error))
-                    return
-                case .success(let success): value = success
-                }
-                guard encodedDirectly else {
-                    reply(Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) })
-                    return
-                }
-                let bytes: [UInt8]
-                do { bytes = try JSONValueEncoder().encodeBytes(value) } catch {
-                    reply(.failure(ResponseError.wrapping(error)))
-                    return
-                }
-                replyEncoded(bytes)
-                // A big snapshot leaves megabytes of small freed blocks behind; hand them back so the host stays lean
-                // (its size is what every uv_spawn has to copy).
-                if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
+            run(host, decoded, subscriber) { result in
+                reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
             }
         }
     }
 
     private static func entry<R: ControlRequest>(
-        _ type: R.Type, encodedDirectly: Bool = false,
+        _ type: R.Type,
         socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? = nil,
         _ run: @escaping @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
     ) -> (String, any Method) {
-        (R.method, Typed<R>(run: run, encodedDirectly: encodedDirectly, socketBytes: socketBytes))
+        (R.method, Typed<R>(run: run, socketBytes: socketBytes))
     }
 
     private static let methods: [String: any Method] = Dictionary(uniqueKeysWithValues: [

@@ -236,8 +236,12 @@ public final class PluginCore {
         case let tabs as any TabsCoordinator:
             var contents: [CoordinatorCreateRequest.Tab] = []
             let declared = info.routes.filter { $0.route.transition == .tab }
-            let shown = tabs.initialTabs()?.compactMap { name in declared.first { $0.name == name } } ?? declared
-            for (name, route) in shown {
+            for name in tabs.initialTabs() ?? declared.map(\.name) {
+                guard let route = declared.first(where: { $0.name == name })?.route else {
+                    // Not a declared tab: passed on as it is, so that the host's invalidAnswer names it.
+                    contents.append(.init(route: name, content: .screen(ScreenDescriptor(name: name))))
+                    continue
+                }
                 contents.append(.init(route: name, content: try route.content(for: object, params: nil, context: context(name))))
             }
             result.tabs = contents

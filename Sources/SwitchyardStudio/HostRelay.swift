@@ -36,10 +36,12 @@ struct HostRelay {
             try? await outbound.close(.unexpectedServerError, reason: "no host")
             return
         }
-        let (lines, continuation) = AsyncStream<[UInt8]>.makeStream(bufferingPolicy: .unbounded)
+        let (lines, continuation) = AsyncThrowingStream<[UInt8], any Error>.makeStream(bufferingPolicy: .unbounded)
         let credit = Credit(limit: configuration.maxPendingBytes)
         let reader = LineReader(connection: connection, credit: credit, continuation: continuation)
         DispatchQueue(label: "switchyard.studio.relay").async { reader.run() }
+        // The socket's writes block too: on a queue of their own (the reader's is busy reading), in order.
+        let writes = DispatchQueue(label: "switchyard.studio.relay.writes")
         defer {
             connection.close()
             credit.cancel()
@@ -49,12 +51,19 @@ struct HostRelay {
         await withTaskGroup(of: Void.self) { group in
             // Host → page: every line as one text message, in order.
             group.addTask {
-                for await line in lines {
-                    do { try await outbound.write(.text(String(decoding: line, as: UTF8.self))) } catch { break }
-                    credit.release(line.count)
+                var close = (code: WebSocketErrorCode.goingAway, reason: "the host closed the connection")
+                do {
+                    for try await line in lines {
+                        do { try await outbound.write(.text(String(decoding: line, as: UTF8.self))) } catch { break }
+                        credit.release(line.count)
+                    }
+                } catch {
+                    // A read error or a line over the limit: the close frame says which.
+                    logger.notice("a page's relay stopped reading the host: \(error)")
+                    close = (.unexpectedServerError, Self.closeReason("\(error)"))
                 }
                 // The host closed (or the tab is gone): say so with a close frame; the page shows "disconnected".
-                try? await outbound.close(.goingAway, reason: "the host closed the connection")
+                try? await outbound.close(close.code, reason: close.reason)
             }
             // Page → host: requests, checked, then forwarded as sent.
             group.addTask {
@@ -66,7 +75,11 @@ struct HostRelay {
                             continuation.yield(refusal)
                             continue
                         }
-                        do { try connection.send(Array(text.utf8)) } catch { break }
+                        let bytes = Array(text.utf8)
+                        let sent = await withCheckedContinuation { (done: CheckedContinuation<Bool, Never>) in
+                            writes.async { done.resume(returning: (try? connection.send(bytes)) != nil) }
+                        }
+                        guard sent else { break }
                     }
                 } catch {
                     logger.debug("a page's WebSocket ended: \(error)")
@@ -79,6 +92,16 @@ struct HostRelay {
             continuation.finish()
             await group.next()
         }
+    }
+
+    /// `text` cut to what a WebSocket close frame holds (123 bytes of UTF-8), at a character boundary.
+    static func closeReason(_ text: String) -> String {
+        var reason = ""
+        for character in text {
+            guard reason.utf8.count + character.utf8.count <= 123 else { break }
+            reason.append(character)
+        }
+        return reason
     }
 
     /// The relay's first message: whether the host could be reached, and whether fault buttons are on.
@@ -114,18 +137,25 @@ struct HostRelay {
 private struct LineReader: Sendable {
     let connection: ControlLineConnection
     let credit: Credit
-    let continuation: AsyncStream<[UInt8]>.Continuation
+    let continuation: AsyncThrowingStream<[UInt8], any Error>.Continuation
 
     func run() {
-        while credit.isOpen, let line = try? connection.nextLine() {
-            guard credit.acquire(line.count) else { break }
-            continuation.yield(line)
+        do {
+            while credit.isOpen, let line = try connection.nextLine() {
+                // Handed on first, then counted: only lines handed on are ever released, so a line that waited
+                // before being handed on would wait for good when it alone is over the limit.
+                continuation.yield(line)
+                guard credit.acquire(line.count) else { break }
+            }
+            continuation.finish()
+        } catch {
+            continuation.finish(throwing: error)
         }
-        continuation.finish()
     }
 }
 
-/// Bytes handed to the writer and not yet written, bounded: the reader waits while over the limit.
+/// Bytes handed to the writer and not yet written, bounded: the reader waits while over the limit. (The writer may
+/// release a line before the reader counts it: the total dips below zero for that moment, and nothing waits.)
 private final class Credit: Sendable {
     private struct State {
         var pending = 0

@@ -24,6 +24,9 @@ struct StudioCommand: AsyncParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Serve the page from DIR instead of the built-in copy (to edit it live).", valueName: "DIR"))
     var page: String?
 
+    @Option(name: .long, help: ArgumentHelp("Bytes of the host's lines that may wait for one browser (tests).", visibility: .hidden))
+    var maxPendingBytes = 1 << 20
+
     @Flag(name: .long, help: "Exit when standard input closes (how a parent process that starts the studio ends it).")
     var exitWithStdin = false
 
@@ -35,12 +38,14 @@ struct StudioCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 picks a free one)") }
+        guard maxPendingBytes > 0 else { throw ValidationError("--max-pending-bytes must be positive") }
     }
 
     func run() async throws {
         var logger = Logger(label: "switchyard-studio")
         logger.logLevel = logLevel
-        let configuration = StudioConfiguration(socketPath: socket, port: port, allowFaults: allowFaults, pageDirectory: page)
+        let configuration = StudioConfiguration(
+            socketPath: socket, port: port, allowFaults: allowFaults, pageDirectory: page, maxPendingBytes: maxPendingBytes)
         let server: StudioServer
         do { server = try StudioServer(configuration: configuration, logger: logger) } catch {
             FileHandle.standardError.write(Data("switchyard-studio: \(error)\n".utf8))

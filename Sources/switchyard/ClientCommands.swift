@@ -146,17 +146,23 @@ struct WatchCommand: ParsableCommand {
         connection.timeoutMilliseconds = -1
         var changes = 0
         while count.map({ changes < $0 }) ?? true {
-            var notification: (method: String, params: JSONValue?)
+            let notification: (method: String, params: JSONValue?)
             do { notification = try connection.nextNotification() } catch {
                 if case .connection = error { return }  // The host stopped: the stream is over.
                 throw RunFailure(message: error.description)
             }
             if notification.method == TreeChangedNotification.method {
                 tree = try control { () throws(ControlClient.Failure) in try ControlClient.apply(notification.params, to: tree) }
-                // What a watcher of whole snapshots would have received: the output does not depend on the wire.
-                let whole = try? Coding.encode(TreeChangedNotification.Params(revision: tree.revision, snapshot: tree))
-                notification.params = whole
                 changes += 1
+                // What a watcher of whole snapshots would have received (the output does not depend on the wire),
+                // written from the tree the patch gave, not built as a JSON value and read back.
+                if json {
+                    let params = try JSONValueEncoder().encodeBytes(TreeChangedNotification.Params(revision: tree.revision, snapshot: tree))
+                    StandardOutput.write(String(decoding: Message.notificationLine(method: notification.method, encodedParams: params), as: UTF8.self))
+                } else {
+                    emitTree(tree)
+                }
+                continue
             }
             if json {
                 StandardOutput.write(String(decoding: Message.notification(method: notification.method, params: notification.params).encodedLine(), as: UTF8.self))
@@ -174,13 +180,10 @@ struct WatchCommand: ParsableCommand {
         }
     }
 
+    /// Any other notification, as a line of text (tree changes are shown as the tree).
     private func describe(_ notification: (method: String, params: JSONValue?)) {
         let decoder = JSONValueDecoder()
         switch notification.method {
-        case TreeChangedNotification.method:
-            if let params = notification.params, let changed = try? decoder.decode(TreeChangedNotification.Params.self, from: params) {
-                if let snapshot = changed.snapshot { emitTree(snapshot) } else { StandardOutput.write("revision \(changed.revision)\n") }
-            }
         case PluginChangedNotification.method:
             if let params = notification.params, let plugin = try? decoder.decode(PluginChangedNotification.Params.self, from: params) {
                 StandardOutput.write("plugin \(plugin.name): \(plugin.state)" + (plugin.error.map { " — \($0.message)" } ?? "") + "\n")

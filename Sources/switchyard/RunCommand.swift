@@ -84,6 +84,8 @@ struct RunCommand: AsyncParsableCommand {
         defer { trace?.close() }
         options.trace = trace
         options.allowFaults = allowFaults
+        // Found before the host starts: a missing studio must not leave a started host behind.
+        let studioExecutable = studio ? try StudioLauncher.executable() : nil
         let host: HostHandle
         do {
             host = try await HostHandle.start(manifest: manifest, options: options, logger: logger)
@@ -102,10 +104,15 @@ struct RunCommand: AsyncParsableCommand {
         if log.logFormat == .json { logger.notice("\(readiness)") } else { StandardError.write("switchyard: \(readiness)\n") }
         // Ends with this process (its stdin is ours); stopped first when the run ends normally.
         var studioProcess: ChildProcess?
-        if studio, let socketPath {
-            studioProcess = try StudioLauncher.start(
-                socket: socketPath, port: studioOptions.port, allowFaults: allowFaults, page: studioOptions.page,
-                output: { StandardError.write($0) })
+        if let studioExecutable, let socketPath {
+            do {
+                studioProcess = try StudioLauncher.start(
+                    studioExecutable, socket: socketPath, port: studioOptions.port, allowFaults: allowFaults, page: studioOptions.page,
+                    output: { StandardError.write($0) })
+            } catch {
+                await host.shutdown()
+                throw error
+            }
         }
         defer { if let studioProcess { StudioLauncher.stop(studioProcess) } }
 

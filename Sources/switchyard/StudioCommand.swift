@@ -20,9 +20,12 @@ enum StudioLauncher {
             """)
     }
 
-    /// Starts the studio for the host at `socket`; its output lines (the URL first) go to `output`.
-    static func start(socket: String, port: Int, allowFaults: Bool, page: String?, output: @escaping @Sendable (String) -> Void) throws -> ChildProcess {
-        var arguments = [try executable(), "--socket", socket, "--port", "\(port)", "--exit-with-stdin"]
+    /// Starts the studio (``executable()``) for the host at `socket`; its output lines (the URL first) go to
+    /// `output`.
+    static func start(
+        _ executable: String, socket: String, port: Int, allowFaults: Bool, page: String?, output: @escaping @Sendable (String) -> Void
+    ) throws -> ChildProcess {
+        var arguments = [executable, "--socket", socket, "--port", "\(port)", "--exit-with-stdin"]
         if allowFaults { arguments.append("--allow-faults") }
         if let page { arguments += ["--page", page] }
         do {
@@ -93,7 +96,7 @@ struct StudioCommand: ParsableCommand {
             StandardError.write("switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
         }
         let child = try StudioLauncher.start(
-            socket: client.path, port: port, allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
+            try StudioLauncher.executable(), socket: client.path, port: port, allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
         // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
         while child.waitForExit(milliseconds: 60_000) == nil {}
     }

@@ -17,6 +17,8 @@ Run by Tests/SwitchyardHostTests/StudioTests.swift, which starts the host and th
   slow      (no browser) a page that subscribes and never reads while the tree changes fast: the host answers every
             request, and drops that client once its bounded queue is full; a page that vanishes: the studio closes its
             control connection (the host's descriptors come back to where they were).
+  large     (no browser; a studio started with a tiny --max-pending-bytes) lines from the host larger than the relay's
+            backlog limit reach the page: the tree/subscribe answer, and a tree/changed of a few hundred kilobytes.
 
 Any console error (level SEVERE) in the page fails the run. Every wait is bounded and says what it waited for; the
 whole run has a deadline (SIGALRM), and Chromium is always quit.
@@ -52,7 +54,7 @@ def load_selenium():
 
 def parse():
     parser = argparse.ArgumentParser()
-    parser.add_argument("scenario", choices=["walk", "sync", "security", "slow"])
+    parser.add_argument("scenario", choices=["walk", "sync", "security", "slow", "large"])
     parser.add_argument("--url", required=True)
     parser.add_argument("--switchyard", required=True)
     parser.add_argument("--socket", required=True)
@@ -599,6 +601,28 @@ def slow(args):
     stuck.vanish()
 
 
+def large(args):
+    _, port, token = endpoint(args.url)
+    call = control(args.socket)
+    page = RawWebSocket(port, f"/{token}/ws", f"http://127.0.0.1:{port}")
+    page.receive()
+    page.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tree/subscribe", "params": {}}))
+    try:
+        answer = page.answer(1)
+        if "result" not in answer:
+            raise Failure(f"tree/subscribe through the relay failed: {answer}")
+        log(f"ok: a {len(json.dumps(answer))}-byte answer reached the page")
+        call("navigate", {"steps": [{"op": "setRoot", "route": "authenticated", "params": {"user": "x" * 300_000}}]})
+        while True:
+            message = page.receive()
+            if message.get("method") == "tree/changed" and len(json.dumps(message)) > 300_000:
+                break
+        log("ok: a tree/changed of more than 300 kB reached the page")
+    except socket.timeout:
+        raise Failure("a line larger than the studio's backlog limit never reached the page")
+    page.socket.close()
+
+
 def main():
     args = parse()
 
@@ -607,9 +631,9 @@ def main():
 
     signal.signal(signal.SIGALRM, expired)
     signal.alarm(args.deadline)
-    if args.scenario in ("security", "slow"):
+    if args.scenario in ("security", "slow", "large"):
         try:
-            {"security": security, "slow": slow}[args.scenario](args)
+            {"security": security, "slow": slow, "large": large}[args.scenario](args)
             log(f"scenario {args.scenario} passed")
             return 0
         except Failure as failure:

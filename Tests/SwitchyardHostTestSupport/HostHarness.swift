@@ -1,4 +1,5 @@
 import Logging
+package import SwitchyardClient
 package import SwitchyardHost
 package import SwitchyardProtocol
 import SwitchyardTestSupport
@@ -97,6 +98,29 @@ package func withHost<T: Sendable>(
         #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "plugin process \(pid) outlived the host")
     }
     return try result.get()
+}
+
+/// Runs `body` against a real host (as ``withHost``) listening on a control socket in a fresh temporary folder,
+/// with the socket's path (for tests that open several clients of their own).
+package func withControlSocket<T: Sendable>(
+    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ body: @Sendable (HostHandle, _ path: String) async throws -> T
+) async throws -> T {
+    let path = try TestSweep.temporaryDirectory() + "/control.sock"
+    var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+    options.controlSocket = path
+    options.allowFaults = allowFaults
+    return try await withHost(plugins, root: root, options: options) { host in try await body(host, path) }
+}
+
+/// Runs `body` against a real host listening on a control socket (``withControlSocket``), with a client of it.
+package func withControlHost<T: Sendable>(
+    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ body: @Sendable (HostHandle, AsyncControlClient) async throws -> T
+) async throws -> T {
+    try await withControlSocket(plugins, root: root, allowFaults: allowFaults) { host, path in
+        try await body(host, try AsyncControlClient(path: path, timeoutMilliseconds: 20_000))
+    }
 }
 
 extension TestPlugins {

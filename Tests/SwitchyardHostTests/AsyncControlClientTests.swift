@@ -10,12 +10,7 @@ import Testing
 struct AsyncControlClientTests {
     /// Runs `body` with a client of a fresh in-process demo host.
     func withDemoHost(_ body: @Sendable (AsyncControlClient) async throws -> Void) async throws {
-        let path = "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
-        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
-        options.controlSocket = path
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: options) { _ in
-            try await body(try AsyncControlClient(path: path, timeoutMilliseconds: 20_000))
-        }
+        try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { _, client in try await body(client) }
     }
 
     @Test("calls in flight at once each get their own answer; notifications stream; close fails what is left")

@@ -62,10 +62,7 @@ struct DeltaTests {
 
     @Test("random change sequences: delta-applied trees equal tree/get after every change; full-snapshot watchers unchanged")
     func randomChanges() async throws {
-        let path = "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
-        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
-        options.controlSocket = path
-        try await withHost(Self.plugins, root: CoordinatorReference(plugin: "b0", type: "bench"), options: options) { host in
+        try await withControlSocket(Self.plugins, root: CoordinatorReference(plugin: "b0", type: "bench")) { host, path in
             let driver = try ControlClient(path: path)
             let watcher = try Watcher(path: path, deltas: true)
             let legacy = try Watcher(path: path, deltas: false)
@@ -126,11 +123,8 @@ struct DeltaTests {
 
     @Test("a delta watcher that stops reading misses patches, then gets the tree whole once it has read its queue")
     func slowWatcherCatchesUp() async throws {
-        let path = "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
-        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
-        options.controlSocket = path
         let alone = PluginManifest(name: "b0", product: "BenchPlugin", args: ["--peer", "b0"])
-        try await withHost([alone], root: CoordinatorReference(plugin: "b0", type: "bench"), options: options) { host in
+        try await withControlSocket([alone], root: CoordinatorReference(plugin: "b0", type: "bench")) { host, path in
             let driver = try ControlClient(path: path)
             let slow = try Watcher(path: path, deltas: true)
             // Each patch replaces the root instance whole, with every entry pushed so far (3 KiB each): well over the

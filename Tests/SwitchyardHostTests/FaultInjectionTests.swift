@@ -10,30 +10,15 @@ import Testing
 /// (Their refusal on a host without fault injection is in Protocol/transcripts/inspection.jsonl.)
 @Suite("Inspection and fault injection", .heavy, .timeLimit(.minutes(2)))
 struct FaultInjectionTests {
-    func withDemoHost(allowFaults: Bool, _ body: @Sendable (AsyncControlClient) async throws -> Void) async throws {
-        let path = try TestSweep.temporaryDirectory() + "/control.sock"
-        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
-        options.controlSocket = path
-        options.allowFaults = allowFaults
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: options) { _ in
-            try await body(try AsyncControlClient(path: path, timeoutMilliseconds: 20_000))
-        }
-    }
-
-    /// Waits (bounded) until `plugin`'s status satisfies `condition`.
-    func status(_ client: AsyncControlClient, _ plugin: String, _ what: String, until condition: @escaping @Sendable (HostStatusRequest.Plugin) -> Bool) async throws -> HostStatusRequest.Plugin {
-        try await withDeadline(seconds: defaultTimeout, "\(plugin): \(what)") {
-            while true {
-                let status = try await client.call(HostStatusRequest.self, Empty())
-                if let found = status.plugins.first(where: { $0.name == plugin }), condition(found) { return found }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-        }
+    /// A plugin's status now, as `host/status` gives it.
+    func status(_ client: AsyncControlClient, _ plugin: String) async throws -> HostStatusRequest.Plugin {
+        try #require(try await client.call(HostStatusRequest.self, Empty()).plugins.first { $0.name == plugin }, "no plugin \(plugin)")
     }
 
     @Test("host/plugins gives every plugin's command, declarations as declared and stderr lines; SIGKILL restarts a plugin and its nodes come back; SIGSTOP/SIGCONT; plugin/restart answers once it serves again")
     func faults() async throws {
-        try await withDemoHost(allowFaults: true) { client in
+        try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot, allowFaults: true) { host, client in
+            let events = EventLog(host)
             let described = try await client.call(HostPluginsRequest.self, Empty())
             #expect(described.faults)
             #expect(described.plugins.map(\.name) == ["main", "unauthenticated", "authenticated", "todos", "projects", "profile"])
@@ -42,17 +27,25 @@ struct FaultInjectionTests {
             #expect(described.plugins.first { $0.name == "unauthenticated" }?.command?.contains { $0.hasSuffix("unauthenticated.py") } == true)
 
             _ = try await client.call(NavigateRequest.self, .init(steps: [.setRoot("authenticated", ["user": "alice"])]))
-            let before = try await status(client, "todos", "ready") { $0.state == "ready" }
+            try await events.waitUntilReady(host, "todos", restarts: 0)
+            let before = try await status(client, "todos")
             let killed = try await client.call(PluginSignalRequest.self, .init(plugin: "todos", signal: .kill))
             #expect(killed.pid == before.pid)
-            let back = try await status(client, "todos", "restarted after SIGKILL") { $0.state == "ready" && $0.restarts == before.restarts + 1 }
+            try await events.waitUntilReady(host, "todos", restarts: before.restarts + 1)
+            let back = try await status(client, "todos")
+            #expect(back.restarts == before.restarts + 1)
             #expect(back.pid != before.pid)
             let tree = try await client.call(TreeGetRequest.self, Empty())
             #expect(tree.instances.filter { $0.plugin == "todos" }.allSatisfy { $0.status == .ok })
 
+            try await events.waitUntilReady(host, "projects", restarts: 0)
+            let running = try await status(client, "projects")
             _ = try await client.call(PluginSignalRequest.self, .init(plugin: "projects", signal: .stop))
             _ = try await client.call(PluginSignalRequest.self, .init(plugin: "projects", signal: .cont))
             #expect(try await client.call("$/ping") == .object([:]))
+            // Stopped and continued, not condemned: the same process, not restarted.
+            let resumed = try await status(client, "projects")
+            #expect(resumed.pid == running.pid && resumed.restarts == running.restarts && resumed.state == "ready", "\(running) → \(resumed)")
 
             let restarted = try await client.call(PluginRestartRequest.self, .init(plugin: "profile"))
             #expect(restarted.state == "ready")
@@ -68,9 +61,10 @@ struct FaultInjectionTests {
 
     @Test("without --allow-faults the fault methods are refused (notAllowed) and the plugin keeps running")
     func refused() async throws {
-        try await withDemoHost(allowFaults: false) { client in
+        try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host, client in
             #expect(try await client.call(HostPluginsRequest.self, Empty()).faults == false)
-            let before = try await status(client, "todos", "ready") { $0.state == "ready" }
+            try await EventLog(host).waitUntilReady(host, "todos", restarts: 0)
+            let before = try await status(client, "todos")
             let attempts: [(String, JSONValue)] = [
                 (PluginSignalRequest.method, ["plugin": "todos", "signal": "SIGKILL"]), (PluginRestartRequest.method, ["plugin": "todos"]),
             ]
@@ -82,8 +76,8 @@ struct FaultInjectionTests {
                 #expect(error.code == .notAllowed)
                 #expect(error.data?["flag"] == "--allow-faults")
             }
-            let after = try await status(client, "todos", "ready") { $0.state == "ready" }
-            #expect(after.pid == before.pid && after.restarts == before.restarts)
+            let after = try await status(client, "todos")
+            #expect(after.state == "ready" && after.pid == before.pid && after.restarts == before.restarts)
         }
     }
 }

@@ -64,6 +64,44 @@ struct StudioServerTests {
     }
 }
 
+/// The studio's relay and the CLI's launcher, without a browser.
+@Suite("Switchyard Studio's relay and launcher", .heavy, .timeLimit(.minutes(3)))
+struct StudioRelayTests {
+    @Test("a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)")
+    func linesOverTheLimit() async throws {
+        let socket = try TestSweep.temporaryDirectory() + "/host.sock"
+        let host = try CLIProcess(["run", "--socket", socket])
+        try await StudioBrowser.ending(host) {
+            _ = try await host.waitForStderr("ready (")
+            let studio = try CLIProcess(["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
+            try await StudioBrowser.ending(studio) {
+                let line = try await studio.waitForStdout("switchyard studio: http")
+                let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
+                try await StudioBrowser.runScript(["large", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+            }
+        }
+    }
+
+    @Test("run --studio with no switchyard-studio to be found refuses to start before any host runs (no plugin started, no socket)")
+    func studioMissing() async throws {
+        let folder = try TestSweep.temporaryDirectory()
+        // A copy of the CLI alone in a folder, with a PATH that has no studio either.
+        let copy = "\(folder)/switchyard"
+        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: copy)
+        let socket = "\(folder)/host.sock"
+        let process = try CLIProcess(
+            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"], executable: copy,
+            environment: ["PATH": "/usr/bin:/bin"])
+        process.closeStdin()
+        let status = try await process.waitForExit()
+        let stderr = process.stderr.joined(separator: "\n")
+        #expect(status != 0, "\(stderr)")
+        #expect(stderr.contains("switchyard-studio is not beside"), "\(stderr)")
+        #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
+        #expect(!FileSystem.exists(socket), "a control socket was left at \(socket)")
+    }
+}
+
 /// What the browser tests need: Chromium, its driver, and a Python with Selenium.
 enum StudioBrowser {
     static let available =

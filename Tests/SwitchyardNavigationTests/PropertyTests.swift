@@ -34,6 +34,41 @@ struct PropertyTests {
         }
     }
 
+    /// A random step, mostly one that can succeed, often one of the other libraries' steps (§12.5, §12.7): tabs set
+    /// at run time, badges, the pushes-only pops, the shared path's pop, a forced presentation (which selects the
+    /// tabs above it), with plain routes and tab selections to build up something to pop and tabs to switch back.
+    static func libraryStep(_ app: App, _ instance: Instance, _ rng: inout SeededGenerator) -> NavigationStep {
+        let routes = app.registry.declaration(of: instance)?.routes ?? []
+        let tabs = instance.tabs.map(\.route)
+        func params(_ route: RouteDeclaration) -> JSONValue? {
+            guard let declared = route.params, !declared.isEmpty else { return nil }
+            var object: JSONObject = [:]
+            for param in declared { object[param.name] = param.type == .integer ? .int(3) : .string("1") }
+            return .object(object)
+        }
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0:
+            let declared = routes.filter { $0.transition == .tab }.map(\.name)
+            var chosen = Array(declared.shuffled(using: &rng).prefix(Int.random(in: 1...max(1, declared.count), using: &rng)))
+            if Int.random(in: 0..<8, using: &rng) == 0 { chosen.append("bogus") }
+            return .setTabs(chosen)
+        case 1: return .setBadge(tabs.randomElement(using: &rng) ?? "bogus", [nil, "1", "new"].randomElement(using: &rng)!)
+        case 2: return .popPushed
+        case 3: return .popPushedToRoot
+        case 4: return .popPath
+        case 5, 6:
+            let presentable = routes.filter { $0.transition.isModal || $0.allows(.modal) }
+            guard let route = presentable.randomElement(using: &rng) else { return randomStep(app, instance, &rng) }
+            return .forcePresent(route.name, params(route))
+        case 7:
+            guard let tab = tabs.randomElement(using: &rng) else { return randomStep(app, instance, &rng) }
+            return .selectTab(tab)
+        default:
+            guard let route = routes.filter({ $0.transition.isStackEntry }).randomElement(using: &rng) else { return randomStep(app, instance, &rng) }
+            return .route(route.name, params(route))
+        }
+    }
+
     /// One random operation of a walk: where it started, what it ran, the tree before and how it ended.
     struct Operation {
         let label: String
@@ -44,7 +79,9 @@ struct PropertyTests {
     }
 
     /// Forty random chains from random instances (some plugin answers rejected), each followed by `check`.
-    static func walk(_ seed: UInt64, _ check: (inout App, Operation) -> Void) throws {
+    static func walk(
+        _ seed: UInt64, step: (App, Instance, inout SeededGenerator) -> NavigationStep = randomStep, _ check: (inout App, Operation) -> Void
+    ) throws {
         var rng = SeededGenerator(seed: seed)
         var app = try App()
         if Bool.random(using: &rng) { try app.logIn() }
@@ -53,7 +90,7 @@ struct PropertyTests {
             let start = instances.randomElement(using: &rng)!
             let chainLength = Int.random(in: 1...3, using: &rng)
             var steps: [NavigationStep] = []
-            for _ in 0..<chainLength { steps.append(Self.randomStep(app, start, &rng)) }
+            for _ in 0..<chainLength { steps.append(step(app, start, &rng)) }
             let rejectSome = Int.random(in: 0..<8, using: &rng) == 0
             app.loggedIn = Bool.random(using: &rng)
             let before = app.tree
@@ -137,6 +174,17 @@ struct PropertyTests {
         }
     }
 
+    @Test("every instance a chain changes is in its `touched` (commits merge by it, the host's patches for watchers are built from it), the other libraries' steps included", arguments: seeds)
+    func touchedIsComplete(_ seed: UInt64) throws {
+        try Self.walk(seed, step: Self.libraryStep) { _, operation in
+            guard case .success(let result) = operation.outcome else { return }
+            let ids = Set(operation.before.allInstances.map(\.id)).union(result.tree.allInstances.map(\.id))
+            for id in ids.sorted() where operation.before[id] != result.tree[id] {
+                #expect(result.touched.contains(id), "\(operation.label): instance \(id) changed but is not in touched")
+            }
+        }
+    }
+
     static func reject(_ need: ChainNeed) -> ChainAnswer {
         switch need {
         case .route: .route(.failure(ResponseError(.rejectedByGuard, "random guard")))
@@ -144,4 +192,3 @@ struct PropertyTests {
         }
     }
 }
-

@@ -82,6 +82,16 @@ final class HomeTabs: TabsCoordinator {
     func tabSelected(_ tab: String, isRepeat: Bool) { selections.append(isRepeat ? "\(tab) again" : tab) }
 }
 
+/// Starts with a tab it does not declare (a typo): the SDK passes the name on, for the host to name it.
+final class MisspelledTabs: TabsCoordinator {
+    @Tab var help = makeHelp
+
+    init() {}
+
+    func makeHelp() -> Screen { Screen("Help") }
+    func initialTabs() -> [String]? { [tab(\.help), "hlep"] }
+}
+
 /// Resolves `switchyard://…/orders/<year>/<number>` itself (Coordinator's DeepLinkHandling).
 final class OrdersCoordinator: StackCoordinator, DeepLinkHandling {
     @Root var list = makeList
@@ -217,6 +227,13 @@ struct SDKTests {
         #expect((core.object(InstanceID(2)) as? ShopCoordinator)?.dismissals == ["item user"])
         try await connection.destroy(.init(instance: InstanceID(2), type: "shop"))
         #expect(core.object(InstanceID(2)) == nil)
+    }
+
+    @Test("a tab name from initialTabs() that is not declared is passed on (the host's invalidAnswer names it), not dropped")
+    func undeclaredInitialTab() async throws {
+        let connection = PluginTestConnection(Plugin("tabs", coordinators: [MisspelledTabs.self]))
+        let created = try await connection.create(.init(instance: InstanceID(1), type: "misspelledTabs", reason: .new))
+        #expect(created.tabs?.map(\.route) == ["help", "hlep"])
     }
 
     @Test("a custom deep-link handler consumes segments through the cursor, or rejects the link")

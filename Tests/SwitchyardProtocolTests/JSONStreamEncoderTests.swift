@@ -14,12 +14,24 @@ struct JSONStreamEncoderTests {
                 root: EntrySnapshot(entry: EntryID(1), route: "home", transition: .root, content: .screen(ScreenDescriptor(name: "Home"))),
                 entries: [
                     EntrySnapshot(entry: EntryID(2), route: "item", transition: .push, params: ["id": "7"], content: .coordinator(InstanceID(2))),
-                    EntrySnapshot(entry: EntryID(3), route: "sheet", transition: .modal, content: .screen(ScreenDescriptor(name: "S", props: [:]))),
+                    EntrySnapshot(
+                        entry: EntryID(3), route: "sheet", transition: .modal, content: .screen(ScreenDescriptor(name: "S", props: [:])),
+                        presentation: PresentationOptions(detents: ["medium", "large"], interactiveDismissDisabled: true, customTransition: "zoom")),
+                    EntrySnapshot(
+                        entry: EntryID(5), route: "cover", transition: .fullScreen, content: .screen(ScreenDescriptor(name: "C")),
+                        presentation: PresentationOptions(interactiveDismissDisabled: false)),
                 ]),
             InstanceSnapshot(
                 id: InstanceID(2), plugin: "p", type: "t", kind: .tabs, parent: .init(instance: InstanceID(1), entry: EntryID(2)),
-                status: .unavailable, unavailableReason: "down", tabs: [], selectedTab: "a",
-                child: EntrySnapshot(entry: EntryID(4), route: "w", transition: .root, content: .coordinator(InstanceID(3)))),
+                status: .unavailable, unavailableReason: "down",
+                tabs: [
+                    EntrySnapshot(entry: EntryID(6), route: "a", transition: .tab, content: .screen(ScreenDescriptor(name: "A")), badge: "3"),
+                    EntrySnapshot(entry: EntryID(7), route: "b", transition: .tab, content: .screen(ScreenDescriptor(name: "B")), badge: ""),
+                ],
+                selectedTab: "a",
+                child: EntrySnapshot(entry: EntryID(4), route: "w", transition: .root, content: .coordinator(InstanceID(3))),
+                dynamicTabs: true),
+            InstanceSnapshot(id: InstanceID(3), plugin: "p", type: "u", kind: .tabs, tabs: [], dynamicTabs: false),
         ])
 
     @Test("snapshots (written directly, JSONWritable) encode exactly as through Codable")

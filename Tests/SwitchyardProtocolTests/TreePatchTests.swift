@@ -44,6 +44,26 @@ struct TreePatchTests {
         #expect(patched == TreeSnapshot(revision: 5, root: nil, instances: [Self.instance(3), Self.instance(1), changed]))
     }
 
+    @Test("the root is added, replaced and removed (on the struct, as the host sends it); removing or replacing a root that is not there is refused")
+    func root() throws {
+        let rootless = try Self.base.applying(Self.change([JSONPatchOperation(op: "remove", path: "/root")]))
+        #expect(rootless.root == nil && rootless.instances == Self.base.instances)
+        let added = try rootless.applying(Self.change([JSONPatchOperation(op: "add", path: "/root", value: 3)]))
+        #expect(added.root == InstanceID(3))
+        let replaced = try added.applying(Self.change([JSONPatchOperation(op: "replace", path: "/root", value: 2)]))
+        #expect(replaced.root == InstanceID(2))
+        for operation in [JSONPatchOperation(op: "remove", path: "/root"), JSONPatchOperation(op: "replace", path: "/root", value: 2)] {
+            #expect(throws: ResponseError.self, "\(operation.op) of a missing root") { try rootless.applying(Self.change([operation])) }
+        }
+    }
+
+    @Test("array indices are digits as RFC 6901 writes them: '-1', '+1' and '01' are refused, not read as the last or second element")
+    func strictIndices() {
+        for path in ["/instances/-1", "/instances/+1", "/instances/01", "/instances/ 1"] {
+            #expect(throws: ResponseError.self, "remove \(path)") { try Self.base.applying(Self.change([JSONPatchOperation(op: "remove", path: path)])) }
+        }
+    }
+
     @Test("a patch for another revision, an index out of range, a failed test and an unknown op are refused by index")
     func refusals() {
         #expect(throws: ResponseError.self) { try Self.base.applying(Self.change([], base: 3)) }

@@ -176,9 +176,12 @@ final class ControlServer {
                 } else if let delta, let deltaLine, session.heldGeneration == delta.baseGeneration {
                     session.write(deltaLine)
                     session.heldGeneration = delta.generation
-                } else if delta != nil, let line = fullLine() {
+                } else if let line = fullLine() {
+                    // No patch from what it holds (none was made, or the encoder lost its base): the tree whole.
                     session.write(line)
                     session.heldGeneration = encoder.generation
+                } else {
+                    session.heldGeneration = nil  // a full snapshot once its queue drains, or with the next change
                 }
             } else if session.wantsSnapshots {
                 if let line = fullLine() { session.write(line) }

@@ -127,8 +127,6 @@ public final class HostHandle: Sendable {
         try await perform(TreeQueryRequest.self, query).result
     }
 
-    /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
-    /// socket does, without the JSON.
     /// Each plugin's command, declared coordinator types and last stderr lines (`host/plugins`, spec §15.2).
     public func describePlugins() async throws(ResponseError) -> HostPluginsRequest.Result {
         try await perform(HostPluginsRequest.self, Empty())
@@ -144,6 +142,8 @@ public final class HostHandle: Sendable {
         try await perform(PluginRestartRequest.self, .init(plugin: name))
     }
 
+    /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
+    /// socket does, without the JSON.
     private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
         try await call { host, done in HostService.perform(R.self, params, host: host, done: done) }
     }

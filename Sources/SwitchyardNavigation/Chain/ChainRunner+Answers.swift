@@ -16,16 +16,16 @@ extension ChainRunner {
         case .push(let presentation):
             entry.presentation = presentation
             owner.entries.append(entry)
-            tree.put(owner)
+            put(owner)
         case .setRoot(let keepStack):
             // The old root goes, and with it (unless kept) what it showed above: all reported, top first.
             let replaced = (keepStack ? [] : owner.entries.reversed()) + (owner.root.map { [$0] } ?? [])
-            tree.put(owner)
+            put(owner)
             discard(replaced, of: owner)
             var updated = try instance(owner.id)
             if !keepStack { updated.entries = [] }
             updated.root = entry
-            tree.put(updated)
+            put(updated)
         case .tab:
             // In declaration order among the tabs it has; the selected tab stays the same tab.
             let order = try self.declaration(owner).routes.filter { $0.transition == .tab }.map(\.name)
@@ -36,11 +36,11 @@ extension ChainRunner {
             let position = owner.tabs.firstIndex { rank($0.route) > rank(declaration.name) } ?? owner.tabs.count
             owner.tabs.insert(entry, at: position)
             if owner.tabs.count > 1, position <= owner.selectedTab { owner.selectedTab += 1 }
-            tree.put(owner)
+            put(owner)
         case .addTab:
             // `setTabs` asked for it: appended for now, and the step runs again (the next new tab, or the order).
             owner.tabs.append(entry)
-            tree.put(owner)
+            put(owner)
             return
         }
         pendingLanding = content.coordinator ?? owner.id
@@ -103,7 +103,7 @@ extension ChainRunner {
             created.child = Entry(id: entryID, route: declared.name, transition: .child, params: nil, content: content)
         }
         if let state = answer.state { created.state = state }
-        tree.put(created)
+        put(created)
     }
 
     /// Turns a plugin's content into tree content, checking it against the route's declaration; a coordinator is
@@ -141,8 +141,7 @@ extension ChainRunner {
                 id: id, plugin: target.plugin, type: target.type, kind: declaration?.kind,
                 parent: InstanceSnapshot.ParentLink(instance: owner.id, entry: entry), params: createParams,
                 version: tree.revision)
-            tree.put(child)
-            touched.insert(id)
+            put(child)
             guard !placeholder else { return .coordinator(id) }
             if initial { degradable.insert(id) }
             created.append((id, target.plugin, target.type))

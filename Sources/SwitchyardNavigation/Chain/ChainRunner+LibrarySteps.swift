@@ -46,7 +46,7 @@ extension ChainRunner {
         var owner = current
         discard(owner.entries[doomed].reversed(), of: owner)
         owner.entries.removeSubrange(doomed)
-        tree.put(owner)
+        put(owner)
         noteAppearance(owner)
         land(current.id)
     }
@@ -72,8 +72,7 @@ extension ChainRunner {
             guard let link = child.parent, var tabs = tree[ancestor] else { break }
             if tabs.kind == .tabs, let position = tabs.tabs.firstIndex(where: { $0.id == link.entry }), position != tabs.selectedTab {
                 tabs.selectedTab = position
-                tree.put(tabs)
-                touched.insert(tabs.id)
+                put(tabs)
                 effects.append(.tabSelected(instance: tabs.id, plugin: tabs.plugin, tab: tabs.tabs[position].route, isRepeat: false))
                 noteAppearance(tabs)
             }

@@ -38,8 +38,7 @@ extension ChainRunner {
         }
         let runner = ChainRunner(tree: tree, registry: registry, allocator: allocator, start: id, steps: [])
         placeholder.kind = declaration.kind
-        runner.tree.put(placeholder)
-        runner.touched.insert(id)
+        runner.put(placeholder)
         runner.created.append((id, placeholder.plugin, placeholder.type))
         let parent = placeholder.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
             guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }

@@ -186,7 +186,7 @@ extension ChainRunner {
             reset.tabs = []
             reset.selectedTab = 0
             reset.child = nil
-            tree.put(reset)
+            put(reset)
             let parent = current.parent.flatMap { link -> CoordinatorCreateRequest.Parent? in
                 guard let owner = tree[link.instance], let entry = owner.entry(link.entry) else { return nil }
                 return CoordinatorCreateRequest.Parent(instance: owner.id, plugin: owner.plugin, route: entry.route)

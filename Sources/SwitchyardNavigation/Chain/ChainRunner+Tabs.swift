@@ -48,7 +48,7 @@ extension ChainRunner {
                 effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: chosen.route, isRepeat: false))
             }
         }
-        if updated != current { tree.put(updated) }
+        if updated != current { put(updated) }
         noteAppearance(updated)
         land(current.id)
         return nil
@@ -69,7 +69,7 @@ extension ChainRunner {
         if current.tabs[position].badge != badge {
             var updated = current
             updated.tabs[position].badge = badge
-            tree.put(updated)
+            put(updated)
         }
         land(current.id)
     }

@@ -23,7 +23,10 @@ public final class ChainRunner {
     /// looked at, while no type asks for appearance.
     var appearing = Set<InstanceID>()
 
-    var tree: NavigationTree
+    /// The working tree. Written only through ``put(_:)`` and ``destroySubtree(_:)`` (the setter is private to this
+    /// file), so ``touched`` names every instance the chain changed: commits merge by it, and patches for watchers
+    /// (the host's snapshot encoder) are built from it.
+    private(set) var tree: NavigationTree
     var cursor: InstanceID
     var stepIndex = 0
     var pendingLanding: InstanceID?
@@ -153,12 +156,18 @@ public final class ChainRunner {
         return instance
     }
 
+    /// Writes `instance` into the working tree and counts it as touched.
+    func put(_ instance: Instance) {
+        tree.put(instance)
+        touched.insert(instance.id)
+    }
+
     /// A creation that could not reach its plugin, of a coordinator the parent's initial content needs: it stays in
     /// the tree as a placeholder (created when the plugin is ready) and the chain goes on.
     private func becomePlaceholder(_ id: InstanceID) {
         guard var placeholder = tree[id] else { return }
         placeholder.kind = nil
-        tree.put(placeholder)
+        put(placeholder)
         created.removeAll { $0.instance == id }
     }
 
@@ -209,7 +218,7 @@ public final class ChainRunner {
         if !isRepeat {
             var updated = current
             updated.selectedTab = position
-            tree.put(updated)
+            put(updated)
         }
         effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: tab, isRepeat: isRepeat))
         if !isRepeat { noteAppearance(current) }
@@ -229,25 +238,14 @@ public final class ChainRunner {
     /// Removes an instance from its parent: the entry holding it and everything above it in a stack. A wrapper is
     /// removed with its child; a tab cannot be dismissed, but finishing its flow finishes the whole tabs coordinator.
     func dismiss(_ current: Instance, finishingFlow: Bool) throws(ResponseError) -> InstanceID {
-        guard let link = current.parent else { throw .notAllowed(current, "the tree's root cannot be dismissed") }
-        let parent = try instance(link.instance)
-        switch parent.kind {
-        case nil:
-            throw .placeholder(parent)
-        case .stack:
-            guard let position = parent.entries.firstIndex(where: { $0.id == link.entry }) else {
-                throw .notAllowed(current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
-            }
-            try removeEntries(of: parent.id, from: position)
-            return parent.id
-        case .wrapper:
-            return try dismiss(parent, finishingFlow: finishingFlow)
-        case .tabs:
-            guard finishingFlow else {
-                throw .notAllowed(current, "it is a tab of \(ResponseError.describe(parent)); tabs cannot be dismissed (finishFlow ends the whole tabs coordinator)")
-            }
-            return try dismiss(parent, finishingFlow: true)
+        let target = try tree.dismissalTarget(of: current.id, finishingFlow: finishingFlow)
+        // The coordinators passed on the way up were read: a commit must find them as they were.
+        for ancestor in tree.ancestors(of: current.id) {
+            touched.insert(ancestor)
+            if ancestor == target.parent { break }
         }
+        try removeEntries(of: target.parent, from: target.position)
+        return target.parent
     }
 
     /// Removes `entries[from...]` of a stack instance (see ``discard(_:of:)``).
@@ -256,7 +254,7 @@ public final class ChainRunner {
         guard position < owner.entries.count else { return }
         discard(owner.entries[position...].reversed(), of: owner)
         owner.entries.removeSubrange(position...)
-        tree.put(owner)
+        put(owner)
         noteAppearance(owner)
     }
 
@@ -300,7 +298,7 @@ public final class ChainRunner {
             return
         }
         let id = allocator.instance()
-        tree.put(Instance(id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params, version: tree.revision))
+        put(Instance(id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params, version: tree.revision))
         tree.setRoot(id)
         created.append((id, root.plugin, root.type))
         creations.append(CreateQuestion(instance: id, plugin: root.plugin, type: root.type, reason: .new, params: params, parent: nil, state: nil))

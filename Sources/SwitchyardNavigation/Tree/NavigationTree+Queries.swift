@@ -53,16 +53,37 @@ extension NavigationTree {
     /// Whether `dismissCoordinator` of the instance would succeed: it is held by a pushed or presented entry of a
     /// stack, or is the child of a wrapper that could be dismissed itself (not a root, not a tab).
     public func canDismiss(_ id: InstanceID) throws(ResponseError) -> Bool {
-        guard var instance = self[id] else { throw .instanceNotFound(id) }
+        guard self[id] != nil else { throw .instanceNotFound(id) }
+        return (try? dismissalTarget(of: id)) != nil
+    }
+
+    /// What dismissing the instance removes (§12.1): the entry of the stack that holds it, at `position`, with
+    /// everything above it. A wrapper goes with its child; a tab cannot be dismissed, but finishing its flow
+    /// (`finishingFlow`) finishes the whole tabs coordinator. The one statement of these rules: `dismissCoordinator`
+    /// and `finishFlow` apply it, `canDismiss` asks it.
+    public func dismissalTarget(of id: InstanceID, finishingFlow: Bool = false) throws(ResponseError) -> (parent: InstanceID, position: Int) {
+        guard var current = self[id] else { throw .instanceNotFound(id) }
         for _ in 0..<10_000 {
-            guard let link = instance.parent, let parent = self[link.instance] else { return false }
+            guard let link = current.parent else { throw .notAllowed(current, "the tree's root cannot be dismissed") }
+            guard let parent = self[link.instance] else { throw .instanceNotFound(link.instance) }
             switch parent.kind {
-            case .stack: return parent.entries.contains { $0.id == link.entry }
-            case .wrapper: instance = parent
-            case .tabs, nil: return false
+            case nil:
+                throw .placeholder(parent)
+            case .stack:
+                guard let position = parent.entries.firstIndex(where: { $0.id == link.entry }) else {
+                    throw .notAllowed(current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
+                }
+                return (parent.id, position)
+            case .wrapper:
+                current = parent
+            case .tabs:
+                guard finishingFlow else {
+                    throw .notAllowed(current, "it is a tab of \(ResponseError.describe(parent)); tabs cannot be dismissed (finishFlow ends the whole tabs coordinator)")
+                }
+                current = parent
             }
         }
-        return false
+        throw .notAllowed(current, "it is nested more than 10,000 coordinators deep")
     }
 
     /// The most recently created instance of a type: ids only grow, so the highest. O(instances of the plugin).

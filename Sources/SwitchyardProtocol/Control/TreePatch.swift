@@ -43,7 +43,7 @@ extension TreeSnapshot {
         func fail(_ reason: String) -> ResponseError {
             ResponseError(.invalidParams, "patch operation \(index) (\(operation.op) \(path)): \(reason)")
         }
-        if operation.from == nil, path.hasPrefix("/instances/"), let position = Int(path.dropFirst("/instances/".count)) {
+        if operation.from == nil, path.hasPrefix("/instances/"), let position = JSONPatch.arrayIndex(path.dropFirst("/instances/".count)) {
             switch operation.op {
             case "remove":
                 guard instances.indices.contains(position) else { throw fail("no instance at \(position)") }
@@ -67,6 +67,20 @@ extension TreeSnapshot {
         if operation.op == "replace", path == "/revision", let value = operation.value?.intValue, value >= 0 {
             revision = UInt64(value)
             return
+        }
+        if operation.from == nil, path == "/root" {
+            switch operation.op {
+            case "remove":
+                guard root != nil else { throw fail("no member 'root'") }
+                root = nil
+                return
+            case "add", "replace":
+                guard let value = operation.value?.intValue else { throw fail("the value is not an instance id") }
+                guard operation.op == "add" || root != nil else { throw fail("no member 'root'") }
+                root = InstanceID(value)
+                return
+            default: break
+            }
         }
         // Generic: through JSON.
         var document: JSONValue
@@ -107,6 +121,12 @@ enum JSONPatch {
         }
     }
 
+    /// An array index as RFC 6901 writes it: digits, without a leading zero (no sign: `-1` is not the last element).
+    static func arrayIndex(_ token: Substring) -> Int? {
+        guard !token.isEmpty, token.utf8.allSatisfy({ (0x30...0x39).contains($0) }), token == "0" || token.first != "0" else { return nil }
+        return Int(token)
+    }
+
     /// RFC 6901: `/a/b~1c/0` → `["a", "b/c", "0"]`.
     static func tokens(_ pointer: String) throws(Failure) -> [String] {
         guard !pointer.isEmpty else { return [] }
@@ -123,7 +143,7 @@ enum JSONPatch {
             guard let child = object[token] else { throw Failure(reason: "no member '\(token)'") }
             return try get(child, path.dropFirst())
         case .array(let array):
-            guard let position = Int(token), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
             return try get(array[position], path.dropFirst())
         default:
             throw Failure(reason: "'\(token)' is inside a scalar")
@@ -143,7 +163,7 @@ enum JSONPatch {
             object[token] = child
             value = .object(object)
         case .array(var array):
-            guard let position = Int(token), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
             try edit(&array[position], path.dropFirst(), body)
             value = .array(array)
         default:
@@ -157,7 +177,7 @@ enum JSONPatch {
             object[token] = new
             target = .object(object)
         case .array(var array):
-            let position = token == "-" ? array.count : Int(token) ?? -1
+            let position = token == "-" ? array.count : arrayIndex(token[...]) ?? -1
             guard position >= 0, position <= array.count else { throw Failure(reason: "index '\(token)' is out of range") }
             array.insert(new, at: position)
             target = .array(array)
@@ -174,7 +194,7 @@ enum JSONPatch {
             target = .object(object)
             return old
         case .array(var array):
-            guard let position = Int(token), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
             let old = array.remove(at: position)
             target = .array(array)
             return old

@@ -5,7 +5,8 @@ usage: control_client_check.py SOCKET EXPECTED_DEFAULT_SOCKET_PATH
 """
 import sys
 
-from switchyard.client import ConnectionFailed, ControlClient, ResponseError, apply_tree_change, default_socket_path, step
+from switchyard.client import (ConnectionFailed, ControlClient, ProtocolViolation, ResponseError, apply_tree_change, default_socket_path,
+                               step)
 
 socket_path, expected_default = sys.argv[1], sys.argv[2]
 
@@ -87,6 +88,13 @@ with ControlClient(socket_path, timeout=20) as host:
     while followed["revision"] < final["revision"]:
         followed = follower.next_tree()
     check(followed == final, "deltas: next_tree() ends with the tree of tree/get", followed["revision"])
+    for index in ("-1", "+1", "01"):
+        try:
+            apply_tree_change(final, {"revision": final["revision"] + 1, "base": final["revision"],
+                                      "patch": [{"op": "remove", "path": "/instances/" + index}]})
+            check(False, "a patch that removes /instances/%s is refused (RFC 6901 indices are digits)" % index)
+        except ProtocolViolation as error:
+            check("not an array index" in str(error), "a patch that removes /instances/%s is refused" % index, str(error))
     watcher.close()
     follower.close()
 

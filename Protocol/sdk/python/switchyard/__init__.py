@@ -336,7 +336,9 @@ class Plugin:
         elif cls.kind == "tabs":
             declared = [r["name"] for r in cls.routes if r["transition"] == "tab"]
             shown = coordinator.initial_tabs() or declared
-            result["tabs"] = [{"route": name, "content": coordinator.content_for(name, None)} for name in shown if name in declared]
+            # A name that is not a declared tab is passed on as it is: the host's invalidAnswer names it.
+            result["tabs"] = [{"route": name, "content": coordinator.content_for(name, None) if name in declared else screen(name)}
+                              for name in shown]
         else:
             child_route = next(r for r in cls.routes if r["transition"] == "child")
             result["child"] = coordinator.content_for(child_route["name"], None)

@@ -130,9 +130,19 @@ def _pointer(path):
     return [token.replace("~1", "/").replace("~0", "~") for token in path[1:].split("/")]
 
 
+def _index(token, length):
+    """An array index as RFC 6901 writes it (digits, no leading zero), below `length`: Python's negative indices and
+    int()'s leniency ("-1", "+1", " 1") are not JSON Pointer, and "-1" would reach the last element."""
+    if not (token.isascii() and token.isdigit()) or (len(token) > 1 and token[0] == "0"):
+        raise IndexError("'%s' is not an array index" % token)
+    if int(token) >= length:
+        raise IndexError("index %s is out of range" % token)
+    return int(token)
+
+
 def _get(document, tokens):
     for token in tokens:
-        document = document[int(token)] if isinstance(document, list) else document[token]
+        document = document[_index(token, len(document))] if isinstance(document, list) else document[token]
     return document
 
 
@@ -145,16 +155,14 @@ def _edit(document, tokens, change):
     if len(tokens) == 1:
         change(copy, token)
     else:
-        key = int(token) if isinstance(copy, list) else token
+        key = _index(token, len(copy)) if isinstance(copy, list) else token
         copy[key] = _edit(copy[key], tokens[1:], change)
     return copy
 
 
 def _add(container, token, value):
     if isinstance(container, list):
-        position = len(container) if token == "-" else int(token)
-        if not 0 <= position <= len(container):
-            raise IndexError("index %s is out of range" % token)
+        position = len(container) if token == "-" else _index(token, len(container) + 1)
         container.insert(position, value)
     else:
         container[token] = value
@@ -162,7 +170,7 @@ def _add(container, token, value):
 
 def _remove(container, token):
     if isinstance(container, list):
-        del container[int(token)]
+        del container[_index(token, len(container))]
     else:
         del container[token]
 
