@@ -35,7 +35,7 @@ extension Navigator {
                 completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: params.instance)))
                 return
             }
-            self.navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin), completion)
+            await self.navigating(from: params.instance, steps: steps, requester: .plugin(question.plugin), completion)
         } stopped: {
             completion(.failure(ResponseError(.internalError, "the host is stopping")))
         }

@@ -163,49 +163,98 @@ final class Navigator {
     /// Runs a chain of steps from `start` (default: the root) as one atomic revision.
     func navigate(
         from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
-        reason: CoordinatorDismissedNotification.Reason = .navigation, attempt: Int = 0,
+        reason: CoordinatorDismissedNotification.Reason = .navigation,
         _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
     ) {
-        guard let origin = start ?? tree.rootID else {
-            completion(.failure(ResponseError(.instanceNotFound, "the tree is empty")))
-            return
+        let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: reason)
+        let prepared: (runner: ChainRunner, base: NavigationTree)
+        switch prepare(request, checkLimits: true) {
+        case .failure(let error): return completion(.failure(error))
+        case .success(let success): prepared = success
         }
-        guard !steps.isEmpty else {
-            completion(.failure(ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"])))
-            return
+        // Registered now, not when the task runs: a plugin request that arrives meanwhile already waits for it.
+        let chain = scheduler.begin()
+        startFlow {
+            await self.apply(request, prepared, chain: chain, completion)
+        } stopped: {
+            self.finish(chain)
+            completion(.failure(ResponseError(.internalError, "the host is stopping")))
         }
-        // A conflict retry runs the same steps again: checked once is enough.
-        if attempt == 0 {
-            do throws(ResponseError) { try requestLimits.check(steps: steps) } catch {
-                completion(.failure(error))
-                return
-            }
+    }
+
+    /// ``navigate(from:steps:requester:links:reason:_:)`` from a flow already running on the loop (a resolved deep
+    /// link, an answered action): the chain runs on in that flow instead of waiting for a task of its own.
+    nonisolated(nonsending) func navigating(
+        from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
+        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
+    ) async {
+        let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: .navigation)
+        switch prepare(request, checkLimits: true) {
+        case .failure(let error): completion(.failure(error))
+        case .success(let prepared): await apply(request, prepared, chain: scheduler.begin(), completion)
         }
-        if case .plugin(let plugin) = requester, let instance = tree[origin], instance.plugin != plugin,
+    }
+
+    /// What a navigation asks, kept to run it again when another chain changed what it read.
+    private struct ChainRequest {
+        let start: InstanceID?
+        let steps: [NavigationStep]
+        let requester: Requester
+        let links: [Int: DeepLinkContext]
+        let reason: CoordinatorDismissedNotification.Reason
+    }
+
+    /// Checks a navigation against the current tree and sets up its runner.
+    private func prepare(_ request: ChainRequest, checkLimits: Bool) -> Result<(runner: ChainRunner, base: NavigationTree), ResponseError> {
+        guard let origin = request.start ?? tree.rootID else {
+            return .failure(ResponseError(.instanceNotFound, "the tree is empty"))
+        }
+        guard !request.steps.isEmpty else {
+            return .failure(ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"]))
+        }
+        if checkLimits {
+            do throws(ResponseError) { try requestLimits.check(steps: request.steps) } catch { return .failure(error) }
+        }
+        if case .plugin(let plugin) = request.requester, let instance = tree[origin], instance.plugin != plugin,
             !tree.instances(of: plugin).contains(where: { tree.ancestors(of: $0.id).contains(origin) })
         {
-            completion(.failure(.notOwner(plugin, instance, "navigate from")))
-            return
+            return .failure(.notOwner(plugin, instance, "navigate from"))
         }
         let base = tree
         let runner = ChainRunner(
-            tree: base, registry: registry, allocator: allocator, requester: requester, start: origin, steps: steps,
-            links: links, dismissReason: reason)
-        runChain(runner, base: base) { [weak self] outcome in
-            guard let self else { return }
-            switch outcome {
+            tree: base, registry: registry, allocator: allocator, requester: request.requester, start: origin, steps: request.steps,
+            links: request.links, dismissReason: request.reason)
+        return .success((runner, base))
+    }
+
+    /// Drives a prepared navigation to its commit, sends its notifications and answers; a chain that conflicted
+    /// with another runs again on the new tree (the same steps: their limits were checked once).
+    nonisolated(nonsending) private func apply(
+        _ request: ChainRequest, _ prepared: (runner: ChainRunner, base: NavigationTree), chain: ChainScheduler<() -> Void>.Chain,
+        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
+    ) async {
+        var (prepared, chain) = (prepared, chain)
+        for attempt in 0... {
+            switch await driveAndCommit(prepared.runner, base: prepared.base, chain: chain) {
             case .success(let (result, changed)):
-                self.send(result.effects)
-                if changed { self.treeChanged(touched: result.touched) }
-                completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: result.landedOn)))
-            case .failure(let error):
-                // Another chain changed what this one read: run it again on the new tree.
-                guard error.code == .conflict, attempt < Self.maxConflictRetries else {
+                send(result.effects)
+                if changed { treeChanged(touched: result.touched) }
+                completion(.success(NavigateRequest.Result(revision: tree.revision, instance: result.landedOn)))
+                return finish(chain)
+            case .failure(let error) where error.code == .conflict && attempt < Self.maxConflictRetries:
+                logger.debug("chain conflicted (\(error.message)); retrying")
+                switch prepare(request, checkLimits: false) {
+                case .failure(let error):
                     completion(.failure(error))
-                    return
+                    return finish(chain)
+                case .success(let next):
+                    let conflicted = chain
+                    (prepared, chain) = (next, scheduler.begin())
+                    finish(conflicted)
                 }
-                self.logger.debug("chain conflicted (\(error.message)); retrying")
-                self.navigate(from: start, steps: steps, requester: requester, links: links, reason: reason, attempt: attempt + 1, completion)
+            case .failure(let error):
+                completion(.failure(error))
+                return finish(chain)
             }
         }
     }
@@ -220,26 +269,33 @@ final class Navigator {
         // Registered now, not when the task runs: a plugin request that arrives meanwhile already waits for it.
         let chain = scheduler.begin()
         startFlow {
-            let outcome = await self.drive(runner, chain: chain)
-            defer { self.finish(chain) }
-            switch outcome {
-            case .failure(let failure):
-                self.destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
-                completion(.failure(failure.error))
-            case .success(let result):
-                do throws(ResponseError) {
-                    try self.checkIncarnations(chain)
-                    let changed = try self.tree.commit(result, startedFrom: base)
-                    self.tree.reserveIDs(from: self.allocator)
-                    completion(.success((result, changed)))
-                } catch {
-                    self.destroy(result.undo.map { ($0.instance, $0.plugin, $0.type) })
-                    completion(.failure(error))
-                }
-            }
+            completion(await self.driveAndCommit(runner, base: base, chain: chain))
+            self.finish(chain)
         } stopped: {
             self.finish(chain)
             completion(.failure(ResponseError(.internalError, "the host is stopping")))
+        }
+    }
+
+    /// ``runChain(_:base:_:)``'s work, in the flow that runs it; the caller finishes the chain once it has acted on
+    /// the outcome.
+    nonisolated(nonsending) private func driveAndCommit(
+        _ runner: ChainRunner, base: NavigationTree, chain: ChainScheduler<() -> Void>.Chain
+    ) async -> Result<(result: ChainResult, changed: Bool), ResponseError> {
+        switch await drive(runner, chain: chain) {
+        case .failure(let failure):
+            destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
+            return .failure(failure.error)
+        case .success(let result):
+            do throws(ResponseError) {
+                try checkIncarnations(chain)
+                let changed = try tree.commit(result, startedFrom: base)
+                tree.reserveIDs(from: allocator)
+                return .success((result, changed))
+            } catch {
+                destroy(result.undo.map { ($0.instance, $0.plugin, $0.type) })
+                return .failure(error)
+            }
         }
     }
 
@@ -262,50 +318,6 @@ final class Navigator {
     func runFlow(_ number: Int, isolation: isolated HostIsolation) async {
         guard let flow = startingFlows.removeValue(forKey: number) else { return }
         await flow()
-    }
-
-    /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
-    func open(_ url: String, apply: Bool, _ completion: @escaping (Result<(plan: DeepLinkPlan, result: NavigateRequest.Result?), ResponseError>) -> Void) {
-        let link: DeepLinkURL
-        do { link = try DeepLinkURL(parsing: url, limits: requestLimits) } catch {
-            completion(.failure(error))
-            return
-        }
-        let resolver = DeepLinkResolver(link: link, tree: tree, registry: registry)
-        startFlow {
-            let plan: DeepLinkPlan
-            do throws(ResponseError) { plan = try await self.resolve(resolver) } catch {
-                completion(.failure(error))
-                return
-            }
-            guard apply else {
-                completion(.success((plan, nil)))
-                return
-            }
-            self.navigate(from: plan.start, steps: plan.steps, requester: .control, links: plan.links) { result in
-                completion(result.map { (plan, $0) })
-            }
-        } stopped: {
-            completion(.failure(ResponseError(.internalError, "the host is stopping")))
-        }
-    }
-
-    /// Asks the plugins on a deep link's path every question its resolver has, until it has a plan.
-    nonisolated(nonsending) private func resolve(_ resolver: DeepLinkResolver) async throws(ResponseError) -> DeepLinkPlan {
-        while true {
-            switch resolver.advance() {
-            case .invalid(let error):
-                throw error
-            case .resolved(let plan):
-                return plan
-            case .needs(let question):
-                guard let connection = plugins?.connection(question.plugin) else {
-                    resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
-                    continue
-                }
-                resolver.resume(with: await connection.request(CoordinatorDeepLinkRequest.self, question.request))
-            }
-        }
     }
 
     /// Runs a chain runner to its end, asking the owning plugins every question it has.

@@ -19,9 +19,10 @@ struct StateFile: Codable, Sendable {
 /// start.
 ///
 /// Every write goes to a fresh temporary file, is fsynced, renamed over the state file, and the folder is fsynced:
-/// a crash or a `SIGKILL` at any moment leaves the old tree or the new one, never a mix. Writes happen on a task of
-/// their own so an fsync never stalls the loop; a burst of changes is coalesced into the newest tree, and a
-/// generation number under a lock keeps an older tree from ever replacing a newer one.
+/// a crash or a `SIGKILL` at any moment leaves the old tree or the new one, never a mix. Trees are encoded and written
+/// on a task of their own, so neither the encoding (milliseconds for a large tree) nor an fsync stalls the loop: the
+/// loop hands over the tree, a value whose snapshot costs nothing. A burst of changes is coalesced into the newest
+/// tree, and a generation number under a lock keeps an older tree from ever replacing a newer one.
 ///
 /// - Important: ``treeChanged(_:)`` and ``flush(_:)`` on the loop thread only.
 final class StateStore {
@@ -65,18 +66,18 @@ final class StateStore {
         }
     }
 
-    /// The task that writes off the loop thread; its stream keeps only the newest tree not yet written.
+    /// The task that encodes and writes off the loop thread; its stream keeps only the newest tree not yet written.
     final class Writer {
         let disk: Disk
-        let continuation: AsyncStream<(UInt64, [UInt8])>.Continuation
+        let continuation: AsyncStream<(UInt64, NavigationTree)>.Continuation
         private let task: Task<Void, Never>
 
-        init(disk: Disk) {
+        init(disk: Disk, app: String?) {
             self.disk = disk
-            let (stream, continuation) = AsyncStream<(UInt64, [UInt8])>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let (stream, continuation) = AsyncStream<(UInt64, NavigationTree)>.makeStream(bufferingPolicy: .bufferingNewest(1))
             self.continuation = continuation
             task = Task.detached {
-                for await (generation, bytes) in stream { disk.write(generation: generation, bytes: bytes) }
+                for await (generation, tree) in stream { disk.write(generation: generation, bytes: StateStore.encode(tree, app: app)) }
             }
         }
 
@@ -91,7 +92,7 @@ final class StateStore {
         self.loop = loop
         self.logger = logger
         self.debounceMs = debounceMs
-        self.writer = Writer(disk: Disk(path: path, logger: logger))
+        self.writer = Writer(disk: Disk(path: path, logger: logger), app: app)
     }
 
     // MARK: - Loading
@@ -181,10 +182,11 @@ final class StateStore {
         guard let tree = pending else { return }
         pending = nil
         generation += 1
-        writer.continuation.yield((generation, encode(tree)))
+        writer.continuation.yield((generation, tree))
     }
 
-    private func encode(_ tree: NavigationTree) -> [UInt8] {
+    /// The file's bytes for `tree`: on the writer's task, or on the loop for the last write at shutdown.
+    static func encode(_ tree: NavigationTree, app: String?) -> [UInt8] {
         let file = StateFile(
             format: StateFile.formatName, version: 1, app: app, nextInstanceID: tree.nextInstanceID, nextEntryID: tree.nextEntryID,
             tree: tree.snapshot())
@@ -205,7 +207,7 @@ final class StateStore {
         timer = nil
         pending = nil
         generation += 1
-        writer.disk.write(generation: generation, bytes: encode(tree))
+        writer.disk.write(generation: generation, bytes: Self.encode(tree, app: app))
         writer.stop()
     }
 }

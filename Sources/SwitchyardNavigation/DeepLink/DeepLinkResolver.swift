@@ -76,7 +76,7 @@ public final class DeepLinkResolver {
                     waiting = (declaration, key)
                     return .needs(question(for: declaration, key: key))
                 }
-                if let (route, consumed, captures) = bestMatch(declaration) {
+                if let (route, consumed, captures) = bestMatch(key) {
                     try take(route, declaration: declaration, key: key, consumed: consumed, params: try params(captures, route))
                 } else if declaration.kind == .wrapper, let child = declaration.routes.first(where: { $0.transition == .child }) {
                     try take(child, declaration: declaration, key: key, consumed: 0, params: nil)
@@ -153,17 +153,15 @@ public final class DeepLinkResolver {
 
     /// The most specific matching pattern; between equally specific root routes, the active root wins, so two
     /// pass-through roots (`""`) follow whichever flow the user is in (Stinsen's `hasRoot` check before a link).
-    private func bestMatch(_ declaration: CoordinatorDeclaration) -> (RouteDeclaration, Int, [String: String])? {
+    private func bestMatch(_ key: RouteRegistry.TypeKey) -> (RouteDeclaration, Int, [String: String])? {
         let activeRoot: String? = if case .instance(let id) = position { tree[id]?.root?.route } else { nil }
         var best: (route: RouteDeclaration, consumed: Int, captures: [String: String], rank: (Int, Int, Int, Int))?
-        for route in declaration.routes {
-            guard let text = route.deepLink, let pattern = try? PathPattern(parsing: text),
-                let (consumed, captures) = pattern.match(link.segments[cursor...])
-            else { continue }
-            let specificity = pattern.rank(consumed: consumed)
-            let rank = (specificity.0, specificity.1, specificity.2, route.name == activeRoot ? 1 : 0)
+        for candidate in registry.linkRoutes(of: key) {
+            guard let (consumed, captures) = candidate.pattern.match(link.segments[cursor...]) else { continue }
+            let specificity = candidate.pattern.rank(consumed: consumed)
+            let rank = (specificity.0, specificity.1, specificity.2, candidate.route.name == activeRoot ? 1 : 0)
             if let current = best, current.rank >= rank { continue }
-            best = (route, consumed, captures, rank)
+            best = (candidate.route, consumed, captures, rank)
         }
         return best.map { ($0.route, $0.consumed, $0.captures) }
     }

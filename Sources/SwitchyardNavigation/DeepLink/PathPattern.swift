@@ -11,6 +11,9 @@ public struct PathPattern: Sendable, Equatable, CustomStringConvertible {
 
     public let elements: [Element]
     public let text: String
+    /// For ``rank(consumed:)``, counted once: a link is ranked against every pattern of each type it passes.
+    private let literals: Int
+    private let endsWithRest: Bool
 
     public init(parsing text: String) throws(PatternError) {
         self.text = text
@@ -36,6 +39,8 @@ public struct PathPattern: Sendable, Equatable, CustomStringConvertible {
             }
         }
         self.elements = elements
+        literals = elements.count(where: { if case .literal = $0 { true } else { false } })
+        endsWithRest = elements.contains { if case .rest = $0 { true } else { false } }
         let names = captureNames
         if Set(names).count != names.count { throw PatternError(pattern: text, reason: "a capture name is used twice") }
     }
@@ -90,11 +95,7 @@ public struct PathPattern: Sendable, Equatable, CustomStringConvertible {
 
     /// Precedence among patterns matching the same segments: more segments consumed, then more literals, then
     /// captures and wildcards over `**` (Hummingbird's trie order).
-    public func rank(consumed: Int) -> (Int, Int, Int) {
-        let literals = elements.filter { if case .literal = $0 { true } else { false } }.count
-        let rest = elements.contains { if case .rest = $0 { true } else { false } } ? 0 : 1
-        return (consumed, literals, rest)
-    }
+    public func rank(consumed: Int) -> (Int, Int, Int) { (consumed, literals, endsWithRest ? 0 : 1) }
 }
 
 public struct PatternError: Error, Sendable, Equatable, CustomStringConvertible {
