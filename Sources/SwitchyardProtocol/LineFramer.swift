@@ -116,10 +116,11 @@ public struct LineFramer: Sendable {
     }
 
     private func firstNewline(from position: Int) -> Int? {
+        // Over a span: no uniqueness or bounds bookkeeping of the array per byte (every byte read passes here).
+        let bytes = buffer.span
         var index = position
-        let count = buffer.count
-        while index < count {
-            if buffer[index] == 0x0A { return index }
+        while index < bytes.count {
+            if bytes[index] == 0x0A { return index }
             index += 1
         }
         return nil

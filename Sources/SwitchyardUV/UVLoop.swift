@@ -13,7 +13,9 @@ public final class UVLoop {
     let raw: UnsafeMutablePointer<uv_loop_t>
     private(set) var openHandleCount = 0
     private var remoteHandle: RemoteAsync?
-    private(set) var clock: UVLoopClock?
+    /// Read on every message (``activeNow``, each read's input work); set at init and close, on the loop thread:
+    /// exempt from the runtime's exclusivity bookkeeping like the clock's own fields.
+    @exclusivity(unchecked) private(set) var clock: UVLoopClock?
     private var ownerThread: uv_thread_t?
     private var closed = false
 

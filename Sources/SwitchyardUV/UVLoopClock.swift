@@ -32,20 +32,22 @@ final class UVLoopClock {
     private let check: LoopPhaseHandle
     private let idle: LoopPhaseHandle
 
+    // Read and written on every iteration and every read, on the loop thread only, never across a call that could
+    // touch them again: the runtime's exclusivity bookkeeping (~80 instructions per access) is not paid for them.
     /// End of the previous poll (hrtime), 0 before the first.
-    private var lastPollEnd: UInt64 = 0
-    private var pollStart: UInt64 = 0
+    @exclusivity(unchecked) private var lastPollEnd: UInt64 = 0
+    @exclusivity(unchecked) private var pollStart: UInt64 = 0
     /// The poll's timeout in ms as libuv will compute it (-1: infinite).
-    private var pollTimeout: Int32 = -1
-    private(set) var stalledNanoseconds: UInt64 = 0
-    private(set) var maxBlindNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) private var pollTimeout: Int32 = -1
+    @exclusivity(unchecked) private(set) var stalledNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) private(set) var maxBlindNanoseconds: UInt64 = 0
     /// Time spent this iteration in handlers of input read from pipes (``UVPipe``), which counts as running time.
-    private var inputWorkNanoseconds: UInt64 = 0
-    private var jobs: [() -> Void] = []
+    @exclusivity(unchecked) private var inputWorkNanoseconds: UInt64 = 0
+    @exclusivity(unchecked) private var jobs: [() -> Void] = []
     /// Runs the jobs other code queued on ``UVLoopRemote`` (set by the loop).
     var drainRemote: (() -> Void)?
     /// Jobs were queued on the remote from the loop's own thread: drain it after this poll.
-    private var remotePending = false
+    @exclusivity(unchecked) private var remotePending = false
     /// Called on the loop thread with each stall's length in ms, once it has ended.
     var onStall: ((UInt64) -> Void)?
 

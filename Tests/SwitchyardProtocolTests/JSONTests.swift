@@ -54,4 +54,31 @@ struct JSONTests {
         #expect(value.objectValue?.count == 1_001)
         #expect(value["k999"] == .int(49_999))
     }
+
+    @Test("integers are written exactly at every magnitude and sign")
+    func integers() {
+        for number: Int64 in [0, 7, 9, 10, -1, -9, -10, 99, 100, 123_456, -98_765, 1_000_000_000_000, Int64.max, Int64.min] {
+            #expect(JSONWriter.string(.int(number)) == String(number))
+        }
+    }
+
+    @Test("member names the protocol uses and near misses parse alike, escaped or not; errors in names keep their offsets")
+    func memberNames() throws {
+        let value = try JSONParser.parse(#"{"jsonrpc":1,"idx":2,"i":3,"j\u0073onrpc2":4,"méthod":5,"":6,"id":7,"instances":8,"Id":9}"#)
+        #expect(value.objectValue?.keys == ["jsonrpc", "idx", "i", "jsonrpc2", "méthod", "", "id", "instances", "Id"])
+        #expect(try JSONParser.parse(#"{"j\u0073onrpc":"2.0"}"#) == ["jsonrpc": "2.0"])
+        // The names the parser knows (KnownKeys) and a few near misses: each parses to itself, wherever it stands.
+        let names = [
+            "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "instance", "type", "route",
+            "transition", "reason", "content", "screen", "name", "props", "state", "root", "plugin", "line", "field",
+            "limit", "level", "protocolVersion", "coordinators", "version", "steps", "tabs", "presentation", "children",
+            "title", "parent", "revision", "instances", "protocolVersions", "protocolVersio", "ids", "d", "i!d", "~",
+        ]
+        for name in names {
+            #expect(try JSONParser.parse("{\"\(name)\":1,\"x\":{\"\(name)\":[]}}").objectValue?.keys == [name, "x"])
+        }
+        #expect(throws: JSONParseError(.controlCharacterInString, at: 4)) { try JSONParser.parse("{\"id\u{01}\":1}") }
+        #expect(throws: JSONParseError(.unexpectedEnd, at: 4)) { try JSONParser.parse("{\"id") }
+        #expect(throws: JSONParseError(.unexpectedByte(UInt8(ascii: "}")), at: 5)) { try JSONParser.parse(#"{"id"}"#) }
+    }
 }

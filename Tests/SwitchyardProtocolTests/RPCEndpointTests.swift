@@ -36,6 +36,29 @@ struct RPCEndpointTests {
         #expect(wire.endpoint.pendingCount == 0)
     }
 
+    @Test("one request left unanswered while thousands after it are answered in any order stays pending, and the rest do not")
+    func longLivedRequest() {
+        let wire = Wire()
+        var oldest: Result<JSONValue, ResponseError>?
+        let first = wire.endpoint.request("slow", params: nil) { oldest = $0 }
+        var answered = 0
+        for round in 0..<50 {
+            let ids = (0..<100).map { _ in wire.endpoint.request("fast", params: nil) { _ in answered += 1 } }
+            // Out of order: every other one first, then the rest backwards.
+            for (position, id) in ids.enumerated() where position % 2 == 0 { wire.endpoint.receive(.response(id: id, result: .int(Int64(round)))) }
+            for (position, id) in ids.enumerated().reversed() where position % 2 == 1 { wire.endpoint.receive(.response(id: id, result: 0)) }
+            #expect(wire.endpoint.pendingCount == 1)
+        }
+        #expect(answered == 5_000)
+        #expect(wire.endpoint.isPending(first) && !wire.endpoint.isPending(.number(2)) && !wire.endpoint.isPending(.string("1")))
+        #expect(wire.endpoint.pendingRequest(first)?.method == "slow")
+        #expect(wire.endpoint.receive(.response(id: first, result: 1)) == .resolved(id: first, method: "slow"))
+        #expect(oldest == .success(1))
+        #expect(wire.endpoint.pendingCount == 0)
+        let next = wire.endpoint.request("after", params: nil) { _ in }
+        #expect(next == .number(5_002) && wire.endpoint.isPending(next))
+    }
+
     @Test("typed requests decode their result, and say which side of the coding failed")
     func typed() {
         let wire = Wire()

@@ -20,15 +20,18 @@ struct UVProcessTests {
         #expect(run.leakedHandles == 0)
     }
 
-    @Test("cat echoes a line, sees EOF when stdin is half-closed, and exits 0")
-    func catRoundTrip() async throws {
-        struct Outcome: Sendable, Equatable {
-            var output: [UInt8]
-            var status: TerminationStatus?
-            var stdoutEOF: Bool
-        }
-        let run = try await runOnLoop(Outcome.self) { loop, finish in
-            var outcome = Outcome(output: [], status: nil, stdoutEOF: false)
+    /// What `cat` echoed until it exited, and what the writer observed while writing.
+    struct CatOutcome: Sendable, Equatable {
+        var output: [UInt8] = []
+        var status: TerminationStatus?
+        var stdoutEOF = false
+        var observed: [Int] = []
+    }
+
+    /// Runs `cat`; `write` feeds its stdin (and half-closes it) and returns what it observed on the way.
+    func runCat(_ write: @escaping (UVPipe) throws -> [Int]) async throws -> LoopThreadRun<CatOutcome> {
+        try await runOnLoop(CatOutcome.self) { loop, finish in
+            var outcome = CatOutcome()
             func maybeFinish() {
                 if outcome.status != nil && outcome.stdoutEOF { finish(.success(outcome)) }
             }
@@ -47,10 +50,40 @@ struct UVProcessTests {
                     maybeFinish()
                 }
             }
-            try process.stdin?.write(Array("hello\n".utf8))
-            try process.stdin?.shutdown { _ in process.stdin?.close() }
+            outcome.observed = try write(try #require(process.stdin))
+        }
+    }
+
+    @Test("cat echoes a line, sees EOF when stdin is half-closed, and exits 0")
+    func catRoundTrip() async throws {
+        let run = try await runCat { stdin in
+            try stdin.write(Array("hello\n".utf8))
+            try stdin.shutdown { _ in stdin.close() }
+            return []
         }
         #expect(run.value.output == Array("hello\n".utf8))
+        #expect(run.value.status == .exited(0))
+        #expect(run.leakedHandles == 0)
+    }
+
+    @Test("corked writes wait, count as queued, and leave in order at the outermost uncork; a half-close sends them first")
+    func corkedWrites() async throws {
+        let run = try await runCat { stdin in
+            stdin.cork()
+            try stdin.write(Array("a\n".utf8))
+            stdin.cork()
+            try stdin.write(Array("b\n".utf8))
+            stdin.uncork()
+            let whileCorked = stdin.queuedBytes
+            stdin.uncork()
+            let afterUncork = stdin.queuedBytes
+            stdin.cork()
+            try stdin.write(Array("c\n".utf8))
+            try stdin.shutdown { _ in stdin.close() }
+            return [whileCorked, afterUncork]
+        }
+        #expect(run.value.observed == [4, 0])
+        #expect(run.value.output == Array("a\nb\nc\n".utf8))
         #expect(run.value.status == .exited(0))
         #expect(run.leakedHandles == 0)
     }

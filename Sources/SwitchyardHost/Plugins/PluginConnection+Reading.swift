@@ -14,6 +14,11 @@ extension PluginConnection {
             // the pipe is drained unparsed, so a flood costs nothing once it has been caught.
             guard killReason == nil else { return }
             reader.append(bytes)
+            // What is sent to the plugin while its lines are handled (answers, the next requests of a pipelined
+            // burst) leaves in one write when the chunk is done, not one syscall per line.
+            let stdin = process?.stdin
+            stdin?.cork()
+            defer { stdin?.uncork() }
             if trace.isOn {
                 while state != .terminated, killReason == nil, let next = reader.nextWithLine() {
                     traceRead(next.event, next.line)
@@ -22,6 +27,7 @@ extension PluginConnection {
             } else {
                 while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
             }
+            noteHeard()
             // libuv reads up to 2 MB from one pipe per iteration: a flooding plugin would hold the loop (seen: 7 s on
             // a loaded machine). Every 256 KiB, the loop polls once before this plugin is read again.
             stdoutBytesSinceYield += bytes.count
@@ -31,6 +37,7 @@ extension PluginConnection {
             if let last = reader.finishWithLine(), killReason == nil {
                 if trace.isOn { traceRead(last.event, last.line) }
                 handle(last.event)
+                noteHeard()
             }
             stdoutClosed = true
             process?.stdout?.close()
@@ -101,22 +108,26 @@ extension PluginConnection {
             report(named)
         case .message(let message, let lineNumber):
             messagesReceived += 1
-            heartbeat.heard(now: loop.activeNow)
-            guard withinRate(message, lineNumber: lineNumber) else { return }
+            heardInRead = true
             switch message {
             case .response(let id, _):
-                resolve(id, message, lineNumber: lineNumber)
-            case .errorResponse(let id, let error):
-                guard let id else {
-                    report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
-                    return
-                }
-                if error.code == .internalError {
-                    resolveInternalError(id, error, message, lineNumber: lineNumber)
-                } else {
-                    resolve(id, message, lineNumber: lineNumber)
-                }
+                // Answers to the host's own requests are bounded by the host's sending, so they take no token: a
+                // pipelined burst the host asked for must not look like a flood. One table lookup resolves them.
+                if case .resolved = endpoint.receive(message) { return }
+                guard withinRate(message, lineNumber: lineNumber) else { return }
+                unmatchedAnswer(id, lineNumber: lineNumber)
+            case .errorResponse(let id?, let error) where error.code == .internalError && endpoint.isPending(id):
+                // A handler of the plugin failed: the answer carries the plugin's stderr tail (spec §7).
+                endpoint.receive(.errorResponse(id: id, error: withStderrTail(error)))
+            case .errorResponse(let id?, _):
+                if case .resolved = endpoint.receive(message) { return }
+                guard withinRate(message, lineNumber: lineNumber) else { return }
+                unmatchedAnswer(id, lineNumber: lineNumber)
+            case .errorResponse(nil, let error):
+                guard withinRate(message, lineNumber: lineNumber) else { return }
+                report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
             case .request(let id, let method, let params):
+                guard withinRate(message, lineNumber: lineNumber) else { return }
                 if method == PingRequest.method {
                     respond(to: id, result: .object(JSONObject()))
                 } else if state != .ready {
@@ -136,6 +147,7 @@ extension PluginConnection {
                     onEvent(.request(id: id, method: method, params: params))
                 }
             case .notification(let method, let params):
+                guard withinRate(message, lineNumber: lineNumber) else { return }
                 if method == LogNotification.method {
                     log(params)
                 } else {
@@ -153,26 +165,21 @@ extension PluginConnection {
         }
     }
 
-    /// A handler of the plugin failed (`internalError`): the answer carries the plugin's stderr tail (spec §7).
-    func resolveInternalError(_ id: RequestID, _ error: ResponseError, _ message: Message, lineNumber: Int) {
-        guard endpoint.isPending(id) else {
-            resolve(id, message, lineNumber: lineNumber)  // a heartbeat's, or an unknown id (reported there)
-            return
-        }
-        resolve(id, .errorResponse(id: id, error: withStderrTail(error)), lineNumber: lineNumber)
+    /// An answer to no pending request of the endpoint: the heartbeat's, or a protocol error.
+    func unmatchedAnswer(_ id: RequestID, lineNumber: Int) {
+        if heartbeat.answered(id) { return }
+        report(
+            ResponseError(
+                .invalidRequest, "line \(lineNumber): response to unknown request id \(id)",
+                data: ["line": .int(Int64(lineNumber)), "field": "id"]
+            ).naming(plugin: name))
     }
 
-    /// An answer (`message`, whose id is `id`) completes the heartbeat or the pending request it belongs to.
-    func resolve(_ id: RequestID, _ message: Message, lineNumber: Int) {
-        if heartbeat.answered(id) { return }
-        guard case .resolved = endpoint.receive(message) else {
-            report(
-                ResponseError(
-                    .invalidRequest, "line \(lineNumber): response to unknown request id \(id)",
-                    data: ["line": .int(Int64(lineNumber)), "field": "id"]
-                ).naming(plugin: name))
-            return
-        }
+    /// Anything from the plugin proves it alive: the running clock is read once per read, not per message.
+    func noteHeard() {
+        guard heardInRead else { return }
+        heardInRead = false
+        heartbeat.heard(now: loop.activeNow)
     }
 
     /// A protocol error: logged, reported, and counted; more than `maxProtocolErrors` within 10 s quarantines the
@@ -191,15 +198,8 @@ extension PluginConnection {
 
     /// Takes a token for one message; a message over the rate is a protocol error (a request is answered with
     /// `-32004`), logged for the first and every 10,000th, not for each.
+    /// Answers to pending requests never come here (see ``handle(_:)``); unsolicited ones (unknown ids) count.
     func withinRate(_ message: Message, lineNumber: Int) -> Bool {
-        // Answers to the host's own requests are bounded by the host's sending, so they take no token: a pipelined
-        // burst the host asked for must not look like a flood. Unsolicited answers (unknown ids) still count.
-        switch message {
-        case .response(let id, _), .errorResponse(let id?, _):
-            if endpoint.isPending(id) { return true }
-        default:
-            break
-        }
         // The rate is refilled by real time, not running time: the plugin really had that time to send in.
         if admission.takeToken(now: loop.now) { return true }
         let error = ResponseError(

@@ -78,6 +78,8 @@ final class PluginConnection {
     var droppedOverRate = 0
     var heartbeatTimer: UVTimer?
     var heartbeatJudgementPending = false
+    /// A message was read since the heartbeat last heard of the plugin (see ``noteHeard()``).
+    var heardInRead = false
     var writeStallTimer: UVTimer?
 
     /// Counters for status and benchmarks.
@@ -350,7 +352,7 @@ final class PluginConnection {
     /// at once and host memory stays bounded; the plugin itself is judged by ``judgeWriteStall()``.
     func refuseWhileNotReading(method: String) -> ResponseError? {
         let queued = queuedBytes
-        guard method != ShutdownRequest.method, writeQueue.refusesRequests(queued: queued) else { return nil }
+        guard writeQueue.refusesRequests(queued: queued), method != ShutdownRequest.method else { return nil }
         return notReadingError(queued: queued)
     }
 

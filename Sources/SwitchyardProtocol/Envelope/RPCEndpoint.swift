@@ -108,7 +108,7 @@ public final class RPCEndpoint {
     /// so an owner can route lines to itself without a reference cycle at construction.
     public var send: ([UInt8]) -> Void
     private var nextID: Int64
-    private var pending: [RequestID: PendingRequest] = [:]
+    private var pending = PendingTable()
     private var requestHandlers: [String: RequestHandler] = [:]
     private var notificationHandlers: [String: NotificationHandler] = [:]
     /// Why the endpoint closed; new requests fail with it at once.
@@ -146,7 +146,7 @@ public final class RPCEndpoint {
         }
         // Registered before the line leaves: a transport that answers synchronously (tests, in-process pairs) must
         // find the request pending.
-        pending[id] = PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion)
+        pending.insert(PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion))
         send(Message.request(id: id, method: method, params: params).encodedLine())
         return id
     }
@@ -204,7 +204,7 @@ public final class RPCEndpoint {
     /// - Returns: the request, if it was still pending.
     @discardableResult
     public func cancel(_ id: RequestID, error: ResponseError? = nil) -> PendingRequest? {
-        guard let request = pending.removeValue(forKey: id) else { return nil }
+        guard let request = pending.remove(id) else { return nil }
         if let error { request.completion(.failure(error)) }
         return request
     }
@@ -213,7 +213,7 @@ public final class RPCEndpoint {
     public var pendingCount: Int { pending.count }
 
     /// Whether request `id` awaits its answer (cheaper than ``pendingRequest(_:)``: nothing is copied).
-    public func isPending(_ id: RequestID) -> Bool { pending.index(forKey: id) != nil }
+    public func isPending(_ id: RequestID) -> Bool { pending.contains(id) }
 
     /// The pending request `id`, if any.
     public func pendingRequest(_ id: RequestID) -> PendingRequest? { pending[id] }
@@ -221,7 +221,7 @@ public final class RPCEndpoint {
     /// The earliest deadline of a pending request: arm one timer for it, and call ``expire(now:error:)`` when it
     /// fires. Nil when nothing waits with a deadline.
     public var nextDeadline: UInt64? {
-        pending.values.lazy.compactMap(\.deadline).min()
+        pending.all.lazy.compactMap(\.deadline).min()
     }
 
     /// Fails every pending request whose deadline is at or before `now`, earliest first, each with the error
@@ -230,12 +230,12 @@ public final class RPCEndpoint {
     /// - Returns: the expired requests, so the caller can act on them (log, kill a hung peer).
     @discardableResult
     public func expire(now: UInt64, error: (Expired) -> ResponseError = RPCEndpoint.timeoutError) -> [Expired] {
-        let due = pending.values
+        let due = pending.all
             .compactMap { request in request.deadline.flatMap { $0 <= now ? Expired(id: request.id, method: request.method, deadline: $0, timeoutMs: request.timeoutMs) : nil } }
             .sorted { ($0.deadline, $0.id.description) < ($1.deadline, $1.id.description) }
         for expired in due {
             // A completion may cancel or expire other requests: take each out before calling anything.
-            guard let request = pending.removeValue(forKey: expired.id) else { continue }
+            guard let request = pending.remove(expired.id) else { continue }
             request.completion(.failure(error(expired)))
         }
         return due
@@ -250,7 +250,7 @@ public final class RPCEndpoint {
     /// first error stays).
     public func close(_ error: ResponseError) {
         if closedError == nil { closedError = error }
-        let failed = pending.values.sorted { $0.id.description < $1.id.description }
+        let failed = pending.all.sorted { $0.id.description < $1.id.description }
         pending.removeAll()
         for request in failed { request.completion(.failure(error)) }
     }
@@ -299,11 +299,11 @@ public final class RPCEndpoint {
     public func receive(_ message: Message) -> Received {
         switch message {
         case .response(let id, let result):
-            guard let request = pending.removeValue(forKey: id) else { return .unmatched(id: id) }
+            guard let request = pending.remove(id) else { return .unmatched(id: id) }
             request.completion(.success(result))
             return .resolved(id: id, method: request.method)
         case .errorResponse(let id?, let error):
-            guard let request = pending.removeValue(forKey: id) else { return .unmatched(id: id) }
+            guard let request = pending.remove(id) else { return .unmatched(id: id) }
             request.completion(.failure(error))
             return .resolved(id: id, method: request.method)
         case .errorResponse(nil, let error):

@@ -178,7 +178,7 @@ private struct Reader {
             skipWhitespace(s)
             guard index < s.count else { throw JSONParseError(.unexpectedEnd, at: index) }
             guard s[index] == UInt8(ascii: "\"") else { throw JSONParseError(.unexpectedByte(s[index]), at: index) }
-            keys.append(try string(s))
+            keys.append(try key(s))
             skipWhitespace(s)
             guard index < s.count else { throw JSONParseError(.unexpectedEnd, at: index) }
             guard s[index] == UInt8(ascii: ":") else { throw JSONParseError(.unexpectedByte(s[index]), at: index) }
@@ -241,6 +241,13 @@ private struct Reader {
             index += 1
         }
         throw JSONParseError(.unexpectedEnd, at: index)
+    }
+
+    /// A member name: the protocol's own come from a table (``KnownKeys``); any other is read as a string.
+    mutating func key(_ s: Span<UInt8>) throws(JSONParseError) -> String {
+        guard let (name, end) = KnownKeys.match(s, from: index + 1) else { return try string(s) }
+        index = end + 1
+        return name
     }
 
     static func validated(_ bytes: Span<UInt8>, at offset: Int) throws(JSONParseError) -> String {

@@ -213,9 +213,11 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     private func index(of key: String) -> Int? {
         if let positions { return positions[key] }
+        // Lengths first: most keys differ in length, and comparing two unequal strings is the slow path of `==`.
+        let length = key.utf8.count
         var index = keys.count - 1
         while index >= 0 {
-            if keys[index] == key { return index }
+            if keys[index].utf8.count == length && keys[index] == key { return index }
             index -= 1
         }
         return nil
