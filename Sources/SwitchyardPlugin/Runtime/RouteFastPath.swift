@@ -40,10 +40,16 @@ enum RouteFastPath {
     /// `{"content":…,"state":…}`, the state already encoded.
     static func result(content: RouteContent, state: [UInt8]?) -> [UInt8] {
         var writer = JSONWriter(capacity: 128 + (state?.count ?? 0))
-        writer.writeRaw("{\"content\":")
+        write(content: content, state: state, into: &writer)
+        return writer.bytes
+    }
+
+    /// ``result(content:state:)`` written into `writer` (a response being written in place).
+    static func write(content: RouteContent, state: [UInt8]?, into writer: inout JSONWriter) {
+        writer.writeRawBytes(contentHead)
         switch content {
         case .screen(let screen):
-            writer.writeRaw("{\"screen\":")
+            writer.writeRawBytes(screenHead)
             screen.write(to: &writer)
         case .coordinator(let reference, let params):
             writer.writeRaw("{\"coordinator\":{")
@@ -62,12 +68,15 @@ enum RouteFastPath {
         }
         writer.append(UInt8(ascii: "}"))
         if let state {
-            writer.writeRaw(",\"state\":")
+            writer.writeRawBytes(stateHead)
             writer.writeRawBytes(state)
         }
         writer.append(UInt8(ascii: "}"))
-        return writer.bytes
     }
+
+    private static let contentHead = Array("{\"content\":".utf8)
+    private static let screenHead = Array("{\"screen\":".utf8)
+    private static let stateHead = Array(",\"state\":".utf8)
 }
 
 /// The single-value route inputs (``RouteParameter``'s conformances) read straight from their JSON value, with the
@@ -81,5 +90,48 @@ enum RouteScalar {
         if T.self == Double.self { return value.doubleValue as? T }
         if T.self == Bool.self { return value.boolValue as? T }
         return nil
+    }
+}
+
+/// A coordinator type as the route fast lane reads it: its name and its routes' names as bytes, to compare with a
+/// request's without making strings. A class, so a lookup retains one object rather than copying a `TypeInfo`.
+@MainActor
+final class LaneType {
+    let name: [UInt8]
+    let routes: [(name: [UInt8], text: String, route: any AnyRoute)]
+    let encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
+
+    init(name: String, routes: [(name: String, route: any AnyRoute)], encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?) {
+        self.name = Array(name.utf8)
+        self.routes = routes.map { (Array($0.name.utf8), $0.name, $0.route) }
+        self.encodeState = encodeState
+    }
+}
+
+extension PluginCore: RouteLane {
+    /// `coordinator/route` for a scanned request: what ``routeEncoded(_:)`` does for one whose type is the
+    /// instance's own and whose route it declares, and nil (nothing done) for anything else, which the general
+    /// path answers, errors included, as it always has.
+    func answerRoute(_ request: ScannedRoute, line: Span<UInt8>) throws -> (content: RouteContent, state: [UInt8]?)? {
+        guard let number = request.instance, let typeName = request.type, let routeName = request.route,
+            let object = instances[InstanceID(number)], let lane = laneTypes[ObjectIdentifier(type(of: object))],
+            Self.bytes(line, typeName, equal: lane.name),
+            let entry = Self.entry(line, routeName, in: lane)
+        else { return nil }
+        let context = OutputContext(core: self, parent: InstanceID(number), route: entry.text)
+        let content = try entry.route.content(for: object, params: request.params, context: context)
+        return (content, lane.encodeState?(object))
+    }
+
+    /// A loop, not `first(where:)`: a main-actor closure would check its executor on every call.
+    private static func entry(_ line: Span<UInt8>, _ name: Range<Int>, in lane: LaneType) -> (name: [UInt8], text: String, route: any AnyRoute)? {
+        for entry in lane.routes where bytes(line, name, equal: entry.name) { return entry }
+        return nil
+    }
+
+    private static func bytes(_ line: Span<UInt8>, _ range: Range<Int>, equal name: [UInt8]) -> Bool {
+        guard range.count == name.count else { return false }
+        for offset in 0..<name.count where line[range.lowerBound + offset] != name[offset] { return false }
+        return true
     }
 }
