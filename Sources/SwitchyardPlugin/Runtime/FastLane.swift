@@ -8,7 +8,15 @@ protocol RouteLane: AnyObject {
     /// instance, type or route: the general path then answers with its own error). Throws what the route's factory
     /// threw, for the runtime to answer as any handler's error. Writes nothing itself: a factory may log, and its
     /// line must leave before the answer.
-    func answerRoute(_ route: ScannedRoute, line: Span<UInt8>) throws -> (content: RouteContent, state: [UInt8]?)?
+    func answerRoute(_ route: ScannedRoute, line: Span<UInt8>) throws -> RouteAnswer?
+}
+
+/// What ``RouteLane/answerRoute(_:line:)`` found: a struct, since an optional tuple returned through the protocol
+/// was destroyed by the runtime's generic `tuple_destroy`.
+struct RouteAnswer {
+    var content: RouteContent
+    /// The instance's state after the route, encoded; nil for a type without state.
+    var state: [UInt8]?
 }
 
 extension PluginRuntime {
@@ -16,7 +24,7 @@ extension PluginRuntime {
     /// send is answered on the fast lane (``RequestScanner``, ``RouteLane``), written into the pending output in
     /// place; every other line goes the general way (parser, envelope, endpoint), as before.
     func serve(_ line: [UInt8], start: Int, end: Int, lineNumber: Int) {
-        if fastLaneEnabled, let request = RequestScanner.scan(line.span, start: start, end: end), answerScanned(request, line.span) {
+        if fastLaneEnabled, let request = RequestScanner.scan(line.span, start: start, end: end), answerScanned(request, line) {
             // An error answer went through `send`, which hands an in-process peer its line itself.
             if let inProcessPeer, !output.pending.bytes.isEmpty { inProcessPeer(output.take()) }
             return
@@ -25,22 +33,22 @@ extension PluginRuntime {
     }
 
     /// Answers a scanned request; false when it must go the general way (a route the lane does not take).
-    private func answerScanned(_ request: ScannedRequest, _ line: Span<UInt8>) -> Bool {
+    private func answerScanned(_ request: ScannedRequest, _ line: [UInt8]) -> Bool {
         switch request.method {
         case .ping:
             ResponseHead.write(id: request.id, of: line, into: &output.pending)
             output.pending.writeRawBytes(ResponseHead.emptyResultTail)
             return true
         case .route:
-            guard let lane = routeLane, let route = request.route else { return false }
+            guard let lane = routeLane else { return false }
             do {
-                guard let answer = try lane.answerRoute(route, line: line) else { return false }
+                guard let answer = try lane.answerRoute(request.route, line: line.span) else { return false }
                 ResponseHead.write(id: request.id, of: line, into: &output.pending)
                 RouteFastPath.write(content: answer.content, state: answer.state, into: &output.pending)
                 output.pending.writeRawBytes(ResponseHead.tail)
                 return true
             } catch {
-                send(.errorResponse(id: ResponseHead.requestID(request.id, of: line), error: Self.answer(for: error)))
+                send(.errorResponse(id: ResponseHead.requestID(request.id, of: line.span), error: Self.answer(for: error)))
                 return true
             }
         }
@@ -58,9 +66,9 @@ enum ResponseHead {
 
     /// `{"jsonrpc":"2.0","id":ID,"result":` with the id as the request wrote it (the scanner accepted only forms
     /// that encode back to the same bytes).
-    static func write(id: Range<Int>, of line: Span<UInt8>, into writer: inout JSONWriter) {
+    static func write(id: Range<Int>, of line: [UInt8], into writer: inout JSONWriter) {
         writer.writeRawBytes(head)
-        for index in id { writer.append(line[index]) }
+        writer.writeRawBytes(line[id])
         writer.writeRawBytes(result)
     }
 

@@ -12,7 +12,7 @@ import Darwin
 struct Output {
     var descriptor: FileDescriptor?
     /// The bytes not written yet: whole lines, in the order they were produced.
-    var pending = JSONWriter(capacity: 64 * 1024)
+    var pending = JSONWriter(capacity: 16 * 1024)
 
     mutating func append(_ bytes: [UInt8]) {
         pending.writeRawBytes(bytes)
@@ -21,7 +21,7 @@ struct Output {
     /// Everything pending, taken out (what an in-process peer gets instead of a `write`).
     mutating func take() -> [UInt8] {
         let bytes = pending.bytes
-        pending.removeAll()
+        pending = JSONWriter(capacity: 256)
         return bytes
     }
 

@@ -52,6 +52,8 @@ enum StdioLoop {
         // `buffer[0..<filled]` holds bytes read; lines before `consumed` are served, `lineCount` numbers them.
         var filled = 0
         var lineCount = 0
+        // Taken once: `DispatchQueue.main` makes a new wrapper object on every access.
+        let main = DispatchQueue.main
         while true {
             if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
             let count = unsafe switchyard_stdio_read_at(0, &buffer, filled, buffer.count)
@@ -62,7 +64,7 @@ enum StdioLoop {
             }
             let scanFrom = filled
             filled += count
-            let consumed = run(buffer, scanFrom: scanFrom, filled: filled, lineCount: &lineCount, on: target)
+            let consumed = run(buffer, scanFrom: scanFrom, filled: filled, lineCount: &lineCount, on: target, main)
             if consumed > 0 {
                 // The partial line (rare: a burst cut by the read size) moves to the front.
                 for index in 0..<(filled - consumed) { buffer[index] = buffer[consumed + index] }
@@ -74,14 +76,15 @@ enum StdioLoop {
     /// Serves every complete line in `buffer[..<filled]` (new bytes from `scanFrom`); returns how many bytes they
     /// took.
     private static func run(
-        _ buffer: [UInt8], scanFrom: Int, filled: Int, lineCount: inout Int, on target: UnsafeSendable<PluginRuntime>
+        _ buffer: [UInt8], scanFrom: Int, filled: Int, lineCount: inout Int, on target: UnsafeSendable<PluginRuntime>,
+        _ main: DispatchQueue
     ) -> Int {
         // Only the first newline is searched here: the rest are found on the main actor, line by line.
         guard unsafe switchyard_find_newline(buffer, scanFrom, filled) >= 0 else { return 0 }
         var count = lineCount
         var consumed = 0
         // The `Void` overload: the generic one (a result) instantiates `Optional<T>` metadata on every call.
-        DispatchQueue.main.sync {
+        main.sync {
             MainActor.assumeIsolated { consumed = serveLines(buffer, filled: filled, lineCount: &count, target.value) }
         }
         lineCount = count
