@@ -34,7 +34,9 @@ public final class PluginCore {
     private var types: [String: TypeInfo] = [:]
     private var typeOrder: [String] = []
     private var prototypesByClass: [ObjectIdentifier: any Coordinatable] = [:]
-    private var instances: [InstanceID: any Coordinatable] = [:]
+    private(set) var instances: [InstanceID: any Coordinatable] = [:]
+    /// Each type's names as bytes, by class: what the route fast lane compares a request's names with.
+    private(set) var laneTypes: [ObjectIdentifier: LaneType] = [:]
     private var ids: [ObjectIdentifier: InstanceID] = [:]
     private var adoptions: [String: [any Coordinatable]] = [:]
     weak var runtime: PluginRuntime?
@@ -80,6 +82,7 @@ public final class PluginCore {
             encodeState: encodeState)
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
+        laneTypes[ObjectIdentifier(type)] = LaneType(name: type.typeName, routes: routes, encodeState: encodeState)
     }
 
     /// The route table for `initialize`.
@@ -187,7 +190,12 @@ public final class PluginCore {
     /// ``encodeState(_:)`` straight to JSON bytes (no `JSONValue` tree), for answers written as bytes; the object
     /// is of the prototype's type (a class cast, cheaper than the protocol check it replaces).
     private static func stateEncoder<S: StatefulCoordinator>(_ prototype: S) -> @MainActor (any Coordinatable) -> [UInt8]? {
-        { object in (object as? S).flatMap { try? JSONValueEncoder().encodeBytes($0.state) } }
+        // No `flatMap` closure: a closure formed on the main actor and passed to a non-isolated function checks
+        // its executor each call (`swift_task_isCurrentExecutor`, ~400 instructions), more than this whole body.
+        { object in
+            guard let typed = object as? S else { return nil }
+            return try? JSONValueEncoder().encodeBytes(typed.state)
+        }
     }
 
     private static func restoreState(_ object: any Coordinatable, _ value: JSONValue?) throws {
@@ -272,13 +280,19 @@ public final class PluginCore {
         guard let object = instances[params.instance] else {
             throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
         }
-        guard let info = types[params.type], let route = info.routes.first(where: { $0.name == params.route })?.route else {
+        guard let info = types[params.type], let route = Self.route(named: params.route, in: info.routes) else {
             throw ResponseError(.routeNotFound, "\(params.type) has no route '\(params.route)'", data: ["route": .string(params.route)])
         }
         currentLink = params.link
         defer { currentLink = nil }
         let content = try route.content(for: object, params: params.params, context: OutputContext(core: self, parent: params.instance, route: params.route))
         return (content, object, info)
+    }
+
+    /// A loop, not `first(where:)`: see ``stateEncoder(_:)``.
+    private static func route(named name: String, in routes: [(name: String, route: any AnyRoute)]) -> (any AnyRoute)? {
+        for entry in routes where entry.name == name { return entry.route }
+        return nil
     }
 
     /// `coordinator/destroy`.
@@ -352,6 +366,8 @@ public final class PluginCore {
             }
             return try self.routeEncoded(params)
         }
+        // After the handler above, which would take the lane back: routes in the host's shape skip it.
+        runtime.routeLane = self
         runtime.onRequest(CoordinatorDestroyRequest.self) {
             self.destroy($0)
             return Empty()

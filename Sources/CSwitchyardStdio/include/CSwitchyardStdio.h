@@ -13,4 +13,14 @@ void switchyard_redirect_stdout_to_stderr(void);
 /// `read(2)` with EINTR retried: the byte count, 0 at end of file, -errno on failure.
 long switchyard_stdio_read(int fd, uint8_t *buffer, long capacity);
 
+/// `write(2)` until all `count` bytes are written (partial writes continued, EINTR retried): `count`, or -errno.
+long switchyard_stdio_write_all(int fd, const uint8_t *buffer, long count);
+
+/// ``switchyard_stdio_read`` into `buffer[offset..<capacity]` (the stdin loop appends after a partial line).
+long switchyard_stdio_read_at(int fd, uint8_t *buffer, long offset, long capacity);
+
+/// The index of the first `\n` in `buffer[from..<to]`, or -1: `memchr`, which scans a word at a time where a Swift
+/// loop with bounds checks cost ten instructions a byte, a tenth of a route's cost in the plugin.
+long switchyard_find_newline(const uint8_t *buffer, long from, long to);
+
 #endif

@@ -77,6 +77,10 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     /// check per request was a measurable part of a route's cost.
     private(set) lazy var takesScalar: Bool = Input.self is any RouteParameter.Type
 
+    /// Reads a single-value input straight from its JSON value (``RouteScalar``), picked once: it answers `Any?`,
+    /// so this unspecialised generic code instantiates no `Optional<Input>` metadata per request.
+    private(set) lazy var scalarReader: @Sendable (JSONValue) -> Any? = RouteScalar.reader(for: Input.self)
+
     /// The param name a single-value input travels as: `param:`, else the deep-link pattern's first capture, else
     /// `value`. Kept, as it is read on every request and splits the pattern.
     private(set) lazy var parameterName: String = Self.firstParameterName(param: param, deepLink: deepLink)
@@ -114,7 +118,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
                 guard let value = params?[parameterName] else {
                     throw ResponseError(.invalidParams, "route '\(name)' needs param '\(parameterName)'", data: ["field": .string(parameterName)])
                 }
-                if let scalar = RouteScalar.decode(Input.self, from: value) { return scalar }
+                if let read = scalarReader(value), let scalar = read as? Input { return scalar }
                 do { return try Coding.decode(Input.self, from: value) } catch {
                     // The value alone is decoded, so the error's own path is empty: name the param (§7, data.field).
                     let (_, reason) = describeDecodingError(error)

@@ -56,6 +56,12 @@ public final class PluginRuntime {
 
     /// Request ids, the requests awaiting the host's answer, and incoming dispatch by method.
     private let endpoint = RPCEndpoint()
+    /// Who answers `coordinator/route` on the fast lane (the attached ``PluginCore``); any handler registered for
+    /// the method afterwards takes it back, so a hand-written route handler always runs.
+    var routeLane: (any RouteLane)?
+    /// Whether lines in the host's shape take the fast lane; off, every line goes the general way. SPI, for the
+    /// tests that check both answer every line alike.
+    @_spi(Testing) public var fastLaneEnabled = true
     var output = Output()
     /// Called once the handshake has completed (`initialized` received).
     public var onInitialized: (@MainActor () -> Void)?
@@ -108,6 +114,7 @@ public final class PluginRuntime {
     /// Handles `method` synchronously.
     public func onRequest(_ method: String, _ handler: @escaping Handler) {
         guard !Self.isBuiltIn(method) else { return }
+        releaseLane(method)
         endpoint.onRequest(method) { params, responder in
             do { responder.reply(.success(try handler(params))) } catch {
                 responder.reply(.failure(Self.answer(for: error)))
@@ -118,6 +125,7 @@ public final class PluginRuntime {
     /// Handles `method` with an async handler (runs in a main-actor task).
     public func onRequestAsync(_ method: String, _ handler: @escaping AsyncHandler) {
         guard !Self.isBuiltIn(method) else { return }
+        releaseLane(method)
         endpoint.onRequest(method) { params, responder in
             Task { @MainActor in
                 do { responder.reply(.success(try await handler(params))) } catch {
@@ -132,6 +140,7 @@ public final class PluginRuntime {
         _ type: R.Type, _ handler: @escaping @MainActor (R.Params) throws -> R.Result
     ) {
         guard !Self.isBuiltIn(R.method) else { return }
+        releaseLane(R.method)
         // Params that do not decode are answered `invalidParams` by the endpoint, naming the field.
         endpoint.onRequest(R.self) { params, responder in
             responder.reply(encoding: Result { try handler(params) }.mapError { Self.answer(for: $0) })
@@ -142,11 +151,17 @@ public final class PluginRuntime {
     /// `RouteFastPath`); errors are answered as the other handlers' are.
     func onRequestEncoded(_ method: String, _ handler: @escaping @MainActor (JSONValue?) throws -> [UInt8]) {
         guard !Self.isBuiltIn(method) else { return }
+        releaseLane(method)
         endpoint.onRequest(method) { params, responder in
             do { responder.replyEncoded(try handler(params)) } catch {
                 responder.reply(.failure(Self.answer(for: error)))
             }
         }
+    }
+
+    /// A handler registered for `coordinator/route` replaces the fast lane's.
+    private func releaseLane(_ method: String) {
+        if method == CoordinatorRouteRequest.method { routeLane = nil }
     }
 
     /// A handler's error as its answer: a ``ResponseError`` as it is; anything else is an `internalError` whose
@@ -207,7 +222,7 @@ public final class PluginRuntime {
         notify(LogNotification.self, LogNotification.Params(level: level, message: message))
     }
 
-    private func send(_ message: Message) { write(message.encodedLine()) }
+    func send(_ message: Message) { write(message.encodedLine()) }
 
     private func write(_ line: [UInt8]) {
         if let inProcessPeer {
@@ -219,7 +234,7 @@ public final class PluginRuntime {
     }
 
     /// Where lines go instead of stdout when an in-process peer drives this runtime (see ``connectInProcess(_:)``).
-    private var inProcessPeer: (@MainActor ([UInt8]) -> Void)?
+    private(set) var inProcessPeer: (@MainActor ([UInt8]) -> Void)?
 
     /// Hands every line this runtime writes to `peer`, at once and in order, instead of buffering it for stdout:
     /// the `SwitchyardPluginTesting` product plays the host this way, feeding lines back with ``handleLine(_:)``.
@@ -233,7 +248,8 @@ public final class PluginRuntime {
     /// it is not part of the API a plugin author sees.
     @_spi(Testing)
     public func handleLine(_ line: String) {
-        handle(MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0))
+        let bytes = Array(line.utf8)
+        serve(bytes, start: 0, end: bytes.count, lineNumber: 0)
     }
 
     /// Handles one line as the reader framed and parsed it.

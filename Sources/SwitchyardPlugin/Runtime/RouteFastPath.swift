@@ -40,10 +40,16 @@ enum RouteFastPath {
     /// `{"content":…,"state":…}`, the state already encoded.
     static func result(content: RouteContent, state: [UInt8]?) -> [UInt8] {
         var writer = JSONWriter(capacity: 128 + (state?.count ?? 0))
-        writer.writeRaw("{\"content\":")
+        write(content: content, state: state, into: &writer)
+        return writer.bytes
+    }
+
+    /// ``result(content:state:)`` written into `writer` (a response being written in place).
+    static func write(content: RouteContent, state: [UInt8]?, into writer: inout JSONWriter) {
+        writer.writeRawBytes(contentHead)
         switch content {
         case .screen(let screen):
-            writer.writeRaw("{\"screen\":")
+            writer.writeRawBytes(screenHead)
             screen.write(to: &writer)
         case .coordinator(let reference, let params):
             writer.writeRaw("{\"coordinator\":{")
@@ -62,24 +68,75 @@ enum RouteFastPath {
         }
         writer.append(UInt8(ascii: "}"))
         if let state {
-            writer.writeRaw(",\"state\":")
+            writer.writeRawBytes(stateHead)
             writer.writeRawBytes(state)
         }
         writer.append(UInt8(ascii: "}"))
-        return writer.bytes
     }
+
+    private static let contentHead = Array("{\"content\":".utf8)
+    private static let screenHead = Array("{\"screen\":".utf8)
+    private static let stateHead = Array(",\"state\":".utf8)
 }
 
 /// The single-value route inputs (``RouteParameter``'s conformances) read straight from their JSON value, with the
 /// decoder's rules (an integer may be written `2.0`, a number may be an integer); nil for anything else, which the
 /// decoder then reads and reports.
 enum RouteScalar {
-    static func decode<T>(_ type: T.Type, from value: JSONValue) -> T? {
-        if T.self == String.self { return value.stringValue as? T }
-        if T.self == Int.self { return value.intValue.flatMap { Int(exactly: $0) } as? T }
-        if T.self == Int64.self { return value.intValue as? T }
-        if T.self == Double.self { return value.doubleValue as? T }
-        if T.self == Bool.self { return value.boolValue as? T }
+    /// The reader for inputs of type `T`; one that reads nothing for any other type.
+    static func reader<T>(for type: T.Type) -> @Sendable (JSONValue) -> Any? {
+        if T.self == String.self { return { $0.stringValue } }
+        if T.self == Int.self { return { $0.intValue.flatMap { Int(exactly: $0) } } }
+        if T.self == Int64.self { return { $0.intValue } }
+        if T.self == Double.self { return { $0.doubleValue } }
+        if T.self == Bool.self { return { $0.boolValue } }
+        return { _ in nil }
+    }
+}
+
+/// A coordinator type as the route fast lane reads it: its name and its routes' names as bytes, to compare with a
+/// request's without making strings. A class, so a lookup retains one object rather than copying a `TypeInfo`;
+/// parallel arrays, since a tuple per route was destroyed through the runtime's generic `tuple_destroy`.
+@MainActor
+final class LaneType {
+    let name: [UInt8]
+    let routeNames: [[UInt8]]
+    let routeTexts: [String]
+    let routes: [any AnyRoute]
+    let encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
+
+    init(name: String, routes: [(name: String, route: any AnyRoute)], encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?) {
+        self.name = Array(name.utf8)
+        routeNames = routes.map { Array($0.name.utf8) }
+        routeTexts = routes.map(\.name)
+        self.routes = routes.map(\.route)
+        self.encodeState = encodeState
+    }
+
+    /// The position of the route named `line[name]`: a loop, not `firstIndex(where:)`, whose main-actor closure
+    /// would check its executor on every call.
+    func route(named name: Range<Int>, in line: Span<UInt8>) -> Int? {
+        for position in routeNames.indices where Self.bytes(line, name, equal: routeNames[position]) { return position }
         return nil
+    }
+
+    static func bytes(_ line: Span<UInt8>, _ range: Range<Int>, equal name: [UInt8]) -> Bool {
+        guard range.count == name.count else { return false }
+        for offset in 0..<name.count where line[range.lowerBound + offset] != name[offset] { return false }
+        return true
+    }
+}
+
+extension PluginCore: RouteLane {
+    /// `coordinator/route` for a scanned request: what ``routeEncoded(_:)`` does for one whose type is the
+    /// instance's own and whose route it declares, and nil (nothing done) for anything else, which the general
+    /// path answers, errors included, as it always has.
+    func answerRoute(_ request: ScannedRoute, line: Span<UInt8>) throws -> RouteAnswer? {
+        guard let object = instances[InstanceID(request.instance)], let lane = laneTypes[ObjectIdentifier(type(of: object))],
+            LaneType.bytes(line, request.type, equal: lane.name), let position = lane.route(named: request.route, in: line)
+        else { return nil }
+        let context = OutputContext(core: self, parent: InstanceID(request.instance), route: lane.routeTexts[position])
+        let content = try lane.routes[position].content(for: object, params: request.params, context: context)
+        return RouteAnswer(content: content, state: lane.encodeState?(object))
     }
 }

@@ -19,8 +19,8 @@ extension PluginRuntime {
     }
 }
 
-/// The plugin's stdio: one thread reads stdin, frames and parses what arrived, then runs the batch's handlers on
-/// the main actor *on that same thread* and writes every answer of the batch in one `write`.
+/// The plugin's stdio: one thread reads stdin, then runs the handlers of every line that arrived on the main actor
+/// *on that same thread*, and writes every answer of the read in one `write`.
 ///
 /// Why: handing each batch from the reader thread to the main queue (`DispatchQueue.main.async`) cost a futex wake
 /// and a second thread's wake-up per round trip, most of a `$/ping` hop's software cost. After `dispatchMain()` the
@@ -28,8 +28,17 @@ extension PluginRuntime {
 /// there when the queue is idle: the handlers keep the main actor's guarantee (nothing else on the main actor runs
 /// meanwhile; async handlers and main-actor tasks run on the main queue between batches), and nothing is woken.
 /// No descriptor is added either: a plugin holds exactly 0, 1 and 2.
+///
+/// One write per read: a lone request is answered as soon as its handler returns, and a pipelined burst (many lines
+/// per read) costs one `write` for all its answers, not one each.
+///
+/// Lines are framed in place in the read buffer (`memchr`) and handed to ``PluginRuntime/serve(_:start:end:lineNumber:)``
+/// as ranges: no array or slice per line. Framing follows ``LineFramer``: a line ends at `\n`, a `\r` before it is
+/// dropped, blank lines (spaces and tabs) are skipped but counted, and an unterminated last line is served at end
+/// of file. No line limit: the host bounds what it sends, and a plugin has no one to report a long line to.
 enum StdioLoop {
-    /// Bytes asked for per `read`: a pipelined burst of small requests arrives in one or two reads.
+    /// Bytes asked for per `read`: a pipelined burst of small requests arrives in one or two reads. The buffer
+    /// grows (doubling) only for a line longer than it.
     static let readSize = 64 * 1024
 
     @MainActor
@@ -39,45 +48,91 @@ enum StdioLoop {
     }
 
     private static func serve(_ target: UnsafeSendable<PluginRuntime>) -> Never {
-        // No line limit of its own: the host bounds what it sends, and a plugin has no one to report a long line to.
-        var reader = MessageReader(maxLineLength: Int(Int32.max))
         var buffer = [UInt8](repeating: 0, count: readSize)
-        var batch: [MessageReader.Event] = []
+        // `buffer[0..<filled]` holds bytes read; lines before `consumed` are served, `lineCount` numbers them.
+        var filled = 0
+        var lineCount = 0
+        // Taken once: `DispatchQueue.main` makes a new wrapper object on every access.
+        let main = DispatchQueue.main
         while true {
-            let count = unsafe switchyard_stdio_read(0, &buffer, buffer.count)
+            if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
+            let count = unsafe switchyard_stdio_read_at(0, &buffer, filled, buffer.count)
             guard count > 0 else {
-                // End of file (or an unreadable stdin, which ends the conversation the same way).
-                if let last = reader.finish() { batch.append(last) }
-                finish(batch, on: target)
+                // End of file (or an unreadable stdin, which ends the conversation the same way): the unterminated
+                // last line, if any, then the plugin contract: exit.
+                finish(buffer, filled, lineCount, on: target)
             }
-            reader.append(Array(buffer[0..<count]))
-            while let event = reader.next() { batch.append(event) }
-            run(batch, on: target)
-            batch.removeAll(keepingCapacity: true)
+            let scanFrom = filled
+            filled += count
+            let consumed = run(buffer, scanFrom: scanFrom, filled: filled, lineCount: &lineCount, on: target, main)
+            if consumed > 0 {
+                // The partial line (rare: a burst cut by the read size) moves to the front.
+                for index in 0..<(filled - consumed) { buffer[index] = buffer[consumed + index] }
+                filled -= consumed
+            }
         }
     }
 
-    private static func run(_ batch: [MessageReader.Event], on target: UnsafeSendable<PluginRuntime>) {
-        DispatchQueue.main.sync {
-            MainActor.assumeIsolated { handle(batch, target.value) }
+    /// Serves every complete line in `buffer[..<filled]` (new bytes from `scanFrom`); returns how many bytes they
+    /// took.
+    private static func run(
+        _ buffer: [UInt8], scanFrom: Int, filled: Int, lineCount: inout Int, on target: UnsafeSendable<PluginRuntime>,
+        _ main: DispatchQueue
+    ) -> Int {
+        // Only the first newline is searched here: the rest are found on the main actor, line by line.
+        guard unsafe switchyard_find_newline(buffer, scanFrom, filled) >= 0 else { return 0 }
+        var count = lineCount
+        var consumed = 0
+        // The `Void` overload: the generic one (a result) instantiates `Optional<T>` metadata on every call.
+        main.sync {
+            MainActor.assumeIsolated { consumed = serveLines(buffer, filled: filled, lineCount: &count, target.value) }
         }
+        lineCount = count
+        return consumed
     }
 
-    /// The last batch, then the plugin contract at end of file: exit.
-    private static func finish(_ batch: [MessageReader.Event], on target: UnsafeSendable<PluginRuntime>) -> Never {
+    /// The last bytes, then exit.
+    private static func finish(_ buffer: [UInt8], _ filled: Int, _ lineCount: Int, on target: UnsafeSendable<PluginRuntime>) -> Never {
         DispatchQueue.main.sync {
             MainActor.assumeIsolated {
-                handle(batch, target.value)
-                return target.value.stdinClosed()
+                var count = lineCount
+                let runtime = target.value
+                runtime.inBatch = true
+                let consumed = serveLines(buffer, filled: filled, lineCount: &count, runtime)
+                if consumed < filled { serveLine(buffer, start: consumed, terminator: filled, lineNumber: count + 1, runtime) }
+                runtime.inBatch = false
+                return runtime.stdinClosed()
             }
         }
+    }
+
+    /// Serves the complete lines of `buffer[..<filled]` as one batch (one flush); returns the bytes they took.
+    @MainActor
+    private static func serveLines(_ buffer: [UInt8], filled: Int, lineCount: inout Int, _ runtime: PluginRuntime) -> Int {
+        var start = 0
+        runtime.inBatch = true
+        while true {
+            let newline = unsafe switchyard_find_newline(buffer, start, filled)
+            guard newline >= 0 else { break }
+            lineCount += 1
+            serveLine(buffer, start: start, terminator: newline, lineNumber: lineCount, runtime)
+            start = newline + 1
+        }
+        runtime.inBatch = false
+        runtime.flush()
+        return start
     }
 
     @MainActor
-    private static func handle(_ batch: [MessageReader.Event], _ runtime: PluginRuntime) {
-        runtime.inBatch = true
-        for event in batch { runtime.handle(event) }
-        runtime.inBatch = false
-        runtime.flush()
+    private static func serveLine(_ buffer: [UInt8], start: Int, terminator: Int, lineNumber: Int, _ runtime: PluginRuntime) {
+        var end = terminator
+        if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        // Blank lines (a stray `print()`) are no fault: skipped, as ``MessageReader`` skips them.
+        if start == end || buffer[start] != UInt8(ascii: "{") {
+            var index = start
+            while index < end, buffer[index] == 0x20 || buffer[index] == 0x09 { index += 1 }
+            if index == end { return }
+        }
+        runtime.serve(buffer, start: start, end: end, lineNumber: lineNumber)
     }
 }

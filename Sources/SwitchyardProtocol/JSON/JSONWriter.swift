@@ -67,6 +67,12 @@ public struct JSONWriter {
         bytes.append(byte)
     }
 
+    /// Empties the writer for reuse, keeping its storage: a writer that buffers output between writes (the plugin
+    /// SDK's stdout) allocates once, not once per batch.
+    public mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+    }
+
     public mutating func writeInteger(_ number: Int64) {
         if number >= 0 && number < 10 {
             bytes.append(UInt8(ascii: "0") + UInt8(number))
