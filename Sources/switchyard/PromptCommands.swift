@@ -8,12 +8,17 @@ protocol PromptCommandSpec {
     static var keyword: String { get }
 }
 
+/// The prompt's help, split into lines once: swift-argument-parser reads every subcommand's configuration many times
+/// while it parses a command line, and splitting the whole help each time cost `switchyard run` ~100M instructions
+/// at start-up.
+private let promptHelpLines: [Substring] = Interpreter.help.split(separator: "\n")
+
 extension PromptCommandSpec {
     /// The command's lines in the prompt's `help` (with their continuation lines): the subcommand's help is the
     /// prompt's, so the two cannot say different things.
     static var promptHelp: [String] {
         var lines: [String] = []
-        for line in Interpreter.help.split(separator: "\n").map(String.init) {
+        for line in promptHelpLines {
             if line.hasPrefix("  \(keyword) ") {
                 lines.append(line.trimmingWhitespace)
             } else if !lines.isEmpty, line.hasPrefix("      ") {

@@ -155,26 +155,57 @@ class Studio:
     def tree(self):
         return json.loads(switchyard(self.args, "tree", "--format", "json", "--socket", self.args.socket))
 
+    def shown(self):
+        """The top page and the selected tab of each tab bar, read in one script: the page re-renders on its own (a
+        plugin that comes back makes it read the tree again without a new revision), and elements found by one call
+        can be gone by the next."""
+        return self.driver.execute_script("""
+            const layers = document.querySelectorAll('#screen > .base, #screen > .sheet');
+            const layer = layers[layers.length - 1];
+            const pages = layer ? layer.querySelectorAll('[data-page]') : [];
+            const page = pages[pages.length - 1];
+            const tabs = {};
+            for (const tab of document.querySelectorAll('.tab[data-selected="true"]')) {
+                tabs[tab.getAttribute('data-instance')] ??= tab.getAttribute('data-tab');
+            }
+            if (!page) return {page: null, tabs};
+            const entry = page.getAttribute('data-entry');
+            return {page: [Number(page.getAttribute('data-instance')), entry ? Number(entry) : entry,
+                           page.getAttribute('data-route'), page.getAttribute('data-screen')],
+                    placeholder: page.hasAttribute('data-placeholder'), tabs};""")
+
     def check(self, step):
         """The page shows what the host holds: same revision, the same top screen, the same selected tabs."""
-        # The host may still be applying the step: read both again until they agree on a revision.
+        # The host may still be applying the step, and the page may still be rendering it: read both again until they
+        # agree, and fail with the last disagreement.
+        disagreement = []
+
         def settled():
             current = self.tree()
-            return current if current["revision"] == self.revision() else None
-        tree = wait(f"the page and the host to agree on a revision after '{step}'", settled)
-        expected = visible_top(tree)
-        page = self.top_page()
-        shown = (int(page.get_attribute("data-instance")), page.get_attribute("data-entry") and int(page.get_attribute("data-entry")),
-                 page.get_attribute("data-route"), page.get_attribute("data-screen"))
-        if expected[0] == "placeholder":
-            if page.get_attribute("data-placeholder") is None:
-                raise Failure(f"{step}: expected a placeholder for #{expected[1]}, the page shows {shown}")
-        elif shown != expected:
-            raise Failure(f"{step}: the host's top screen is {expected}, the page shows {shown}")
-        for tabs in (node for node in tree["instances"] if node.get("kind") == "tabs"):
-            selected = self.all(f'.tab[data-instance="{tabs["id"]}"][data-selected="true"]')
-            if selected and selected[0].get_attribute("data-tab") != tabs["selectedTab"]:
-                raise Failure(f"{step}: tab bar of #{tabs['id']} shows {selected[0].get_attribute('data-tab')}, the host {tabs['selectedTab']}")
+            revision = self.revision()
+            if current["revision"] != revision:
+                disagreement[:] = [f"the host is at revision {current['revision']}, the page at {revision}"]
+                return None
+            expected = visible_top(current)
+            page = self.shown()
+            shown = tuple(page["page"]) if page["page"] else None
+            if expected[0] == "placeholder":
+                if not page.get("placeholder"):
+                    disagreement[:] = [f"expected a placeholder for #{expected[1]}, the page shows {shown}"]
+                    return None
+            elif shown != expected:
+                disagreement[:] = [f"the host's top screen is {expected}, the page shows {shown}"]
+                return None
+            for tabs in (node for node in current["instances"] if node.get("kind") == "tabs"):
+                selected = page["tabs"].get(str(tabs["id"]))
+                if selected is not None and selected != tabs["selectedTab"]:
+                    disagreement[:] = [f"tab bar of #{tabs['id']} shows {selected}, the host {tabs['selectedTab']}"]
+                    return None
+            return current, expected
+        try:
+            tree, expected = wait(f"the page and the host to agree after '{step}'", settled)
+        except Failure as failure:
+            raise Failure(f"{step}: {disagreement[0] if disagreement else failure}") from None
         self.console_errors()
         log(f"ok: {step} (revision {tree['revision']}, top {expected})")
         return tree
