@@ -133,3 +133,47 @@ final class CreateFastPathTests {
         }
     }
 }
+
+/// Several wrappers, of different classes: each new instance's are named as the prototype's.
+final class DetailListCoordinator: StackCoordinator {
+    @Root var list = makeList
+    @Route(.push) var detail = makeDetail
+    @Route(.modal) var sheet = makeSheet
+    init() {}
+    func makeList() -> Screen { Screen("List") }
+    func makeDetail(_ id: String) -> Screen { Screen("Detail", ["id": .string(id)]) }
+    func makeSheet() -> Screen { Screen("Sheet") }
+}
+
+/// Builds another coordinator (with wrappers of its own) in its initialiser: bound through `Mirror`.
+final class NestingCoordinator: StackCoordinator {
+    @Root var home = makeHome
+    @Route(.push) var item = makeItem
+    let inner = ProbeCoordinator()
+    init() {}
+    func makeHome() -> Screen { Screen("Nesting") }
+    func makeItem(_ id: String) -> Screen { Screen("Item", ["id": .string(id), "inner": .string(inner.home.name)]) }
+}
+
+@MainActor
+@Suite("Swift SDK, route wrappers of a new instance bound without Mirror", .timeLimit(.minutes(1)))
+struct RouteBindingTests {
+    let connection = PluginTestConnection(Plugin("shop", coordinators: [DetailListCoordinator.self, NestingCoordinator.self]))
+
+    @Test("each instance's routes answer under their own names and reach its core, restored or new, with a nested coordinator too")
+    func namesAndCore() async throws {
+        for (id, reason) in [(1, CoordinatorCreateRequest.Reason.new), (2, .restore)] {
+            _ = try await connection.create(.init(instance: InstanceID(Int64(id)), type: "detailList", reason: reason))
+            let detail = try await connection.route(.init(instance: InstanceID(Int64(id)), type: "detailList", route: "detail", transition: .push, params: ["value": "7"]))
+            #expect(detail.content == .screen(ScreenDescriptor(name: "Detail", props: ["id": "7"])))
+            let sheet = try await connection.route(.init(instance: InstanceID(Int64(id)), type: "detailList", route: "sheet", transition: .modal))
+            #expect(sheet.content == .screen(ScreenDescriptor(name: "Sheet")))
+            let object = try #require(connection.core?.object(InstanceID(Int64(id))) as? DetailListCoordinator)
+            #expect([object.list.name, object.detail.name, object.sheet.name] == ["list", "detail", "sheet"])
+            #expect(connection.core?.instanceID(of: object) == InstanceID(Int64(id)))
+        }
+        _ = try await connection.create(.init(instance: InstanceID(3), type: "nesting", reason: .restore))
+        let item = try await connection.route(.init(instance: InstanceID(3), type: "nesting", route: "item", transition: .push, params: ["value": "1"]))
+        #expect(item.content == .screen(ScreenDescriptor(name: "Item", props: ["id": "1", "inner": ""])))
+    }
+}
