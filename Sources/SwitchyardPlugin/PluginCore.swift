@@ -25,6 +25,8 @@ public final class PluginCore {
         /// An instance's state as JSON bytes; nil for a type without state. Made once per type, so an answer pays
         /// no conformance check to find out.
         let encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
+        /// How a new instance's wrappers are named without `Mirror` (nil: through it), see ``RouteBinding``.
+        let layout: RouteBinding.Layout?
     }
 
     /// The plugin's name, as it reports it in `initialize` (the manifest's name may differ; the host uses that one).
@@ -57,7 +59,7 @@ public final class PluginCore {
     // MARK: - Declarations
 
     private func register(_ type: any Coordinatable.Type) {
-        let prototype = type.init()
+        let (prototype, initialised) = RouteBinding.collecting { type.init() }
         let routes = Self.namedRoutes(prototype)
         let kind: CoordinatorKind =
             if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else { .stack }
@@ -79,7 +81,7 @@ public final class PluginCore {
         let encodeState = (prototype as? any StatefulCoordinator).map { Self.stateEncoder($0) }
         types[type.typeName] = TypeInfo(
             name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration,
-            encodeState: encodeState)
+            encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: routes))
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
         laneTypes[ObjectIdentifier(type)] = LaneType(name: type.typeName, routes: routes, encodeState: encodeState)
@@ -171,9 +173,18 @@ public final class PluginCore {
         return type(of: object).typeName == params.type ? object : nil
     }
 
-    private func register(_ object: any Coordinatable, as id: InstanceID) {
+    /// A new instance of `info`'s type, its wrappers named and bound to this core if ``RouteBinding`` could.
+    private func make(_ info: TypeInfo) -> (object: any Coordinatable, bound: Bool) {
+        let (object, routes) = RouteBinding.collecting(info.make)
+        guard let layout = info.layout else { return (object, false) }
+        return (object, RouteBinding.bind(routes, layout, to: self))
+    }
+
+    private func register(_ object: any Coordinatable, as id: InstanceID, bound: Bool = false) {
         // Binds the object to this core: its router, chains, `instanceID` and `deepLink` reach the core from here.
-        for (_, route) in Self.namedRoutes(object) { route.core = self }
+        if !bound {
+            for (_, route) in Self.namedRoutes(object) { route.core = self }
+        }
         instances[id] = object
         ids[ObjectIdentifier(object)] = id
     }
@@ -211,29 +222,43 @@ public final class PluginCore {
 
     /// `coordinator/create`.
     public func create(_ params: CoordinatorCreateRequest.Params) throws -> CoordinatorCreateRequest.Result {
+        let (object, info) = try instantiate(params)
+        if params.reason == .restore { return CoordinatorCreateRequest.Result() }
+        var result = try initialContent(of: object, info, params)
+        result.state = Self.encodeState(object)
+        return result
+    }
+
+    /// The instance `params` asks for, made (or adopted, or kept on `restart`), registered, its state restored and
+    /// told it was created.
+    func instantiate(_ params: CoordinatorCreateRequest.Params) throws -> (any Coordinatable, TypeInfo) {
         guard let info = types[params.type] else {
             throw ResponseError(.invalidParams, "plugin '\(name)' has no coordinator type '\(params.type)'", data: ["field": "type"])
         }
-        let object: any Coordinatable
-        switch params.reason {
-        case .restart:
-            object = instances[params.instance] ?? info.make()
-        case .new:
-            object = adopt(params) ?? info.make()
-        case .restore:
-            object = info.make()
-        }
-        register(object, as: params.instance)
+        let existing: (any Coordinatable)? =
+            switch params.reason {
+            case .restart: instances[params.instance]
+            case .new: adopt(params)
+            case .restore: nil
+            }
+        let (object, bound) = existing.map { ($0, false) } ?? make(info)
+        register(object, as: params.instance, bound: bound)
         do {
             try Self.restoreState(object, params.state ?? (params.reason == .new ? params.params : nil))
         } catch {
             throw ResponseError(.invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)", data: ["field": "state"])
         }
         object.didCreate(CreationContext(instance: params.instance, reason: params.reason, params: params.params, parent: params.parent))
-        if params.reason == .restore { return CoordinatorCreateRequest.Result() }
+        return (object, info)
+    }
 
+    /// A new (or restarted) instance's initial content, without its state (the caller encodes it last, after the
+    /// factories that may change it ran).
+    func initialContent(
+        of object: any Coordinatable, _ info: TypeInfo, _ params: CoordinatorCreateRequest.Params
+    ) throws -> CoordinatorCreateRequest.Result {
         let context = { (route: String) in OutputContext(core: self, parent: params.instance, route: route) }
-        var result = CoordinatorCreateRequest.Result(state: Self.encodeState(object))
+        var result = CoordinatorCreateRequest.Result()
         switch object {
         case let stack as any StackCoordinator:
             guard let root = Self.initialRoot(stack, info.routes) else {
@@ -260,7 +285,6 @@ public final class PluginCore {
             }
             result.child = try child.route.content(for: object, params: nil, context: context(child.name))
         }
-        result.state = Self.encodeState(object)
         return result
     }
 
@@ -357,7 +381,7 @@ public final class PluginCore {
         self.runtime = runtime
         runtime.setCoordinators(declarations)
         runtime.declarationProblems = declarationProblems
-        runtime.onRequest(CoordinatorCreateRequest.self) { try self.create($0) }
+        serveCreate(on: runtime)
         runtime.onRequestEncoded(CoordinatorRouteRequest.method) { raw in
             if let params = RouteFastPath.params(raw) { return try self.routeEncoded(params) }
             let params: CoordinatorRouteRequest.Params

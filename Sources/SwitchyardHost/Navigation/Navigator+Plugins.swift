@@ -21,7 +21,7 @@ extension Navigator {
         var remaining = requests.count
         var failures: [ResponseError] = []
         for params in requests {
-            connection.send(CoordinatorCreateRequest.self, params) { [weak self] result in
+            connection.send(encoding: CoordinatorCreateRequest.self, params) { [weak self] result in
                 if case .failure(let error) = result {
                     self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
                     failures.append(error)

@@ -245,18 +245,7 @@ final class PluginConnection {
             return
         }
         sendRaw(method: R.method, params: value, timeoutMs: timeoutMs) { [name] result in
-            switch result {
-            case .failure(let error): completion(.failure(error))
-            case .success(let value):
-                do {
-                    completion(.success(try Coding.decode(R.Result.self, from: value)))
-                } catch {
-                    let base = ResponseError.invalidParams(method: R.method, error)
-                    completion(.failure(ResponseError(
-                        .invalidAnswer, "plugin '\(name)' answered '\(R.method)' with an invalid result: \(base.message)",
-                        data: base.adding("plugin", .string(name)).data)))
-                }
-            }
+            completion(Self.decodeAnswer(R.self, result, plugin: name))
         }
     }
 
@@ -274,25 +263,9 @@ final class PluginConnection {
         method: String, params: JSONValue?, timeoutMs: Int? = nil,
         _ completion: @escaping (Result<JSONValue, ResponseError>) -> Void
     ) {
-        guard state == .starting || state == .ready || (state == .stopping && method == ShutdownRequest.method) else {
-            completion(.failure(.pluginUnavailable(name, "it is \(state)")))
-            return
+        beginRequest(method: method, timeoutMs: timeoutMs, completion) { endpoint, deadline, timeout in
+            endpoint.request(method, params: params, deadline: deadline, timeoutMs: timeout, completion: completion)
         }
-        if let error = refuseWhileNotReading(method: method) {
-            completion(.failure(error))
-            return
-        }
-        let timeout = timeoutMs ?? plugin.limits.requestTimeoutMs
-        let deadline = loop.activeNow + UInt64(timeout)
-        writeFailure = nil
-        let id = endpoint.request(method, params: params, deadline: deadline, timeoutMs: timeout, completion: completion)
-        if let error = writeFailure {
-            writeFailure = nil
-            endpoint.cancel(id, error: error)
-            return
-        }
-        // One timer for the earliest deadline; moved only when a sooner one comes (O(1) per request).
-        if deadline < armedDeadline { armDeadlineTimer(deadline) }
     }
 
     /// Sends a typed notification.

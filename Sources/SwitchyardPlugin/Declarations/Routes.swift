@@ -69,6 +69,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
         self.explicitParams = params
         self.explicitTarget = target
         self.factory = factory
+        RouteBinding.initialised(self)
     }
 
     var takesNoInput: Bool { Input.self == NoInput.self }

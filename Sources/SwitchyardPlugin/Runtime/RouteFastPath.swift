@@ -47,26 +47,13 @@ enum RouteFastPath {
     /// ``result(content:state:)`` written into `writer` (a response being written in place).
     static func write(content: RouteContent, state: [UInt8]?, into writer: inout JSONWriter) {
         writer.writeRawBytes(contentHead)
-        switch content {
-        case .screen(let screen):
+        if case .screen(let screen) = content {
             writer.writeRawBytes(screenHead)
             screen.write(to: &writer)
-        case .coordinator(let reference, let params):
-            writer.writeRaw("{\"coordinator\":{")
-            if let plugin = reference.plugin {
-                writer.writeRaw("\"plugin\":")
-                writer.writeString(plugin)
-                writer.append(UInt8(ascii: ","))
-            }
-            writer.writeRaw("\"type\":")
-            writer.writeString(reference.type)
-            if let params {
-                writer.writeRaw(",\"params\":")
-                writer.write(params)
-            }
             writer.append(UInt8(ascii: "}"))
+        } else {
+            content.write(to: &writer)
         }
-        writer.append(UInt8(ascii: "}"))
         if let state {
             writer.writeRawBytes(stateHead)
             writer.writeRawBytes(state)

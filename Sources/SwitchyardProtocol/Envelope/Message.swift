@@ -116,6 +116,19 @@ extension Message {
         return writer.bytes
     }
 
+    /// A request line around params that are already encoded JSON.
+    public static func requestLine(id: RequestID, method: String, encodedParams: [UInt8]) -> [UInt8] {
+        var writer = JSONWriter(capacity: encodedParams.count + method.utf8.count + 64)
+        writer.writeRaw("{\"jsonrpc\":\"2.0\",\"id\":")
+        writer.write(id.json)
+        writer.writeRaw(",\"method\":")
+        writer.writeString(method)
+        writer.writeRaw(",\"params\":")
+        writer.writeRawBytes(encodedParams)
+        writer.writeRaw("}\n")
+        return writer.bytes
+    }
+
     /// A notification line around params that are already encoded JSON.
     public static func notificationLine(method: String, encodedParams: [UInt8]) -> [UInt8] {
         var writer = JSONWriter(capacity: encodedParams.count + method.utf8.count + 48)

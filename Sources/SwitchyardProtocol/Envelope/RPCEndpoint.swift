@@ -138,6 +138,26 @@ public final class RPCEndpoint {
         _ method: String, params: JSONValue?, deadline: UInt64? = nil, timeoutMs: Int? = nil,
         completion: @escaping Completion
     ) -> RequestID {
+        register(method, deadline: deadline, timeoutMs: timeoutMs, completion: completion) { id in
+            Message.request(id: id, method: method, params: params).encodedLine()
+        }
+    }
+
+    /// ``request(_:params:deadline:timeoutMs:completion:)`` with params already encoded as JSON (written straight
+    /// to bytes, not through a `JSONValue`).
+    @discardableResult
+    public func request(
+        _ method: String, encodedParams: [UInt8], deadline: UInt64? = nil, timeoutMs: Int? = nil,
+        completion: @escaping Completion
+    ) -> RequestID {
+        register(method, deadline: deadline, timeoutMs: timeoutMs, completion: completion) { id in
+            Message.requestLine(id: id, method: method, encodedParams: encodedParams)
+        }
+    }
+
+    private func register(
+        _ method: String, deadline: UInt64?, timeoutMs: Int?, completion: @escaping Completion, line: (RequestID) -> [UInt8]
+    ) -> RequestID {
         let id = RequestID.number(nextID)
         nextID += 1
         if let closedError {
@@ -147,7 +167,7 @@ public final class RPCEndpoint {
         // Registered before the line leaves: a transport that answers synchronously (tests, in-process pairs) must
         // find the request pending.
         pending.insert(PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion))
-        send(Message.request(id: id, method: method, params: params).encodedLine())
+        send(line(id))
         return id
     }
 

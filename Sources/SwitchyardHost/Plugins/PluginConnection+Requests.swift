@@ -1,0 +1,66 @@
+import SwitchyardProtocol
+import SwitchyardUV
+
+// Requests out: every request to the plugin begins in ``beginRequest(method:timeoutMs:_:_:)``, whatever form its
+// params take, and every typed answer is decoded by ``decodeAnswer(_:_:plugin:)``.
+extension PluginConnection {
+    /// Sends a typed request whose params write their own JSON (``JSONWritable``): no `JSONValue` is built for them.
+    func send<R: HostToPluginRequest>(
+        encoding type: R.Type, _ params: R.Params, _ completion: @escaping (Result<R.Result, ResponseError>) -> Void
+    ) where R.Params: JSONWritable {
+        var writer = JSONWriter(capacity: 256)
+        params.write(to: &writer)
+        let bytes = writer.bytes
+        let answer: (Result<JSONValue, ResponseError>) -> Void = { [name] result in
+            completion(Self.decodeAnswer(R.self, result, plugin: name))
+        }
+        beginRequest(method: R.method, timeoutMs: nil, answer) { endpoint, deadline, timeout in
+            endpoint.request(R.method, encodedParams: bytes, deadline: deadline, timeoutMs: timeout, completion: answer)
+        }
+    }
+
+    /// A plugin's answer as `R.Result`; one that does not decode is an `invalidAnswer` naming the plugin.
+    static func decodeAnswer<R: HostToPluginRequest>(
+        _ type: R.Type, _ result: Result<JSONValue, ResponseError>, plugin name: String
+    ) -> Result<R.Result, ResponseError> {
+        switch result {
+        case .failure(let error): return .failure(error)
+        case .success(let value):
+            do {
+                return .success(try Coding.decode(R.Result.self, from: value))
+            } catch {
+                let base = ResponseError.invalidParams(method: R.method, error)
+                return .failure(ResponseError(
+                    .invalidAnswer, "plugin '\(name)' answered '\(R.method)' with an invalid result: \(base.message)",
+                    data: base.adding("plugin", .string(name)).data))
+            }
+        }
+    }
+
+    /// Checks that the plugin takes requests now (it is starting or ready, and reads its stdin), then hands the
+    /// endpoint a deadline to send with (`request`); what cannot be sent fails `completion` at once.
+    func beginRequest(
+        method: String, timeoutMs: Int?, _ completion: @escaping (Result<JSONValue, ResponseError>) -> Void,
+        _ request: (RPCEndpoint, UInt64, Int) -> RequestID
+    ) {
+        guard state == .starting || state == .ready || (state == .stopping && method == ShutdownRequest.method) else {
+            completion(.failure(.pluginUnavailable(name, "it is \(state)")))
+            return
+        }
+        if let error = refuseWhileNotReading(method: method) {
+            completion(.failure(error))
+            return
+        }
+        let timeout = timeoutMs ?? plugin.limits.requestTimeoutMs
+        let deadline = loop.activeNow + UInt64(timeout)
+        writeFailure = nil
+        let id = request(endpoint, deadline, timeout)
+        if let error = writeFailure {
+            writeFailure = nil
+            endpoint.cancel(id, error: error)
+            return
+        }
+        // One timer for the earliest deadline; moved only when a sooner one comes (O(1) per request).
+        if deadline < armedDeadline { armDeadlineTimer(deadline) }
+    }
+}
