@@ -107,4 +107,10 @@ static inline int switchyard_wexitstatus(int status) { return WEXITSTATUS(status
 /* Gives free heap pages back to the kernel (glibc keeps a high-water mark otherwise). */
 static inline int switchyard_trim_heap(void) { return malloc_trim(0); }
 
+/* Fixes glibc's mmap and trim thresholds (setting them turns off their growth after each large free). */
+static inline void switchyard_fix_heap_thresholds(int mmap_bytes, int trim_bytes) {
+    mallopt(M_MMAP_THRESHOLD, mmap_bytes);
+    mallopt(M_TRIM_THRESHOLD, trim_bytes);
+}
+
 #endif

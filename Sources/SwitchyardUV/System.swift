@@ -134,6 +134,15 @@ public enum SystemProcess {
     /// flood), glibc would otherwise keep the high-water mark resident for the life of the host.
     public static func returnFreeMemory() { _ = switchyard_trim_heap() }
 
+    /// Keeps large blocks out of the heap for the life of the process, so what a host frees goes back to the kernel.
+    ///
+    /// glibc raises its mmap threshold to the size of each large block freed (up to 32 MiB) and its trim threshold
+    /// to twice that: after one multi-megabyte snapshot, every later one is carved from the heap, and the heap's
+    /// free top (megabytes, after a big tree was built) stays resident: ``returnFreeMemory()`` trims the top of the
+    /// main arena only, and a host allocates in its loop thread's arena. Setting both thresholds (to glibc's own
+    /// defaults) turns that growth off. For a host process only: it applies to the whole process.
+    public static func keepLargeBlocksOutOfHeap() { switchyard_fix_heap_thresholds(128 << 10, 128 << 10) }
+
 
     /// The running executable's absolute path (`uv_exepath`).
     public static var executablePath: String? {

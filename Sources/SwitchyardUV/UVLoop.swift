@@ -18,6 +18,10 @@ public final class UVLoop {
     @exclusivity(unchecked) private(set) var clock: UVLoopClock?
     private var ownerThread: uv_thread_t?
     private var closed = false
+    /// One read buffer for every stream of the loop: each read is copied out before its handler runs, so no two
+    /// reads ever need one at a time, and a buffer per stream (two per plugin) would mostly sit idle.
+    private var readBuffer: UnsafeMutableRawPointer?
+    static let readBufferSize = 64 * 1024
 
     /// The thread-safe face of this loop.
     public let remote: UVLoopRemote
@@ -46,6 +50,15 @@ public final class UVLoop {
         // Handles hold the loop strongly, so deinit only runs after close() or when nothing was ever attached.
         // An unclosed loop's memory is leaked on purpose: libuv may still point into it.
         if closed { raw.deallocate() }
+        readBuffer?.deallocate()  // no stream is left to read into it
+    }
+
+    /// The buffer streams of this loop read into (``readBufferSize`` bytes). Loop thread only.
+    func sharedReadBuffer() -> UnsafeMutableRawPointer {
+        if let readBuffer { return readBuffer }
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
+        readBuffer = buffer
+        return buffer
     }
 
     /// Runs until no referenced handle is active or ``stop()`` is called.

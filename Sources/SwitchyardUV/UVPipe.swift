@@ -24,8 +24,6 @@ public final class UVPipe: UVHandle {
     /// Between a (re)start and a stop of reading.
     private var reading = false
     private var connectionHandler: ((UVError?) -> Void)?
-    private var readBuffer: UnsafeMutableRawPointer?
-    private static let readBufferSize = 64 * 1024
 
     /// Bytes handed to ``write(_:)`` that the kernel has not accepted yet (corked ones included).
     public var queuedBytes: Int { queued }
@@ -101,12 +99,8 @@ public final class UVPipe: UVHandle {
         }
     }
 
-    fileprivate func allocate() -> (UnsafeMutableRawPointer, Int) {
-        if let readBuffer { return (readBuffer, Self.readBufferSize) }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: Self.readBufferSize, alignment: 16)
-        readBuffer = buffer
-        return (buffer, Self.readBufferSize)
-    }
+    /// The loop's read buffer: ``didRead(_:_:)`` copies the bytes out before the handler runs.
+    fileprivate func allocate() -> (UnsafeMutableRawPointer, Int) { (loop.sharedReadBuffer(), UVLoop.readBufferSize) }
 
     fileprivate func didRead(_ count: Int, _ base: UnsafeMutableRawPointer?) {
         if count > 0, let base {
@@ -330,8 +324,6 @@ public final class UVPipe: UVHandle {
 
     override func didClose() {
         onWriteError = nil
-        readBuffer?.deallocate()
-        readBuffer = nil
     }
 
     override var kindName: String { "pipe" }

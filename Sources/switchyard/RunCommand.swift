@@ -70,6 +70,8 @@ struct RunCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        // This process is the host: big snapshots must not leave its heap at their high-water mark.
+        SystemProcess.keepLargeBlocksOutOfHeap()
         let logger = log.makeLogger()
         var manifest = try manifestOptions.load()
         for warning in manifest.warnings { StandardError.write(warning.description + "\n") }

@@ -135,6 +135,7 @@ final class ControlServer {
 
     private func broadcast(_ event: HostEvent) {
         let subscribers = sessions.values.filter(\.subscribed)
+        if case .treeChanged = event, !subscribers.contains(where: \.wantsDeltas) { host.navigator.snapshotEncoder.retire() }
         guard !subscribers.isEmpty else { return }
         // Encode each notification once, whatever the number of subscribers.
         switch event {

@@ -1,18 +1,22 @@
 import SwitchyardNavigation
 import SwitchyardProtocol
 
-/// Encodes tree snapshots from a cache of each instance's encoded JSON, and the change from the last snapshot it
-/// published to the next as a JSON Patch (RFC 6902) for the clients that subscribed with `deltas` (spec §15).
+/// Encodes tree snapshots, reusing what the last one encoded, and the change from the last snapshot it published to
+/// the next as a JSON Patch (RFC 6902) for the clients that subscribed with `deltas` (spec §15).
 ///
-/// Why a cache: a snapshot of a 1,000-instance tree is ~1.4 MiB of JSON, and a change touches one or two instances.
+/// Why reuse: a snapshot of a 1,000-instance tree is ~1.4 MiB of JSON, and a change touches one or two instances.
 /// Encoding an instance goes through `Encodable` (the snapshot structs are built, then written); copying its bytes
-/// is a `memcpy`. An unchanged instance shares its storage with the copy kept beside its bytes, so telling that it
-/// is unchanged (`==`) costs a few pointer comparisons, not a walk of its content.
+/// is a `memcpy`. The cache is the last snapshot itself, kept whole with where each instance's JSON sits in it and
+/// the version it was encoded from: no second copy of the JSON, and the same tree asked for again gets the same bytes.
 ///
 /// Why patches per instance and not a generic JSON diff: the snapshot is a flat list of instances in a stable order
 /// (depth-first from the root), and a change replaces a few of them and inserts or removes one contiguous run (the
 /// subtree a push opened or a pop closed). Comparing the two id sequences from both ends and the instances in place
 /// finds that in one pass, without building or walking the two documents.
+///
+/// What it holds between requests, at 10,000 instances: the last snapshot (~375 bytes an instance), its index
+/// (24 bytes an instance), the ids in snapshot order, and for deltas the published tree (a persistent structure:
+/// what it shares with the current tree costs nothing) with each id's position. Never a copy of the instances.
 ///
 /// Nothing here runs unless a client asks for a snapshot or watches with deltas: the navigation path does not see
 /// it.
@@ -25,29 +29,40 @@ final class SnapshotEncoder {
         var reason: String?
     }
 
-    /// An instance's JSON and what it was encoded from: its ``Instance/version`` (every commit that changes an
-    /// instance stamps it with the new revision; a tree read from a state file starts with the cache empty) and its
-    /// plugin's availability. Not the instance itself: at 10,000 instances a copy of each would cost megabytes.
-    private struct Cached {
+    /// Where an instance's JSON sits in the last snapshot, and its ``Instance/version`` then (every commit that
+    /// changes an instance stamps it with the new revision; a tree read from a state file starts with no snapshot).
+    private struct Slot {
+        let id: InstanceID
         let version: UInt64
-        let status: Status
+        let start: UInt32
+        let count: UInt32
+    }
+
+    /// The last snapshot encoded, whole, and what it was encoded from: the tree (``Navigator/treeEpoch``), its
+    /// revision, and each plugin's availability.
+    private struct Encoded {
+        let epoch: Int
+        let revision: UInt64
         let bytes: [UInt8]
+        let slots: [Slot]
+        let statuses: [String: Status]
     }
 
     /// The snapshot the last patch led to: the base of the next one.
     private struct Published {
         var revision: UInt64
+        var epoch: Int
         var root: InstanceID?
-        var ordered: [Instance]
+        var tree: NavigationTree
+        var ids: [InstanceID]
         var positions: [InstanceID: Int]
         var statuses: [String: Status]
     }
 
-    /// The last walk of the tree in snapshot order, and which tree it walked (``Navigator/treeEpoch``).
+    /// The last walk of the tree in snapshot order, and which tree it walked.
     private struct Walk {
         let epoch: Int
-        let ordered: [Instance]
-        let positions: [InstanceID: Int]
+        let ids: [InstanceID]
     }
 
     /// What a watcher with deltas receives: the patch from the tree of ``base`` to this one.
@@ -62,7 +77,7 @@ final class SnapshotEncoder {
         let params: [UInt8]
     }
 
-    private var cache: [InstanceID: Cached] = [:]
+    private var last: Encoded?
     private var published: Published?
     private var walk: Walk?
     /// Bumped each time the published snapshot changes: a watcher holds generation N or must get a full snapshot.
@@ -71,19 +86,24 @@ final class SnapshotEncoder {
     /// The snapshot of `tree` (as `schema/tree.json`), encoded.
     func snapshot(of tree: NavigationTree, epoch: Int, availability: @escaping NavigationTree.Availability) throws -> [UInt8] {
         var statuses = StatusMemo(availability)
-        return try encode(revision: tree.revision, root: tree.rootID, ordered: order(of: tree, epoch: epoch).ordered, statuses: &statuses)
+        if let last, last.epoch == epoch, statuses.agree(with: last.statuses) { return last.bytes }
+        return try encode(tree, epoch: epoch, ids: order(of: tree, epoch: epoch), statuses: &statuses)
     }
 
-    /// The tree's instances in snapshot order, walked once per version of the tree.
-    private func order(of tree: NavigationTree, epoch: Int) -> Walk {
-        if let walk, walk.epoch == epoch { return walk }
-        let ordered = tree.orderedInstances
-        var positions: [InstanceID: Int] = [:]
-        positions.reserveCapacity(ordered.count)
-        for (index, instance) in ordered.enumerated() { positions[instance.id] = index }
-        let result = Walk(epoch: epoch, ordered: ordered, positions: positions)
-        walk = result
-        return result
+    /// The tree's instance ids in snapshot order, walked once per version of the tree.
+    private func order(of tree: NavigationTree, epoch: Int) -> [InstanceID] {
+        if let walk, walk.epoch == epoch { return walk.ids }
+        let ids = tree.orderedIDs
+        walk = Walk(epoch: epoch, ids: ids)
+        return ids
+    }
+
+    /// Stops tracking a published snapshot once no watcher with deltas is left: the published tree would otherwise
+    /// keep every instance changed since alive. A watcher that subscribes later publishes afresh.
+    func retire() {
+        guard published != nil else { return }
+        published = nil
+        generation += 1
     }
 
     /// Makes `tree` the published snapshot and returns the patch from the previous one (nil when there was none, or
@@ -97,17 +117,23 @@ final class SnapshotEncoder {
     ) throws -> Delta? {
         var statuses = StatusMemo(availability)
         if let touched, let delta = try patchInPlace(to: tree, epoch: epoch, touched: touched, &statuses) { return delta }
-        let walked = order(of: tree, epoch: epoch)
-        let ordered = walked.ordered
+        let ids = order(of: tree, epoch: epoch)
+        func publishing() -> Published {
+            var positions: [InstanceID: Int] = [:]
+            positions.reserveCapacity(ids.count)
+            for (index, id) in ids.enumerated() { positions[id] = index }
+            return Published(
+                revision: tree.revision, epoch: epoch, root: tree.rootID, tree: tree, ids: ids, positions: positions, statuses: statuses.known)
+        }
         guard let old = published else {
-            for instance in ordered { _ = statuses.of(instance.plugin) }
-            published = Published(revision: tree.revision, root: tree.rootID, ordered: ordered, positions: walked.positions, statuses: statuses.known)
+            for id in ids { if let instance = tree[id] { _ = statuses.of(instance.plugin) } }
+            published = publishing()
             generation += 1
             return nil
         }
         do {
-            let delta = try patch(from: old, to: tree, ordered, &statuses)
-            published = Published(revision: tree.revision, root: tree.rootID, ordered: ordered, positions: walked.positions, statuses: statuses.known)
+            let delta = try patch(from: old, to: tree, ids, &statuses)
+            published = publishing()
             return delta
         } catch {
             // What the watchers hold is no longer known: each gets a full snapshot next.
@@ -117,7 +143,7 @@ final class SnapshotEncoder {
         }
     }
 
-    private func patch(from old: Published, to tree: NavigationTree, _ ordered: [Instance], _ statuses: inout StatusMemo) throws -> Delta? {
+    private func patch(from old: Published, to tree: NavigationTree, _ after: [InstanceID], _ statuses: inout StatusMemo) throws -> Delta? {
         var ops = JSONWriter(capacity: 256)
         var count = 0
         func op(_ name: String, _ path: String, value: (inout JSONWriter) throws -> Void) rethrows {
@@ -145,32 +171,29 @@ final class SnapshotEncoder {
             }
         }
         // The run that differs: what lies between the longest common prefix and suffix of the two id sequences.
-        let before = old.ordered, after = ordered
+        let before = old.ids
         var prefix = 0
-        while prefix < before.count, prefix < after.count, before[prefix].id == after[prefix].id { prefix += 1 }
+        while prefix < before.count, prefix < after.count, before[prefix] == after[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < before.count - prefix, suffix < after.count - prefix,
-            before[before.count - 1 - suffix].id == after[after.count - 1 - suffix].id
-        {
+        while suffix < before.count - prefix, suffix < after.count - prefix, before[before.count - 1 - suffix] == after[after.count - 1 - suffix] {
             suffix += 1
         }
         // Applied in order: replacements in the prefix (same index before and after), the run removed and the new
         // one added at its place, then replacements in the suffix at their new indices.
-        func replaceIfChanged(_ index: Int, _ beforeIndex: Int) throws {
-            let instance = after[index]
+        func replaceIfChanged(_ index: Int) throws {
+            guard let instance = tree[after[index]] else { return }
             let status = statuses.of(instance.plugin)
-            guard before[beforeIndex] != instance || old.statuses[instance.plugin] != status else { return }
-            try op("replace", "/instances/\(index)") { $0.writeRawBytes(try encoded(instance, status)) }
+            guard old.tree[instance.id] != instance || old.statuses[instance.plugin] != status else { return }
+            try op("replace", "/instances/\(index)") { $0.writeRawBytes(try Self.encoded(instance, status)) }
         }
-        for index in 0..<prefix { try replaceIfChanged(index, index) }
+        for index in 0..<prefix { try replaceIfChanged(index) }
         for _ in prefix..<(before.count - suffix) { remove("/instances/\(prefix)") }
         for index in prefix..<(after.count - suffix) {
-            let instance = after[index]
-            try op("add", "/instances/\(index)") { $0.writeRawBytes(try encoded(instance, statuses.of(instance.plugin))) }
+            guard let instance = tree[after[index]] else { continue }
+            try op("add", "/instances/\(index)") { $0.writeRawBytes(try Self.encoded(instance, statuses.of(instance.plugin))) }
         }
-        for offset in 0..<suffix { try replaceIfChanged(after.count - suffix + offset, before.count - suffix + offset) }
+        for index in (after.count - suffix)..<after.count { try replaceIfChanged(index) }
         guard count > 0 else { return nil }
-        evictIfStale(live: after)
         return delta(base: old.revision, revision: tree.revision, ops: ops.bytes)
     }
 
@@ -192,11 +215,10 @@ final class SnapshotEncoder {
     /// does not hold (an instance came or went, a plugin's availability changed, the published tree is not the
     /// commit's base); then the tree is walked.
     private func patchInPlace(to tree: NavigationTree, epoch: Int, touched: Set<InstanceID>, _ statuses: inout StatusMemo) throws -> Delta? {
-        // Read through `published` in place (no copy of it held), so its list can be updated without a copy below.
+        // Read through `published` in place (no copy of it held), so it can be updated without a copy below.
         guard let base = published?.revision, base &+ 1 == tree.revision, published?.root == tree.rootID,
-            let known = published?.statuses
+            let known = published?.statuses, statuses.agree(with: known)
         else { return nil }
-        for (plugin, status) in known where statuses.of(plugin) != status { return nil }
         var replaced: [(position: Int, instance: Instance)] = []
         for id in touched {
             let now = tree[id]
@@ -204,7 +226,7 @@ final class SnapshotEncoder {
                 if now == nil { continue }  // created and dropped by the chain
                 return nil  // a new instance
             }
-            guard let now, let before = published?.ordered[position] else { return nil }  // removed
+            guard let now, let before = published?.tree[id] else { return nil }  // removed
             guard before.children == now.children, known[now.plugin] != nil else { return nil }
             if before != now { replaced.append((position, now)) }
         }
@@ -215,16 +237,13 @@ final class SnapshotEncoder {
         ops.append(UInt8(ascii: "}"))
         for (position, instance) in replaced {
             ops.writeRaw(",{\"op\":\"replace\",\"path\":\"/instances/\(position)\",\"value\":")
-            ops.writeRawBytes(try encoded(instance, statuses.of(instance.plugin)))
+            ops.writeRawBytes(try Self.encoded(instance, statuses.of(instance.plugin)))
             ops.append(UInt8(ascii: "}"))
         }
-        // In place: the published list is the only holder of its storage once the walk lets go of it.
-        walk = nil
-        guard var current = published.take() else { return nil }
-        for (position, instance) in replaced { current.ordered[position] = instance }
-        current.revision = tree.revision
-        published = current
-        walk = Walk(epoch: epoch, ordered: current.ordered, positions: current.positions)
+        published?.tree = tree
+        published?.revision = tree.revision
+        published?.epoch = epoch
+        if let ids = published?.ids { walk = Walk(epoch: epoch, ids: ids) }  // the same order: nothing moved
         return delta(base: base, revision: tree.revision, ops: ops.bytes)
     }
 
@@ -233,55 +252,85 @@ final class SnapshotEncoder {
         guard let published else { return nil }
         var statuses = StatusMemo { _ in (.ok, nil) }
         statuses.known = published.statuses
-        let bytes = try encode(revision: published.revision, root: published.root, ordered: published.ordered, statuses: &statuses)
+        if let last, last.epoch == published.epoch, statuses.agree(with: last.statuses) { return (published.revision, last.bytes) }
+        let bytes = try encode(published.tree, epoch: published.epoch, ids: published.ids, statuses: &statuses)
         return (published.revision, bytes)
     }
 
     // MARK: - Encoding
 
-    private func encode(revision: UInt64, root: InstanceID?, ordered: [Instance], statuses: inout StatusMemo) throws -> [UInt8] {
-        var parts: [[UInt8]] = []
-        parts.reserveCapacity(ordered.count)
-        var size = 64
-        for instance in ordered {
-            let bytes = try encoded(instance, statuses.of(instance.plugin))
-            size += bytes.count + 1
-            parts.append(bytes)
-        }
-        var writer = JSONWriter(capacity: size)
+    /// The whole snapshot, each instance copied from the last one when neither it nor its plugin's availability
+    /// changed since; it becomes the last one.
+    private func encode(_ tree: NavigationTree, epoch: Int, ids: [InstanceID], statuses: inout StatusMemo) throws -> [UInt8] {
+        let previous = last
+        last = nil  // its bytes are dropped as soon as the new snapshot is written, not kept beside it
+        // About the last snapshot's size (or ~320 bytes an instance): room it does not fill is never touched.
+        var writer = JSONWriter(capacity: (previous?.bytes.count ?? 320 * ids.count) + 4096)
         writer.writeRaw("{\"revision\":")
-        writer.writeInteger(Int64(bitPattern: revision))
-        if let root {
+        writer.writeInteger(Int64(bitPattern: tree.revision))
+        if let root = tree.rootID {
             writer.writeRaw(",\"root\":")
             writer.writeInteger(root.rawValue)
         }
         writer.writeRaw(",\"instances\":[")
-        for (index, part) in parts.enumerated() {
-            if index > 0 { writer.append(UInt8(ascii: ",")) }
-            writer.writeRawBytes(part)
+        var slots: [Slot] = []
+        slots.reserveCapacity(ids.count)
+        var reuse = previous.map { Reuse($0) }
+        for id in ids {
+            guard let instance = tree[id] else { continue }  // the walk is of this tree
+            if !slots.isEmpty { writer.append(UInt8(ascii: ",")) }
+            let status = statuses.of(instance.plugin)
+            let start = writer.bytes.count
+            if let previous, let range = reuse?.range(of: instance, status, at: slots.count) {
+                writer.writeRawBytes(previous.bytes[range])
+            } else {
+                writer.writeRawBytes(try Self.encoded(instance, status))
+            }
+            slots.append(Slot(id: id, version: instance.version, start: UInt32(truncatingIfNeeded: start), count: UInt32(truncatingIfNeeded: writer.bytes.count - start)))
         }
         writer.writeRaw("]}")
-        evictIfStale(live: ordered)
+        // Offsets are 32-bit: a snapshot over 4 GiB (never within the protocol's limits) is encoded but not kept.
+        if writer.bytes.count <= Int(UInt32.max) {
+            last = Encoded(epoch: epoch, revision: tree.revision, bytes: writer.bytes, slots: slots, statuses: statuses.known)
+        }
         return writer.bytes
     }
 
-    /// The instance's JSON, from the cache when neither it nor its plugin's availability changed.
-    private func encoded(_ instance: Instance, _ status: Status) throws -> [UInt8] {
-        if let cached = cache[instance.id], cached.version == instance.version, cached.status == status { return cached.bytes }
-        let encoded = try JSONValueEncoder().encodeBytes(instance.snapshot { _ in (status.status, status.reason) })
-        // Kept at its size: the encoder's buffer grows by doubling, and the cache holds one per instance.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(encoded.count)
-        bytes.append(contentsOf: encoded)
-        cache[instance.id] = Cached(version: instance.version, status: status, bytes: bytes)
-        return bytes
+    /// Finds an instance's JSON in the previous snapshot: at the same index while the order is unchanged, else
+    /// through an index by id built the first time it is needed.
+    private struct Reuse {
+        let previous: Encoded
+        var byID: [InstanceID: Int]?
+        /// Where the previous snapshot's index is ahead of (or behind) the new one, after a run came or went.
+        var shift = 0
+
+        init(_ previous: Encoded) { self.previous = previous }
+
+        mutating func range(of instance: Instance, _ status: Status, at index: Int) -> Range<Int>? {
+            // Changed since (or new): every instance it holds has a version at most its revision.
+            guard instance.version <= previous.revision, previous.statuses[instance.plugin] == status else { return nil }
+            let slots = previous.slots
+            var position = index + shift
+            if !(slots.indices.contains(position) && slots[position].id == instance.id) {
+                if byID == nil {
+                    var table: [InstanceID: Int] = [:]
+                    table.reserveCapacity(slots.count)
+                    for (position, slot) in slots.enumerated() { table[slot.id] = position }
+                    byID = table
+                }
+                guard let found = byID?[instance.id] else { return nil }
+                position = found
+                shift = found - index
+            }
+            let slot = slots[position]
+            guard slot.version == instance.version else { return nil }
+            return Int(slot.start)..<(Int(slot.start) + Int(slot.count))
+        }
     }
 
-    /// Drops the bytes of instances that left the tree, once they could outnumber the live ones (amortized O(1)).
-    private func evictIfStale(live: [Instance]) {
-        guard cache.count > 2 * live.count + 64 else { return }
-        let keep = Set(live.map(\.id))
-        cache = cache.filter { keep.contains($0.key) }
+    /// One instance's JSON.
+    private static func encoded(_ instance: Instance, _ status: Status) throws -> [UInt8] {
+        try JSONValueEncoder().encodeBytes(instance.snapshot { _ in (status.status, status.reason) })
     }
 
     /// Availability asked once per plugin, not once per instance.
@@ -297,6 +346,12 @@ final class SnapshotEncoder {
             let result = Status(status: status, reason: reason)
             known[plugin] = result
             return result
+        }
+
+        /// Whether every plugin in `statuses` has the same availability now.
+        mutating func agree(with statuses: [String: Status]) -> Bool {
+            for (plugin, status) in statuses where of(plugin) != status { return false }
+            return true
         }
     }
 }

@@ -31,10 +31,11 @@ extension NavigationTree {
             }
             if result.tree.rootID != base.rootID { merged.setRoot(result.tree.rootID) }
         }
-        // Stamp what changed with the new revision.
+        // Stamp what changed with the new revision, its JSON held at its size from now on.
         for id in result.touched {
             guard var instance = merged[id], instance != base[id] else { continue }
             instance.version = newRevision
+            instance.compactJSON()
             merged.put(instance)
         }
         merged.revision = newRevision
@@ -46,4 +47,34 @@ extension NavigationTree {
 
     /// Marks ids handed out by `allocator` as used (so a persisted tree never reuses them).
     public mutating func reserveIDs(from allocator: IDAllocator) { absorb(allocator) }
+}
+
+extension Instance {
+    /// Holds the JSON this instance keeps (its state and params, its entries' params and screen props) at its size
+    /// (``JSONValue/compacted()``): what a plugin or a client sent is parsed with room to grow, and the tree keeps it
+    /// for the instance's life. Writes back only what was loose, so an entry compacted once is not copied again.
+    mutating func compactJSON() {
+        if let value = state?.compactedIfLoose() { state = value }
+        if let value = params?.compactedIfLoose() { params = value }
+        if let entry = root?.compactedJSON() { root = entry }
+        if let entry = child?.compactedJSON() { child = entry }
+        for index in entries.indices { if let entry = entries[index].compactedJSON() { entries[index] = entry } }
+        for index in tabs.indices { if let entry = tabs[index].compactedJSON() { tabs[index] = entry } }
+    }
+}
+
+extension Entry {
+    /// The entry with its params and screen props at their size; nil when they already are.
+    func compactedJSON() -> Entry? {
+        let params = params?.compactedIfLoose()
+        var screen: ScreenDescriptor?
+        if case .screen(let shown) = content, let props = shown.props?.compactedIfLoose() {
+            screen = ScreenDescriptor(name: shown.name, props: props)
+        }
+        guard params != nil || screen != nil else { return nil }
+        var entry = self
+        if let params { entry.params = params }
+        if let screen { entry.content = .screen(screen) }
+        return entry
+    }
 }

@@ -20,21 +20,39 @@ public struct Entry: Sendable, Hashable {
     public var params: JSONValue?
     public var content: Content
     /// A tab's badge (`setBadge`).
-    public var badge: String?
+    public var badge: String? {
+        get { rare?.value.badge }
+        set { rare = Rare.boxed(badge: newValue, presentation: presentation) }
+    }
     /// Presentation options for the UI shell (the route's declared ones, or the `route` step's).
-    public var presentation: PresentationOptions?
+    public var presentation: PresentationOptions? {
+        get { rare?.value.presentation }
+        set { rare = Rare.boxed(badge: badge, presentation: newValue) }
+    }
+    /// The badge and presentation, out of line: few entries have either, and inline they cost every entry (every
+    /// stack's root among them) 48 bytes.
+    private var rare: Boxed<Rare>?
+
+    private struct Rare: Hashable, Sendable {
+        var badge: String?
+        var presentation: PresentationOptions?
+
+        /// Nil when there is neither, so entries that differ only in how they were built compare equal.
+        static func boxed(badge: String?, presentation: PresentationOptions?) -> Boxed<Rare>? {
+            badge == nil && presentation == nil ? nil : Boxed(Rare(badge: badge, presentation: presentation))
+        }
+    }
 
     public init(
         id: EntryID, route: String, transition: Transition, params: JSONValue?, content: Content, badge: String? = nil,
         presentation: PresentationOptions? = nil
     ) {
-        self.presentation = presentation
         self.id = id
         self.route = route
         self.transition = transition
         self.params = params
         self.content = content
-        self.badge = badge
+        rare = Rare.boxed(badge: badge, presentation: presentation)
     }
 }
 
@@ -57,8 +75,12 @@ public struct Instance: Sendable, Hashable {
     public var tabs: [Entry] = []
     /// `tabs`: index of the selected tab.
     public var selectedTab = 0
-    /// `wrapper`: the one child.
-    public var child: Entry?
+    /// `wrapper`: the one child. Held out of line: only wrappers have one.
+    public var child: Entry? {
+        get { boxedChild?.value }
+        set { boxedChild = newValue.map(Boxed.init) }
+    }
+    private var boxedChild: Boxed<Entry>?
     /// `tabs`: the owner chose the tabs at run time (`setTabs`, or created with other tabs than declared), so a
     /// state file's merge keeps them as they are instead of restoring the declared set.
     public var dynamicTabs = false
@@ -129,7 +151,8 @@ public struct Instance: Sendable, Hashable {
 public struct NavigationTree: Sendable, Equatable {
     public internal(set) var revision: UInt64 = 0
     public internal(set) var rootID: InstanceID?
-    var instances = TreeDictionary<InstanceID, Instance>()
+    /// Boxed: see ``Boxed``.
+    var instances = TreeDictionary<InstanceID, Boxed<Instance>>()
     /// Instances per plugin, kept with every put and remove so limits and restores need no scan.
     private(set) var countsByPlugin: [String: Int] = [:]
     /// Id counters, persisted with the tree so ids are never reused across host restarts.
@@ -139,14 +162,14 @@ public struct NavigationTree: Sendable, Equatable {
     public init() {}
 
     public var count: Int { instances.count }
-    public subscript(id: InstanceID) -> Instance? { instances[id] }
-    public var root: Instance? { rootID.flatMap { instances[$0] } }
-    public var allInstances: [Instance] { Array(instances.values) }
+    public subscript(id: InstanceID) -> Instance? { instances[id]?.value }
+    public var root: Instance? { rootID.flatMap { self[$0] } }
+    public var allInstances: [Instance] { instances.values.map(\.value) }
 
     /// The instances of `plugin`. O(n): for restores and checks, not for the navigation path.
     public func instances(of plugin: String) -> [Instance] {
         guard countsByPlugin[plugin, default: 0] > 0 else { return [] }
-        return instances.values.filter { $0.plugin == plugin }
+        return instances.values.compactMap { $0.value.plugin == plugin ? $0.value : nil }
     }
 
     /// The placeholders of `plugin` (``Instance/isPending``), parents before children. O(n), like ``instances(of:)``.
@@ -159,15 +182,15 @@ public struct NavigationTree: Sendable, Equatable {
     public func instanceCount(of plugin: String) -> Int { countsByPlugin[plugin, default: 0] }
 
     /// One instance as a snapshot (what a restarted plugin receives as `restore`).
-    public func snapshot(of id: InstanceID) -> InstanceSnapshot? { instances[id]?.snapshot { _ in (.ok, nil) } }
+    public func snapshot(of id: InstanceID) -> InstanceSnapshot? { self[id]?.snapshot { _ in (.ok, nil) } }
 
     /// The instance's ancestors, nearest first.
     public func ancestors(of id: InstanceID) -> [InstanceID] {
         var result: [InstanceID] = []
-        var current = instances[id]?.parent?.instance
+        var current = self[id]?.parent?.instance
         while let next = current, result.count < 10_000 {
             result.append(next)
-            current = instances[next]?.parent?.instance
+            current = self[next]?.parent?.instance
         }
         return result
     }
@@ -179,7 +202,7 @@ public struct NavigationTree: Sendable, Equatable {
     public func subtree(of id: InstanceID) -> [InstanceID] {
         var result: [InstanceID] = []
         func visit(_ node: InstanceID, _ level: Int) {
-            guard level < 10_000, let instance = instances[node] else { return }
+            guard level < 10_000, let instance = self[node] else { return }
             for child in instance.children.reversed() { visit(child, level + 1) }
             result.append(node)
         }
@@ -190,11 +213,11 @@ public struct NavigationTree: Sendable, Equatable {
     // MARK: - Low-level editing (used by the chain runner and by restore)
 
     mutating func put(_ instance: Instance) {
-        if instances.updateValue(instance, forKey: instance.id) == nil { countsByPlugin[instance.plugin, default: 0] += 1 }
+        if instances.updateValue(Boxed(instance), forKey: instance.id) == nil { countsByPlugin[instance.plugin, default: 0] += 1 }
     }
 
     mutating func remove(_ id: InstanceID) {
-        if let removed = instances.removeValue(forKey: id) { countsByPlugin[removed.plugin, default: 0] -= 1 }
+        if let removed = instances.removeValue(forKey: id) { countsByPlugin[removed.value.plugin, default: 0] -= 1 }
     }
     mutating func setRoot(_ id: InstanceID?) { rootID = id }
 
@@ -242,22 +265,34 @@ extension NavigationTree {
         TreeSnapshot(revision: revision, root: rootID, instances: orderedInstances.map { $0.snapshot(availability) })
     }
 
-    /// The instances in snapshot order (see ``snapshot(availability:)``): what a cached or incremental encoding of
-    /// the snapshot walks, so it lists the instances exactly as the snapshot does.
+    /// The instances in snapshot order (see ``snapshot(availability:)``).
     public var orderedInstances: [Instance] {
         var ordered: [Instance] = []
         ordered.reserveCapacity(instances.count)
+        visitInSnapshotOrder { ordered.append($0) }
+        return ordered
+    }
+
+    /// The ids of ``orderedInstances``: what a cached or incremental encoding of the snapshot walks, so it lists the
+    /// instances exactly as the snapshot does, without holding a copy of every instance (~500 bytes each).
+    public var orderedIDs: [InstanceID] {
+        var ordered: [InstanceID] = []
+        ordered.reserveCapacity(instances.count)
+        visitInSnapshotOrder { ordered.append($0.id) }
+        return ordered
+    }
+
+    private func visitInSnapshotOrder(_ body: (Instance) -> Void) {
         var seen = Set<InstanceID>(minimumCapacity: instances.count)
         func visit(_ id: InstanceID, _ level: Int) {
-            guard level < 10_000, let instance = instances[id], seen.insert(id).inserted else { return }
-            ordered.append(instance)
+            guard level < 10_000, let instance = self[id], seen.insert(id).inserted else { return }
+            body(instance)
             instance.forEachChild { visit($0, level + 1) }
         }
         if let rootID { visit(rootID, 0) }
-        if ordered.count < instances.count {
+        if seen.count < instances.count {
             for id in instances.keys.sorted() where !seen.contains(id) { visit(id, 0) }
         }
-        return ordered
     }
 
     /// Rebuilds a tree from a snapshot (state files, tests). The snapshot's ids and revision are kept.
@@ -275,6 +310,7 @@ extension NavigationTree {
             // A placeholder holds nothing: whatever a hand-edited file puts there would never have been created.
             guard !instance.isPending else {
                 guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
+                instance.compactJSON()
                 put(instance)
                 maxInstance = max(maxInstance, item.id.rawValue)
                 continue
@@ -285,16 +321,17 @@ extension NavigationTree {
             instance.selectedTab = item.selectedTab.flatMap { tab in instance.tabs.firstIndex { $0.route == tab } } ?? 0
             instance.dynamicTabs = item.dynamicTabs == true
             instance.child = item.child.map(Entry.init(snapshot:))
+            instance.compactJSON()
             guard instances[item.id] == nil else { throw .invalidSnapshot("instance \(item.id) appears twice") }
             put(instance)
             maxInstance = max(maxInstance, item.id.rawValue)
             for entry in instance.allEntries { maxEntry = max(maxEntry, entry.id.rawValue) }
         }
         // Every reference must resolve and agree with the child's parent link.
-        for instance in instances.values {
+        for instance in instances.values.lazy.map(\.value) {
             for entry in instance.allEntries {
                 guard let child = entry.content.coordinator else { continue }
-                guard let target = instances[child] else {
+                guard let target = self[child] else {
                     throw .invalidSnapshot("instance \(instance.id) entry \(entry.id) refers to missing instance \(child)")
                 }
                 guard target.parent == InstanceSnapshot.ParentLink(instance: instance.id, entry: entry.id) else {

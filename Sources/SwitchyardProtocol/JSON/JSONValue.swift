@@ -127,8 +127,8 @@ extension JSONValue: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expre
 /// 40,000 keys (a deep link's query) took seconds of the host's loop.
 /// Duplicate keys in input keep the last value (as Python and JavaScript do).
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    public private(set) var keys: [String]
-    public private(set) var values: [JSONValue]
+    public internal(set) var keys: [String]
+    public internal(set) var values: [JSONValue]
     /// Position of each key; nil while the object is small enough for linear lookups.
     private var positions: [String: Int]?
 
