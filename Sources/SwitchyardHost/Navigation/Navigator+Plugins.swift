@@ -20,14 +20,16 @@ extension Navigator {
         }
         var remaining = requests.count
         var failures: [ResponseError] = []
-        for params in requests {
-            connection.send(encoding: CoordinatorCreateRequest.self, params) { [weak self] result in
-                if case .failure(let error) = result {
-                    self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
-                    failures.append(error)
+        connection.batchingWrites {
+            for params in requests {
+                connection.send(encoding: CoordinatorCreateRequest.self, params) { [weak self] result in
+                    if case .failure(let error) = result {
+                        self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
+                        failures.append(error)
+                    }
+                    remaining -= 1
+                    if remaining == 0 { completion(failures) }
                 }
-                remaining -= 1
-                if remaining == 0 { completion(failures) }
             }
         }
     }

@@ -174,8 +174,7 @@ public struct NavigationTree: Sendable, Equatable {
 
     /// The placeholders of `plugin` (``Instance/isPending``), parents before children. O(n), like ``instances(of:)``.
     public func pendingInstances(of plugin: String) -> [InstanceID] {
-        instances(of: plugin).filter(\.isPending).map { (id: $0.id, depth: depth(of: $0.id)) }
-            .sorted { ($0.depth, $0.id) < ($1.depth, $1.id) }.map(\.id)
+        parentsFirst(instances(of: plugin).filter(\.isPending)).map(\.id)
     }
 
     /// How many instances `plugin` owns. O(1).
