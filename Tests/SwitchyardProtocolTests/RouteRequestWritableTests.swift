@@ -3,7 +3,8 @@ import Testing
 
 /// What the host sends along the navigation path (``JSONWritable``) must be byte for byte what Codable writes:
 /// `coordinator/route` with and without a deep link's context, `coordinator/destroy`, and the notifications a
-/// committed chain sends.
+/// committed chain sends; and the route and create answers read without Codable must be what Codable reads, leaving
+/// to Codable (and its errors) everything it rejects.
 @Suite("coordinator/route, destroy and the chain's notifications written directly", .timeLimit(.minutes(1)))
 struct RouteRequestWritableTests {
     static let links: [DeepLinkContext] = [
@@ -82,17 +83,51 @@ struct RouteRequestWritableTests {
 
     static func parse(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }
 
+    /// `text` is read directly, to what Codable reads.
+    static func readAsCodable<T: Decodable & Equatable>(_ text: String, _ reading: (JSONValue) -> T?) throws {
+        let value = try parse(text)
+        let read = try #require(reading(value))
+        #expect(read == (try Coding.decode(T.self, from: value)))
+    }
+
+    /// `text` is not read directly, and Codable rejects it (with the error the host reports).
+    static func leftToCodable<T: Decodable & Equatable>(_ text: String, _ reading: (JSONValue) -> T?) throws {
+        let value = try parse(text)
+        #expect(reading(value) == nil)
+        #expect(throws: (any Error).self) { try Coding.decode(T.self, from: value) }
+    }
+
     @Test("route answers read directly are what Codable reads", arguments: answers)
     func sameAnswer(_ text: String) throws {
-        let value = try Self.parse(text)
-        let read = try #require(CoordinatorRouteRequest.Result(reading: value))
-        #expect(read == (try Coding.decode(CoordinatorRouteRequest.Result.self, from: value)))
+        try Self.readAsCodable(text, CoordinatorRouteRequest.Result.init(reading:))
     }
 
     @Test("a route answer Codable rejects is left to Codable, which names the field", arguments: invalidAnswers)
     func invalidAnswer(_ text: String) throws {
-        let value = try Self.parse(text)
-        #expect(CoordinatorRouteRequest.Result(reading: value) == nil)
-        #expect(throws: (any Error).self) { try Coding.decode(CoordinatorRouteRequest.Result.self, from: value) }
+        try Self.leftToCodable(text, CoordinatorRouteRequest.Result.init(reading:))
+    }
+
+    static let createAnswers: [String] = [
+        #"{}"#,
+        #"{"root":null,"tabs":null,"selectedTab":null,"child":null,"state":null}"#,
+        #"{"root":{"route":"home","content":{"screen":{"name":"Home"}}},"state":{"v":1}}"#,
+        #"{"root":{"route":"item","params":null,"content":{"coordinator":{"plugin":"p","type":"t","params":{"x":1}}}}}"#,
+        #"{"tabs":[{"route":"a","content":{"screen":{"name":"A"}}},{"route":"b","content":{"coordinator":{"type":"b"}}}],"selectedTab":"b"}"#,
+        #"{"tabs":[],"child":{"screen":{"name":"W","props":[1]}},"extra":true}"#,
+    ]
+
+    static let invalidCreateAnswers: [String] = [
+        #"1"#, #"{"root":1}"#, #"{"root":{}}"#, #"{"root":{"route":"r"}}"#, #"{"root":{"route":"r","content":null}}"#,
+        #"{"tabs":{}}"#, #"{"tabs":[1]}"#, #"{"tabs":[{"route":"a","content":{}}]}"#, #"{"selectedTab":3}"#, #"{"child":{}}"#,
+    ]
+
+    @Test("create answers read directly are what Codable reads", arguments: createAnswers)
+    func sameCreateAnswer(_ text: String) throws {
+        try Self.readAsCodable(text, CoordinatorCreateRequest.Result.init(reading:))
+    }
+
+    @Test("a create answer Codable rejects is left to Codable", arguments: invalidCreateAnswers)
+    func invalidCreateAnswer(_ text: String) throws {
+        try Self.leftToCodable(text, CoordinatorCreateRequest.Result.init(reading:))
     }
 }

@@ -356,7 +356,8 @@ final class Navigator {
                     runner.resume(with: .route(await connection.request(
                         encoding: CoordinatorRouteRequest.self, question.request, reading: CoordinatorRouteRequest.Result.init(reading:))))
                 case .create(let question):
-                    runner.resume(with: .create(await connection.request(encoding: CoordinatorCreateRequest.self, question.request)))
+                    runner.resume(with: .create(await connection.request(
+                        encoding: CoordinatorCreateRequest.self, question.request, reading: CoordinatorCreateRequest.Result.init(reading:))))
                 }
             }
         }
