@@ -43,12 +43,12 @@ extension Navigator {
                 destroy([(instance, plugin, type)])
             case .dismissed(let instance, let plugin, let entry, let route, let reason):
                 plugins?.connection(plugin)?.notify(
-                    CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
+                    encoding: CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
                 plugins?.connection(plugin)?.notify(
-                    CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
+                    encoding: CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
             case .appeared(let instance, let plugin, let entry):
-                plugins?.connection(plugin)?.notify(CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
+                plugins?.connection(plugin)?.notify(encoding: CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
             }
         }
     }
@@ -58,7 +58,7 @@ extension Navigator {
     func destroy(_ instances: [(InstanceID, String, String)]) {
         for (instance, plugin, type) in instances {
             guard let connection = plugins?.connection(plugin) else { continue }
-            connection.send(CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
+            connection.send(encoding: CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
                 switch result {
                 case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))
                 case .failure(let error): self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")

@@ -353,9 +353,11 @@ final class Navigator {
                 }
                 switch need {
                 case .route(let question):
-                    runner.resume(with: .route(await connection.request(CoordinatorRouteRequest.self, question.request)))
+                    runner.resume(with: .route(await connection.request(
+                        encoding: CoordinatorRouteRequest.self, question.request, reading: CoordinatorRouteRequest.Result.init(reading:))))
                 case .create(let question):
-                    runner.resume(with: .create(await connection.request(CoordinatorCreateRequest.self, question.request)))
+                    runner.resume(with: .create(await connection.request(
+                        encoding: CoordinatorCreateRequest.self, question.request, reading: CoordinatorCreateRequest.Result.init(reading:))))
                 }
             }
         }

@@ -5,14 +5,20 @@ import SwitchyardUV
 // params take, and every typed answer is decoded by ``decodeAnswer(_:_:plugin:)``.
 extension PluginConnection {
     /// Sends a typed request whose params write their own JSON (``JSONWritable``): no `JSONValue` is built for them.
+    /// `reading` reads the answer without Codable where it can (nil: Codable decodes it, and names what is wrong).
     func send<R: HostToPluginRequest>(
-        encoding type: R.Type, _ params: R.Params, _ completion: @escaping (Result<R.Result, ResponseError>) -> Void
+        encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil,
+        _ completion: @escaping (Result<R.Result, ResponseError>) -> Void
     ) where R.Params: JSONWritable {
         var writer = JSONWriter(capacity: 256)
         params.write(to: &writer)
         let bytes = writer.bytes
         let answer: (Result<JSONValue, ResponseError>) -> Void = { [name] result in
-            completion(Self.decodeAnswer(R.self, result, plugin: name))
+            if let reading, case .success(let value) = result, let read = reading(value) {
+                completion(.success(read))
+            } else {
+                completion(Self.decodeAnswer(R.self, result, plugin: name))
+            }
         }
         beginRequest(method: R.method, timeoutMs: nil, answer) { endpoint, deadline, timeout in
             endpoint.request(R.method, encodedParams: bytes, deadline: deadline, timeoutMs: timeout, completion: answer)
@@ -26,6 +32,22 @@ extension PluginConnection {
         stdin?.cork()
         defer { stdin?.uncork() }
         body()
+    }
+
+    /// ``send(encoding:_:reading:_:)`` suspended until the answer, as ``request(_:_:)`` is for Codable params.
+    nonisolated(nonsending) func request<R: HostToPluginRequest>(
+        encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil
+    ) async -> Result<R.Result, ResponseError> where R.Params: JSONWritable {
+        await withCheckedContinuation { continuation in
+            send(encoding: type, params, reading: reading) { continuation.resume(returning: $0) }
+        }
+    }
+
+    /// Sends a typed notification whose params write their own JSON.
+    func notify<N: HostToPluginNotification>(encoding type: N.Type, _ params: N.Params) where N.Params: JSONWritable {
+        var writer = JSONWriter(capacity: 128)
+        params.write(to: &writer)
+        _ = writeLine(Message.notificationLine(method: N.method, encodedParams: writer.bytes))
     }
 
     /// A plugin's answer as `R.Result`; one that does not decode is an `invalidAnswer` naming the plugin.
