@@ -22,7 +22,7 @@ extension Navigator {
         var failures: [ResponseError] = []
         connection.batchingWrites {
             for params in requests {
-                connection.send(encoding: CoordinatorCreateRequest.self, params) { [weak self] result in
+                connection.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) { [weak self] result in
                     if case .failure(let error) = result {
                         self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
                         failures.append(error)
