@@ -106,6 +106,12 @@ let package = Package(
                 "SwitchyardNavigation",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
+            ],
+            swiftSettings: [
+                // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
+                // The host's parts are non-Sendable objects owned by the `Host` actor; their async methods run on the
+                // caller's executor (the loop), so a chain awaits its plugins without ever leaving the loop's thread.
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
             ]
         ),
         // Kills every plugin process group if the host dies (see its main.c). Plain C, spawned once per host.

@@ -23,85 +23,81 @@ struct TraceSubscription {
     func includes(_ plugin: String) -> Bool { plugins?.contains(plugin) ?? true }
 }
 
-/// The control methods, once: method name → typed handler working on the host. `ControlServer` dispatches socket
-/// requests through ``dispatch(_:_:host:subscriber:replyEncoded:reply:)`` and `HostHandle`'s typed methods call
-/// ``perform(_:_:host:subscriber:done:)``, so no two places in the host decide what a control method does.
-///
-/// - Important: Loop thread only.
+/// The control methods, once: method name → what the method may do and its handler, an `async` function isolated
+/// to the host. The socket (``Host/serveControl(_:id:method:params:)``) and `HostHandle`'s typed methods
+/// (``Host/perform(_:_:)``) both go through this table, so no two places in the host decide what a method does.
 enum HostService {
-    typealias Done<T> = (Result<T, ResponseError>) -> Void
-
-    /// One method's handler, with its types erased for the table.
-    private protocol Method: Sendable {
-        /// Decodes `params`, runs the handler and answers: results that are snapshots go out as encoded bytes.
-        func dispatch(
-            _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
-            replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>)
+    /// One method's table entry, its types erased.
+    protocol Method: Sendable {
+        /// Whether it waits until the app has started: a client that connects right after `switchyard run` gets the
+        /// composed tree, not an empty one. Status and the trace are answered at once (a client watches the
+        /// handshakes).
+        var waitsForStart: Bool { get }
+        /// Whether it would change the tree. Once the host has begun to stop such requests are refused with
+        /// `shuttingDown` (§7): their plugins are being stopped, and `pluginUnavailable` would tell a client to try
+        /// again.
+        var changesTree: Bool { get }
+        /// Decodes `params`, runs the method and encodes its result as JSON bytes.
+        func serve(_ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8]
     }
 
-    private struct Typed<R: ControlRequest>: Method {
-        let run: @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
+    struct Typed<R: ControlRequest>: Method {
+        let waitsForStart: Bool
+        let changesTree: Bool
+        let run: @Sendable (isolated Host, R.Params, (any ControlSubscriber)?) async throws(ResponseError) -> R.Result
         /// Over the socket, the result as encoded bytes, without building it as a value (snapshots, from the
         /// per-instance cache); ``run`` serves in-process callers.
-        var socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
+        let socketBytes: (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
 
-        func dispatch(
-            _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
-            replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>
-        ) {
-            guard let decoded = host.navigator.decode(R.Params.self, params, R.method, reply) else { return }
+        func serve(_ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8] {
+            let decoded: R.Params
+            do { decoded = try Coding.decode(R.Params.self, from: params) } catch { throw .invalidParams(method: R.method, error) }
             if let socketBytes {
-                let bytes: [UInt8]
-                do { bytes = try socketBytes(host, decoded, subscriber) } catch {
-                    reply(.failure(error))
-                    return
-                }
-                replyEncoded(bytes)
+                let bytes = try socketBytes(host, decoded, subscriber)
                 // What is left of a big answer once written (the rest of it queued) goes back to the system.
                 if bytes.count > ControlServer.trimAfterBytes { SystemProcess.returnFreeMemory() }
-                return
+                return bytes
             }
-            run(host, decoded, subscriber) { result in
-                reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
-            }
+            let result = try await run(host, decoded, subscriber)
+            do { return try JSONValueEncoder().encodeBytes(result) } catch { throw .wrapping(error) }
         }
     }
 
     private static func entry<R: ControlRequest>(
-        _ type: R.Type,
-        socketBytes: (@Sendable (Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? = nil,
-        _ run: @escaping @Sendable (Host, R.Params, (any ControlSubscriber)?, @escaping Done<R.Result>) -> Void
+        _ type: R.Type, waitsForStart: Bool = true, changesTree: Bool = false,
+        socketBytes: (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? = nil,
+        _ run: @escaping @Sendable (isolated Host, R.Params, (any ControlSubscriber)?) async throws(ResponseError) -> R.Result
     ) -> (String, any Method) {
-        (R.method, Typed<R>(run: run, socketBytes: socketBytes))
+        (R.method, Typed<R>(waitsForStart: waitsForStart, changesTree: changesTree, run: run, socketBytes: socketBytes))
     }
 
-    private static let methods: [String: any Method] = Dictionary(uniqueKeysWithValues: [
-        entry(PingRequest.self) { _, _, _, done in done(.success(Empty())) },
-        entry(NavigateRequest.self) { host, request, _, done in
-            host.navigator.navigate(from: request.instance, steps: request.steps, requester: .control, done)
+    static let methods: [String: any Method] = Dictionary(uniqueKeysWithValues: [
+        entry(PingRequest.self, waitsForStart: false) { _, _, _ in Empty() },
+        entry(NavigateRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
+            try await host.navigator.navigate(from: request.instance, steps: request.steps, requester: .control)
         },
-        entry(OpenRequest.self) { host, request, _, done in
-            host.navigator.open(request.url, apply: true) { result in
-                done(result.flatMap { outcome in outcome.result.map { .success($0) } ?? .failure(ResponseError(.internalError, "no result")) })
+        entry(OpenRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
+            guard let result = try await host.navigator.open(request.url, apply: true).result else {
+                throw ResponseError(.internalError, "no result")
+            }
+            return result
+        },
+        entry(ValidateRequest.self) { host, request, _ in
+            do throws(ResponseError) {
+                return ValidateRequest.Result(valid: true, steps: try await host.navigator.open(request.url, apply: false).plan.steps)
+            } catch {
+                return ValidateRequest.Result(valid: false, error: error)
             }
         },
-        entry(ValidateRequest.self) { host, request, _, done in
-            host.navigator.open(request.url, apply: false) { result in
-                switch result {
-                case .success(let outcome): done(.success(ValidateRequest.Result(valid: true, steps: outcome.plan.steps)))
-                case .failure(let error): done(.success(ValidateRequest.Result(valid: false, error: error)))
-                }
-            }
+        entry(TreeGetRequest.self, socketBytes: { host, _, _ throws(ResponseError) in try host.navigator.encodedSnapshot() }) { host, _, _ in
+            host.navigator.snapshot
         },
-        entry(TreeGetRequest.self, socketBytes: { host, _, _ throws(ResponseError) in try host.navigator.encodedSnapshot() }) { host, _, _, done in
-            done(.success(host.navigator.snapshot))
-        },
-        entry(TreeRenderRequest.self) { host, request, _, done in
+        entry(TreeRenderRequest.self) { host, request, _ in
             let snapshot = host.navigator.snapshot
-            done(.success(TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))))
+            return TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))
         },
-        entry(TreeQueryRequest.self) { host, request, _, done in
-            done(Result { () throws(ResponseError) in TreeQueryRequest.Result(result: try host.navigator.tree.answer(request)) })
+        entry(TreeQueryRequest.self) { host, request, _ throws(ResponseError) in
+            TreeQueryRequest.Result(result: try host.navigator.tree.answer(request))
         },
         entry(
             TreeSubscribeRequest.self,
@@ -110,41 +106,44 @@ enum HostService {
                 if let subscriber, subscriber.wantsDeltas { subscriber.heldGeneration = try host.navigator.publishSnapshot() }
                 return try host.navigator.encodedSnapshot()
             }
-        ) { host, request, subscriber, done in
+        ) { host, request, subscriber in
             subscribe(subscriber, request)
-            done(.success(host.navigator.snapshot))
+            return host.navigator.snapshot
         },
-        entry(TreeUnsubscribeRequest.self) { _, _, subscriber, done in
+        entry(TreeUnsubscribeRequest.self) { _, _, subscriber in
             subscriber?.subscribed = false
             subscriber?.wantsDeltas = false
-            done(.success(Empty()))
+            return Empty()
         },
-        entry(UserDismissedRequest.self) { host, request, _, done in
-            host.navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user, done)
+        entry(UserDismissedRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
+            try await host.navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user)
         },
-        entry(UserActionRequest.self) { host, request, _, done in host.navigator.action(request, done) },
-        entry(HostStatusRequest.self) { host, _, _, done in
-            let issues = host.navigator.composition?.issues.map(\.error) ?? []
-            done(.success(HostStatusRequest.Result(
-                revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire), composition: issues,
-                host: host.facts, containment: host.guardian?.status)))
+        entry(UserActionRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
+            try await host.navigator.action(request)
         },
-        entry(PluginStartRequest.self) { host, request, _, done in host.startPlugin(request.plugin, done) },
-        entry(HostShutdownRequest.self) { host, _, _, done in
-            done(.success(Empty()))
-            host.shutdown {}
+        entry(HostStatusRequest.self, waitsForStart: false) { host, _, _ in
+            HostStatusRequest.Result(
+                revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire),
+                composition: host.navigator.composition?.issues.map(\.error) ?? [], host: host.facts,
+                containment: host.guardian?.status)
         },
-        entry(TraceSubscribeRequest.self) { _, request, subscriber, done in
+        entry(PluginStartRequest.self) { host, request, _ throws(ResponseError) in try await host.startPlugin(request.plugin).get() },
+        entry(HostShutdownRequest.self) { host, _, _ in
+            // Answered first: the stop begins in a task of its own, after this answer has been written.
+            host.shutdownAfterAnswer()
+            return Empty()
+        },
+        entry(TraceSubscribeRequest.self, waitsForStart: false) { _, request, subscriber in
             subscriber?.trace = TraceSubscription(plugins: request.plugins.map(Set.init))
-            done(.success(Empty()))
+            return Empty()
         },
-        entry(TraceUnsubscribeRequest.self) { _, _, subscriber, done in
+        entry(TraceUnsubscribeRequest.self, waitsForStart: false) { _, _, subscriber in
             subscriber?.trace = nil
-            done(.success(Empty()))
+            return Empty()
         },
-        entry(HostPluginsRequest.self) { host, _, _, done in done(.success(host.pluginDescriptions)) },
-        entry(PluginSignalRequest.self) { host, request, _, done in host.signalPlugin(request, done) },
-        entry(PluginRestartRequest.self) { host, request, _, done in host.restartPlugin(request.plugin, done) },
+        entry(HostPluginsRequest.self, waitsForStart: false) { host, _, _ in host.pluginDescriptions },
+        entry(PluginSignalRequest.self) { host, request, _ throws(ResponseError) in try host.signalPlugin(request) },
+        entry(PluginRestartRequest.self) { host, request, _ throws(ResponseError) in try await host.restartPlugin(request.plugin) },
     ])
 
     private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {
@@ -154,62 +153,42 @@ enum HostService {
         subscriber.wantsDeltas = request.deltas ?? false
         subscriber.heldGeneration = nil
     }
+}
 
-    /// Answered before the app has started: a status, and the trace, which a client subscribes to early to watch
-    /// the handshakes.
-    private static let answeredAtOnce: Set<String> = [
-        PingRequest.method, HostStatusRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
-        HostPluginsRequest.method,
-    ]
+extension Host {
+    /// Runs a control method through the table: waits for start-up if the method does, refuses what would change
+    /// the tree once the host stops, and answers with the result's JSON bytes.
+    func serve(_ method: String, _ params: JSONValue?, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8] {
+        guard let entry = HostService.methods[method] else {
+            await waitUntilStarted()
+            throw .methodNotFound(method)
+        }
+        try await admit(method, entry)
+        return try await entry.serve(params, host: self, subscriber: subscriber)
+    }
 
-    /// Requests wait until the app has started: a client that connects right after `switchyard run` gets the
-    /// composed tree, not an empty one. The methods in ``answeredAtOnce`` do not wait.
-    private static func whenReady(_ method: String, _ host: Host, _ body: @escaping () -> Void) {
-        if host.isStarted || answeredAtOnce.contains(method) {
-            body()
-        } else {
-            host.whenStarted(body)
+    /// A request from a control client's socket: one task on the loop, from the line read to the answer written.
+    func serveControl(_ session: ControlSession, id: RequestID, method: String, params: JSONValue?) async {
+        do throws(ResponseError) {
+            session.write(Message.responseLine(id: id, encodedResult: try await serve(method, params, subscriber: session)))
+        } catch {
+            session.send(.errorResponse(id: id, error: error))
         }
     }
 
-    /// Requests that would change the tree. Once the host has begun to stop they are refused with `shuttingDown`
-    /// (§7): their plugins are being stopped, and `pluginUnavailable` would tell a client to try again.
-    private static let changesTree: Set<String> = [
-        NavigateRequest.method, OpenRequest.method, UserDismissedRequest.method, UserActionRequest.method,
-    ]
-
-    private static func refusedWhileStopping(_ method: String, _ host: Host) -> ResponseError? {
-        guard host.shuttingDown, changesTree.contains(method) else { return nil }
-        return ResponseError(.shuttingDown, "the host is shutting down and takes no more '\(method)' requests", data: ["method": .string(method)])
+    /// Runs a typed control method in-process (`HostHandle`): the same entry as the socket's, without the JSON.
+    func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
+        guard !closed else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        guard let entry = HostService.methods[R.method] as? HostService.Typed<R> else { throw .methodNotFound(R.method) }
+        try await admit(R.method, entry)
+        return try await entry.run(self, params, nil)
     }
 
-    /// Runs a request that came over the socket; `replyEncoded` answers with a result already encoded to JSON bytes.
-    static func dispatch(
-        _ method: String, _ params: JSONValue?, host: Host, subscriber: (any ControlSubscriber)?,
-        replyEncoded: @escaping ([UInt8]) -> Void, reply: @escaping Done<JSONValue>
-    ) {
-        guard let handler = methods[method] else {
-            whenReady(method, host) { reply(.failure(.methodNotFound(method))) }
-            return
-        }
-        whenReady(method, host) {
-            if let refusal = refusedWhileStopping(method, host) { return reply(.failure(refusal)) }
-            handler.dispatch(params, host: host, subscriber: subscriber, replyEncoded: replyEncoded, reply: reply)
-        }
-    }
-
-    /// Runs a typed request in-process (`HostHandle`): the same handler as the socket's, without the JSON.
-    static func perform<R: ControlRequest>(
-        _ type: R.Type, _ params: R.Params, host: Host, subscriber: (any ControlSubscriber)? = nil,
-        done: @escaping Done<R.Result>
-    ) {
-        guard let handler = methods[R.method] as? Typed<R> else {
-            done(.failure(.methodNotFound(R.method)))
-            return
-        }
-        whenReady(R.method, host) {
-            if let refusal = refusedWhileStopping(R.method, host) { return done(.failure(refusal)) }
-            handler.run(host, params, subscriber, done)
+    private func admit(_ method: String, _ entry: any HostService.Method) async throws(ResponseError) {
+        if entry.waitsForStart { await waitUntilStarted() }
+        if shuttingDown, entry.changesTree {
+            throw ResponseError(.shuttingDown, "the host is shutting down and takes no more '\(method)' requests", data: ["method": .string(method)])
         }
     }
 }
+

@@ -64,36 +64,15 @@ public final class UVLoopExecutor: SerialExecutor, TaskExecutor {
     }
 }
 
-/// A value owned by a loop: an actor whose executor is the loop, holding a non-`Sendable` value (the host and the
-/// handles it owns). The compiler then keeps the value on the loop's thread: other threads reach it only by
-/// awaiting the actor, and the loop's own code reaches it with `assumeIsolated`, which checks the thread.
-///
-/// The host uses it for the `Host`: nothing outside the loop can hold a host reference but through this actor.
-public actor UVLoopIsolated<Value> {
-    /// The owned value; isolated to the loop.
-    public let value: Value
-    private nonisolated let executor: UVLoopExecutor
+/// An actor isolated to a loop: its jobs run on the loop's thread, between libuv callbacks. The owner of a loop (the
+/// host) is one, so the compiler keeps what it owns (the loop's handles among them) on that thread; other threads
+/// reach it only by awaiting it, and the loop's own thread enters it with `assumeIsolated`, which checks the thread.
+public protocol UVLoopActor: Actor {
+    /// The loop this actor runs on, as an executor.
+    nonisolated var executor: UVLoopExecutor { get }
+}
 
-    /// Takes `value` (and everything reachable from it) into the loop's isolation.
-    public init(_ value: sending Value, executor: UVLoopExecutor) {
-        self.value = value
-        self.executor = executor
-    }
-
+extension UVLoopActor {
     // The executor outlives the actor (the actor holds it strongly): the unowned reference cannot dangle.
     public nonisolated var unownedExecutor: UnownedSerialExecutor { executor.asUnownedSerialExecutor() }
-
-    /// The loop as a task executor: a task started with it as its preference runs on the loop from its first job,
-    /// without passing through Swift's global pool (which an embedding app may have busy or blocked).
-    public nonisolated var taskExecutor: UVLoopExecutor { executor }
-
-    /// The loop's thread-safe face, for work that must keep its place in the loop's order.
-    public nonisolated var remote: UVLoopRemote { executor.remote }
-
-    /// Runs `body` on the loop and waits for it to call its completion (the loop's code calls it later, or at once).
-    public func run<T: Sendable>(_ body: @Sendable (Value, @escaping @Sendable (T) -> Void) -> Void) async -> T {
-        await withCheckedContinuation { continuation in
-            body(value) { result in continuation.resume(returning: result) }
-        }
-    }
 }

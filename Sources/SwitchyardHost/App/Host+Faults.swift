@@ -34,14 +34,10 @@ extension Host {
     }
 
     /// `plugin/signal`: the signal goes to the plugin's process group; a plugin without a process is unavailable.
-    func signalPlugin(_ request: PluginSignalRequest.Params, _ done: @escaping (Result<PluginSignalRequest.Result, ResponseError>) -> Void) {
-        let supervisor: PluginSupervisor
-        switch faultTarget(PluginSignalRequest.method, request.plugin) {
-        case .failure(let error): return done(.failure(error))
-        case .success(let found): supervisor = found
-        }
+    func signalPlugin(_ request: PluginSignalRequest.Params) throws(ResponseError) -> PluginSignalRequest.Result {
+        let supervisor = try faultTarget(PluginSignalRequest.method, request.plugin).get()
         guard let connection = supervisor.connection, connection.pid > 0, connection.state != .terminated else {
-            return done(.failure(.pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")))
+            throw .pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")
         }
         let number: Int32 =
             switch request.signal {
@@ -51,34 +47,34 @@ extension Host {
             }
         logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(connection.pid))")
         connection.signal(number)
-        done(.success(PluginSignalRequest.Result(pid: connection.pid)))
+        return PluginSignalRequest.Result(pid: connection.pid)
     }
 
     /// `plugin/restart`: the shutdown ladder, then a start as `plugin/start` does (instances restored), answered once
     /// it serves. A plugin that is not running is simply started.
-    func restartPlugin(_ plugin: String, _ done: @escaping (Result<HostStatusRequest.Plugin, ResponseError>) -> Void) {
-        let supervisor: PluginSupervisor
-        switch faultTarget(PluginRestartRequest.method, plugin) {
-        case .failure(let error): return done(.failure(error))
-        case .success(let found): supervisor = found
-        }
-        guard !shuttingDown else { return done(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
+    func restartPlugin(_ plugin: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
+        let supervisor = try faultTarget(PluginRestartRequest.method, plugin).get()
+        guard !shuttingDown else { throw ResponseError(.shuttingDown, "the host is shutting down") }
+        let stopsNow: Bool
         switch supervisor.state {
-        case .failed, .stopped:
-            startPlugin(plugin, done)
-        case .stopping:
-            restartWaiters[plugin, default: []].append(done)
-            restartRequested.insert(plugin)
-        case .starting, .restarting, .ready:
-            logger.notice("fault injection: restarting plugin '\(plugin)' on request")
-            restartWaiters[plugin, default: []].append(done)
-            restartRequested.insert(plugin)
-            supervisor.stop(graceMs: options.shutdownGraceMs)
+        case .failed, .stopped: return try await startPlugin(plugin).get()
+        case .stopping: stopsNow = false
+        case .starting, .restarting, .ready: stopsNow = true
         }
+        // Registered before the stop, which may end at once: once stopped it is started again (see `stateChanged`),
+        // and the answer comes when it serves.
+        return try await withCheckedContinuation { continuation in
+            restartWaiters[plugin, default: []].append(continuation)
+            restartRequested.insert(plugin)
+            if stopsNow {
+                logger.notice("fault injection: restarting plugin '\(plugin)' on request")
+                supervisor.stop(graceMs: options.shutdownGraceMs)
+            }
+        }.get()
     }
 
     /// Answers the `plugin/restart` requests waiting for `plugin`.
     func answerRestartWaiters(_ plugin: String, _ result: Result<HostStatusRequest.Plugin, ResponseError>) {
-        for waiter in restartWaiters.removeValue(forKey: plugin) ?? [] { waiter(result) }
+        for waiter in restartWaiters.removeValue(forKey: plugin) ?? [] { waiter.resume(returning: result) }
     }
 }

@@ -18,7 +18,7 @@ extension Host {
     /// each), re-creates every instance in its ready plugin as after a restart, then adds what the tables declare
     /// and the tree lacks, and creates the placeholders of the plugins that serve. Start-up ends after all that, so
     /// the first client sees the whole tree. Returns false (the file set aside) if not even its root fits.
-    func restoreLoaded(_ saved: NavigationTree) -> Bool {
+    func restoreLoaded(_ saved: NavigationTree) async -> Bool {
         let merge = saved.merged(with: navigator.registry, plugins: Set(manifest.plugins.map(\.name)))
         guard merge.tree.root != nil else {
             _ = stateStore?.setAside("its root no longer fits the route tables")
@@ -26,40 +26,25 @@ extension Host {
         }
         for part in merge.dropped { logger.notice("state file: dropped \(part)") }
         navigator.adopt(merge.tree)
-        let ready = supervisors.filter { $0.state == .ready }
-        unrestored = Set(supervisors.filter { $0.state != .ready }.map(\.name))
-        var remaining = ready.count + 1
-        let restored = { [weak self] in
-            remaining -= 1
-            guard remaining == 0, let self else { return }
-            navigator.addMissing(merge.missing) { [weak self] in
-                self?.createPlaceholders(ready.map(\.name)[...]) { self?.finishStartup(error: nil) }
-            }
+        let ready = plugins.all.filter { $0.state == .ready }
+        unrestored = Set(plugins.all.filter { $0.state != .ready }.map(\.name))
+        // Every ready plugin's instances at once: each restore is one pipelined batch to its own process.
+        let targets = ready.compactMap { supervisor in
+            supervisor.connection.flatMap { navigator.tree.instanceCount(of: supervisor.name) > 0 ? (supervisor.name, $0) : nil }
         }
-        for supervisor in ready {
-            guard let connection = supervisor.connection, navigator.tree.instanceCount(of: supervisor.name) > 0 else {
-                restored()
-                continue
-            }
-            navigator.restore(plugin: supervisor.name, via: connection) { [weak self] failures in
-                if !failures.isEmpty { self?.logger.warning("plugin '\(supervisor.name)': \(failures.count) instances could not be restored") }
-                restored()
-            }
+        for (plugin, failures) in await navigator.restore(targets) where !failures.isEmpty {
+            logger.warning("plugin '\(plugin)': \(failures.count) instances could not be restored")
         }
-        restored()
+        await navigator.addMissing(merge.missing)
+        for supervisor in ready { await navigator.createPlaceholders(of: supervisor.name) }
         return true
-    }
-
-    private func createPlaceholders(_ plugins: ArraySlice<String>, _ completion: @escaping () -> Void) {
-        guard let plugin = plugins.first else { return completion() }
-        navigator.createPlaceholders(of: plugin) { [weak self] in self?.createPlaceholders(plugins.dropFirst(), completion) }
     }
 
     /// A plugin serves after the app started: restarted (its instances restored already), or for the first time
     /// (it failed at start and `plugin/start` brought it up). A newcomer joins the composition first (refused: it is
     /// failed with the reason) and gets its instances the tree kept while it did not serve restored; then its
     /// placeholders are created, and whoever asked for it to start is answered.
-    func pluginServes(_ supervisor: PluginSupervisor) {
+    func pluginServes(_ supervisor: PluginSupervisor) async {
         let name = supervisor.name
         if !navigator.registry.has(plugin: name), let table = supervisor.routeTable {
             if let refusal = navigator.join(plugin: name, coordinators: table.coordinators, declared: manifest.plugins.map(\.name), root: manifest.root) {
@@ -67,32 +52,29 @@ extension Host {
                 return
             }
         }
-        let placeholders = { [weak self] () -> Void in
-            self?.navigator.createPlaceholders(of: name) { self?.answerStartWaiters(supervisor) }
-        }
-        guard unrestored.remove(name) != nil, let connection = supervisor.connection,
+        if unrestored.remove(name) != nil, let connection = supervisor.connection,
             navigator.tree.instances(of: name).contains(where: { !$0.isPending })
-        else { return placeholders() }
-        navigator.restore(plugin: name, via: connection) { [weak self] failures in
-            if !failures.isEmpty { self?.logger.warning("plugin '\(name)': \(failures.count) instances could not be restored") }
-            placeholders()
+        {
+            let failures = await navigator.restore([(name, connection)])[name] ?? []
+            if !failures.isEmpty { logger.warning("plugin '\(name)': \(failures.count) instances could not be restored") }
         }
+        await navigator.createPlaceholders(of: name)
+        answerStartWaiters(supervisor)
     }
 
-    /// `plugin/start`: starts a plugin that is not running again and answers once it serves (or failed again).
-    func startPlugin(_ name: String, _ done: @escaping (Result<HostStatusRequest.Plugin, ResponseError>) -> Void) {
-        guard let supervisor = supervisorsByName[name] else {
+    /// `plugin/start`: starts a plugin that is not running again; returns once it serves (or failed again).
+    func startPlugin(_ name: String) async -> Result<HostStatusRequest.Plugin, ResponseError> {
+        guard let supervisor = plugins[name] else {
             let known = pluginStatuses.first { $0.name == name }
-            done(.failure(known?.error ?? ResponseError(.invalidParams, "the manifest names no plugin '\(name)'", data: ["field": "plugin"])))
-            return
+            return .failure(known?.error ?? ResponseError(.invalidParams, "the manifest names no plugin '\(name)'", data: ["field": "plugin"]))
         }
-        guard !shuttingDown else { return done(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
-        if supervisor.state == .ready, creatingPlaceholders(of: name) == false { return done(.success(supervisor.status.wire)) }
-        startWaiters[name, default: []].append(done)
-        _ = supervisor.startAgain()
+        guard !shuttingDown else { return .failure(ResponseError(.shuttingDown, "the host is shutting down")) }
+        if supervisor.state == .ready, navigator.creatingPlaceholders[name] == nil { return .success(supervisor.status.wire) }
+        return await withCheckedContinuation { continuation in
+            startWaiters[name, default: []].append(continuation)
+            _ = supervisor.startAgain()
+        }
     }
-
-    private func creatingPlaceholders(of plugin: String) -> Bool { navigator.creatingPlaceholders[plugin] != nil }
 
     /// Answers the `plugin/start` requests waiting for `supervisor`: it serves, or it failed (with why).
     func answerStartWaiters(_ supervisor: PluginSupervisor) {
@@ -101,6 +83,6 @@ extension Host {
             supervisor.state == .ready
             ? .success(supervisor.status.wire)
             : .failure(supervisor.lastError ?? .pluginUnavailable(supervisor.name, "it is \(supervisor.state)"))
-        for waiter in waiters { waiter(result) }
+        for waiter in waiters { waiter.resume(returning: result) }
     }
 }

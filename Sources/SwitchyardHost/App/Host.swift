@@ -50,55 +50,67 @@ public func defaultControlSocketPath(app: String) -> String {
     return "/tmp/switchyard-\(SystemProcess.userID)/\(app).sock"
 }
 
-/// The whole host state, confined to the loop thread: plugins, their supervisors, the guardian.
+/// The whole host: an actor whose executor is its libuv loop.
 ///
-/// - Important: Loop thread only. Other threads go through ``HostHandle``.
-final class Host {
+/// Everything the host owns (the loop and its handles, the supervisors and their sessions, the navigator, the
+/// control server) is a non-`Sendable` object in this actor's region, so the compiler keeps it on the loop's thread:
+/// another thread reaches it only by awaiting the actor (``HostHandle``). The loop enters the actor's isolation where
+/// libuv calls back into host code: the closures this actor hands its supervisors and its control server are
+/// formed here, so they are isolated to it, and each request they receive becomes one task on the loop's executor.
+actor Host: UVLoopActor {
+    /// The loop as an executor: jobs for this actor run on the loop's thread, between libuv callbacks.
+    nonisolated let executor: UVLoopExecutor
+
     let loop: UVLoop
     let manifest: Manifest
     let options: HostOptions
     let logger: Logger
-    private(set) var supervisors: [PluginSupervisor] = []
-    private(set) var supervisorsByName: [String: PluginSupervisor] = [:]
-    private var unresolved: [PluginStatus] = []
+    /// The supervisors, one per plugin the manifest names: what the navigator sees of the plugins.
+    let plugins: PluginSupervisors
     private(set) var guardian: Guardian?
     private var control: ControlServer?
     private var signals: [UVSignal] = []
     private var keepAlive: UVTimer?
-    private var startupWaiters: [() -> Void] = []
-    private var stopWaiters: [() -> Void] = []
+    private var startupWaiters: [CheckedContinuation<Void, Never>] = []
+    private var stopWaiters: [CheckedContinuation<Void, Never>] = []
     private(set) var startupComplete = false
     private var composing = false
     private(set) var stateStore: StateStore?
     /// The tree read from the state file, until composition decides whether it fits this app.
     private var loadedTree: NavigationTree?
     private(set) var shuttingDown = false
+    /// The plugins are being stopped (``beginShutdown()`` ran).
+    private var stopBegun = false
+    /// The loop has closed: nothing may touch a handle any more (a call that raced the close is refused).
+    private(set) var closed = false
     /// Why the app could not start (a fatal composition problem, or the root could not be created).
     private(set) var startupError: ResponseError?
     /// `plugin/start` requests waiting for their plugin to serve (or fail).
-    var startWaiters: [String: [(Result<HostStatusRequest.Plugin, ResponseError>) -> Void]] = [:]
+    var startWaiters: [String: [CheckedContinuation<Result<HostStatusRequest.Plugin, ResponseError>, Never>]] = [:]
     /// Plugins that did not serve when the tree was created or restored: the instances a state file held for them
     /// are restored when they first serve.
     var unrestored = Set<String>()
     /// Plugins being stopped by `plugin/restart`, started again once stopped; and who waits for them to serve.
     var restartRequested = Set<String>()
-    var restartWaiters: [String: [(Result<HostStatusRequest.Plugin, ResponseError>) -> Void]] = [:]
+    var restartWaiters: [String: [CheckedContinuation<Result<HostStatusRequest.Plugin, ResponseError>, Never>]] = [:]
     let navigator: Navigator
     /// The protocol trace: on with a trace file, at log level `trace`, or while a control client subscribes.
     let trace: ProtocolTrace
 
     init(loop: UVLoop, manifest: Manifest, options: HostOptions, logger: Logger) {
+        self.executor = UVLoopExecutor(loop)
         self.loop = loop
         self.manifest = manifest
         self.options = options
         self.logger = logger
         self.navigator = Navigator(logger: logger)
+        self.plugins = PluginSupervisors(order: manifest.plugins.map(\.name))
         self.trace = ProtocolTrace(file: options.trace, logs: logger.logLevel == .trace)
         navigator.requestLimits = options.requestLimits
-        navigator.plugins = self
+        navigator.plugins = plugins
     }
 
-    func supervisor(named name: String) -> PluginSupervisor? { supervisorsByName[name] }
+    func supervisor(named name: String) -> PluginSupervisor? { plugins[name] }
 
     /// The host process's own facts for `host/status`.
     var facts: HostStatusRequest.Host {
@@ -106,9 +118,33 @@ final class Host {
             pid: SystemProcess.currentPID, maxLoopLagMs: loop.maxLagMilliseconds, stalledMs: loop.stalledMilliseconds)
     }
 
+    // MARK: - The loop's life
+
+    /// Starts the app and runs the loop until the host has stopped; called once, on the loop's thread (the loop's
+    /// whole life runs in this actor's isolation). Returns the number of handles still open when the loop closed.
+    func runLoop() -> Int {
+        start()
+        loop.run()
+        closed = true
+        let leaked = loop.close()
+        // The closures this actor gave its parts capture it: let them go, so the host and its parts are freed.
+        plugins.detach()
+        navigator.detach()
+        return leaked
+    }
+
+    /// Runs `work` as a task of its own on the loop: one per request or flow the loop's callbacks start.
+    ///
+    /// The loop is also the task's executor preference: a task resumed from a libuv callback (a plugin's answer
+    /// completing a continuation) then goes straight back to the loop. Without it the resumption would pass through
+    /// Swift's global pool on its way, which tests (and an embedding app) may have busy with blocking calls.
+    func spawn(_ work: @escaping () async -> Void) {
+        Task { await withTaskExecutorPreference(executor) { await work() } }
+    }
+
     // MARK: - Start
 
-    func start() {
+    private func start() {
         do {
             let timer = try UVTimer(loop: loop)
             try timer.start(after: 1 << 40) {}
@@ -127,7 +163,10 @@ final class Host {
             requested: options.containment ?? Guardian.requestedByEnvironment(), ownsProcess: options.handleSignals,
             logger: logger)
         if let path = options.controlSocket {
-            let server = ControlServer(host: self, path: path, logger: logger)
+            let server = ControlServer(loop: loop, path: path, navigator: navigator, trace: trace, logger: logger)
+            server.onRequest = { session, id, method, params in
+                self.spawn { await self.serveControl(session, id: id, method: method, params: params) }
+            }
             do {
                 try server.start()
                 control = server
@@ -143,9 +182,9 @@ final class Host {
             let store = StateStore(path: path, app: manifest.app, loop: loop, logger: logger)
             if case .tree(let tree) = store.load() { loadedTree = tree }
             stateStore = store
-            _ = navigator.observe { [weak self] event in
-                guard let self, case .treeChanged = event else { return }
-                self.stateStore?.treeChanged(self.navigator.tree)
+            navigator.observe { [navigator] event in
+                guard case .treeChanged = event else { return }
+                store.treeChanged(navigator.tree)
             }
         }
 
@@ -157,55 +196,47 @@ final class Host {
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
                 let supervisor = PluginSupervisor(plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
-                supervisor.onStateChange = { [weak self] supervisor in self?.stateChanged(supervisor) }
-                supervisor.onRequest = { [weak self] supervisor, id, method, params in
-                    self?.pluginRequest(from: supervisor, id: id, method: method, params: params)
+                supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
+                supervisor.onRequest = { supervisor, id, method, params in
+                    self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
                 }
-                supervisor.onRestarted = { [weak self] supervisor, connection, done in
-                    guard let self else { return done() }
-                    self.unrestored.remove(supervisor.name)
-                    let owned = self.navigator.tree.instances(of: supervisor.name).filter { !$0.isPending }.count
-                    self.navigator.restore(plugin: supervisor.name, via: connection) { failures in
-                        self.logger.notice("plugin '\(supervisor.name)' restored: \(owned - failures.count) of \(owned) instances")
+                supervisor.onRestarted = { supervisor, connection, done in
+                    self.spawn {
+                        await self.restoreRestarted(supervisor, via: connection)
                         done()
                     }
                 }
-                supervisors.append(supervisor)
-                supervisorsByName[entry.name] = supervisor
+                plugins.add(supervisor)
             } catch {
                 let failure = ResponseError.pluginUnavailable(entry.name, error.message)
                 logger.error("\(failure.message)")
-                unresolved.append(
+                plugins.addUnresolved(
                     PluginStatus(
                         name: entry.name, state: .failed, pid: nil, error: failure, restarts: 0, version: nil,
                         startupMicroseconds: nil))
             }
         }
-        for supervisor in supervisors { supervisor.start() }
+        for supervisor in plugins.all { supervisor.start() }
         checkStartup()
     }
 
     private func installSignalHandlers() {
         for number in [SIGINT, SIGTERM] {
             guard let watcher = try? UVSignal(loop: loop) else { continue }
-            try? watcher.start(signal: number) { [weak self] received in
-                guard let self else { return }
+            try? watcher.start(signal: number) { received in
                 self.logger.notice("received \(signalName(received)); shutting down")
-                self.shutdown {}
+                self.beginShutdown()
             }
             signals.append(watcher)
         }
     }
 
-    /// A request a plugin sent to the host.
-    private func pluginRequest(from supervisor: PluginSupervisor, id: RequestID, method: String, params: JSONValue?) {
-        let connection = supervisor.connection
-        navigator.handle(request: method, params: params, from: supervisor.name) { result in
-            switch result {
-            case .success(let value): connection?.respond(to: id, result: value)
-            case .failure(let error): connection?.respond(to: id, error: error)
-            }
-        }
+    /// A restarted plugin's instances, re-created in its new process before it counts as ready.
+    private func restoreRestarted(_ supervisor: PluginSupervisor, via connection: PluginConnection) async {
+        unrestored.remove(supervisor.name)
+        let owned = navigator.tree.instances(of: supervisor.name).filter { !$0.isPending }.count
+        let failures = await navigator.restore([(supervisor.name, connection)])[supervisor.name] ?? []
+        logger.notice("plugin '\(supervisor.name)' restored: \(owned - failures.count) of \(owned) instances")
     }
 
     private func stateChanged(_ supervisor: PluginSupervisor) {
@@ -214,10 +245,11 @@ final class Host {
         if shuttingDown { checkStopped() }
         guard startupComplete, startupError == nil, !shuttingDown else { return }
         switch supervisor.state {
-        case .ready: pluginServes(supervisor)
+        case .ready:
+            spawn { await self.pluginServes(supervisor) }
         case .failed, .stopped:
             if restartRequested.remove(supervisor.name) != nil {
-                startPlugin(supervisor.name) { [weak self] result in self?.answerRestartWaiters(supervisor.name, result) }
+                spawn { self.answerRestartWaiters(supervisor.name, await self.startPlugin(supervisor.name)) }
             } else {
                 answerStartWaiters(supervisor)
             }
@@ -231,14 +263,14 @@ final class Host {
             finishStartup(error: startupError)
             return
         }
-        guard supervisors.allSatisfy({ $0.state != .starting && $0.state != .restarting }) else { return }
+        guard plugins.all.allSatisfy({ $0.state != .starting && $0.state != .restarting }) else { return }
         composing = true
-        compose()
+        spawn { await self.compose() }
     }
 
     /// Once every plugin is ready or failed: compose their route tables and create the tree.
-    private func compose() {
-        let ready = supervisors.filter { $0.state == .ready }
+    private func compose() async {
+        let ready = plugins.all.filter { $0.state == .ready }
         let tables = ready.compactMap { supervisor in supervisor.routeTable.map { (plugin: supervisor.name, coordinators: $0.coordinators) } }
         let report = navigator.compose(tables: tables, declared: manifest.plugins.map(\.name), root: manifest.root)
         let errors = report.issues.filter { $0.severity == .error }
@@ -248,7 +280,7 @@ final class Host {
         }
         for plugin in report.excluded {
             let reasons = report.issues.filter { $0.plugin == plugin && $0.severity == .error }.map(\.description)
-            supervisorsByName[plugin]?.fail(ResponseError(
+            plugins[plugin]?.fail(ResponseError(
                 .compositionError, "plugin '\(plugin)' was left out: \(reasons.joined(separator: "; "))",
                 data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))]))
         }
@@ -264,17 +296,17 @@ final class Host {
             loadedTree = nil
             if let problem = incompatibility(of: loaded, root: root) {
                 _ = stateStore?.setAside(problem)
-            } else if restoreLoaded(loaded) {
+            } else if await restoreLoaded(loaded) {
+                finishStartup(error: nil)
                 return
             }
         }
-        unrestored = Set(supervisors.filter { $0.state != .ready }.map(\.name))
-        navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type)) { [weak self] result in
-            if case .failure(let error) = result {
-                self?.finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
-            } else {
-                self?.finishStartup(error: nil)
-            }
+        unrestored = Set(plugins.all.filter { $0.state != .ready }.map(\.name))
+        do throws(ResponseError) {
+            try await navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type))
+            finishStartup(error: nil)
+        } catch {
+            finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
         }
     }
 
@@ -282,58 +314,98 @@ final class Host {
         guard !startupComplete else { return }
         startupComplete = true
         startupError = error
-        let ready = supervisors.filter { $0.state == .ready }.count
+        let ready = plugins.all.filter { $0.state == .ready }.count
         if let error {
             // The caller of `HostHandle.start` gets the error and reports it; at error level it would be said twice.
             logger.debug("the app cannot start: \(error.message)")
         } else {
-            logger.info("started: \(ready) of \(supervisors.count + unresolved.count) plugins ready, tree revision \(navigator.tree.revision)")
+            logger.info("started: \(ready) of \(plugins.count) plugins ready, tree revision \(navigator.tree.revision)")
         }
         let waiters = startupWaiters
         startupWaiters.removeAll()
-        for waiter in waiters { waiter() }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Whether start-up is over (the tree exists, or the app could not start).
     var isStarted: Bool { startupComplete }
 
-    /// Runs `body` once every plugin is ready or has failed.
-    func whenStarted(_ body: @escaping () -> Void) {
-        if startupComplete { body() } else { startupWaiters.append(body) }
+    /// Returns once every plugin is ready or has failed and the tree exists (or the app could not start).
+    func waitUntilStarted() async {
+        guard !startupComplete else { return }
+        await withCheckedContinuation { startupWaiters.append($0) }
+    }
+
+    /// Waits for start-up; returns why the app could not start, if it could not.
+    func startupOutcome() async -> ResponseError? {
+        await waitUntilStarted()
+        return startupError
+    }
+
+    // MARK: - Requests from plugins
+
+    /// A request a plugin sent to the host (`navigate`, `tree/query`), served as one task on the loop.
+    private func servePlugin(_ supervisor: PluginSupervisor, id: RequestID, method: String, params: JSONValue?) async {
+        let connection = supervisor.connection
+        do throws(ResponseError) {
+            let result = try await navigator.serve(request: method, params: params, from: supervisor.name)
+            connection?.respond(to: id, encodedResult: result)
+        } catch {
+            connection?.respond(to: id, error: error)
+        }
     }
 
     // MARK: - Status
 
-    var pluginStatuses: [PluginStatus] {
-        let running = supervisors.map(\.status)
-        let names = manifest.plugins.map(\.name)
-        let all = running + unresolved
-        return names.compactMap { name in all.first { $0.name == name } }
-    }
+    var pluginStatuses: [PluginStatus] { plugins.statuses }
+
+    /// The composed route tables.
+    var registry: RouteRegistry { navigator.registry }
+
+    /// Problems the composition check found.
+    var compositionIssues: [CompositionIssue] { navigator.composition?.issues ?? [] }
+
+    /// Which containment keeps the plugins' descendants from outliving the host.
+    var containment: HostStatusRequest.Containment? { guardian?.status }
 
     // MARK: - Stop
 
-    /// Stops every plugin (shutdown ladder, in parallel), then releases the loop.
-    func shutdown(_ completion: @escaping () -> Void) {
-        stopWaiters.append(completion)
-        guard !shuttingDown else {
+    /// Stops every plugin (shutdown ladder, in parallel), then releases the loop; returns once all have stopped.
+    func shutdown() async {
+        guard !closed else { return }
+        await withCheckedContinuation { continuation in
+            stopWaiters.append(continuation)
+            beginShutdown()
+        }
+    }
+
+    /// `host/shutdown`: what would change the tree is refused from now on, also a request read in the same pass; the
+    /// plugins are stopped once the answer has been written.
+    func shutdownAfterAnswer() {
+        shuttingDown = true
+        spawn { self.beginShutdown() }
+    }
+
+    /// Starts stopping the host (a signal, `host/shutdown`, or ``shutdown()``); nothing waits for it here.
+    func beginShutdown() {
+        shuttingDown = true
+        guard !stopBegun else {
             checkStopped()
             return
         }
-        shuttingDown = true
+        stopBegun = true
         if !startupComplete { finishStartup(error: ResponseError(.shuttingDown, "the host is shutting down")) }
         let waiting = Array(startWaiters.values.joined()) + Array(restartWaiters.values.joined())
         startWaiters.removeAll()
         restartWaiters.removeAll()
-        for waiter in waiting { waiter(.failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
-        for supervisor in supervisors { supervisor.stop(graceMs: options.shutdownGraceMs) }
+        for waiter in waiting { waiter.resume(returning: .failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
+        for supervisor in plugins.all { supervisor.stop(graceMs: options.shutdownGraceMs) }
         checkStopped()
     }
 
     private func checkStopped() {
-        guard shuttingDown else { return }
-        guard supervisors.allSatisfy({ $0.state == .stopped || $0.state == .failed }),
-            supervisors.allSatisfy({ $0.connection == nil || $0.connection?.state == .terminated })
+        guard stopBegun, !closed else { return }
+        guard plugins.all.allSatisfy({ $0.state == .stopped || $0.state == .failed }),
+            plugins.all.allSatisfy({ $0.connection == nil || $0.connection?.state == .terminated })
         else { return }
         control?.stop()
         control = nil
@@ -347,33 +419,6 @@ final class Host {
         keepAlive = nil
         let waiters = stopWaiters
         stopWaiters.removeAll()
-        for waiter in waiters { waiter() }
+        for waiter in waiters { waiter.resume() }
     }
-}
-
-extension Host: PluginDirectory {
-    func connection(_ plugin: String) -> PluginConnection? {
-        guard let supervisor = supervisorsByName[plugin], supervisor.state == .ready,
-            let connection = supervisor.connection, connection.state == .ready
-        else { return nil }
-        return connection
-    }
-
-    func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?) {
-        guard let supervisor = supervisorsByName[plugin] else { return (.unavailable, "plugin '\(plugin)' is not running") }
-        if supervisor.state == .ready { return (.ok, nil) }
-        return (.unavailable, supervisor.lastError?.message ?? "plugin '\(plugin)' is \(supervisor.state)")
-    }
-
-    var unavailablePlugins: [String: String?] {
-        var result: [String: String?] = [:]
-        for (name, supervisor) in supervisorsByName where supervisor.state != .ready {
-            result[name] = supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)"
-        }
-        return result
-    }
-
-    func incarnation(of plugin: String) -> Int { supervisorsByName[plugin]?.incarnation ?? 0 }
-
-    func maxInstances(of plugin: String) -> Int { supervisorsByName[plugin]?.plugin.limits.maxInstances ?? .max }
 }

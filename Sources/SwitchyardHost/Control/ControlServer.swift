@@ -14,7 +14,9 @@ import SwitchyardUV
 ///
 /// - Important: Loop thread only.
 final class ControlServer {
-    private let host: Host
+    private let loop: UVLoop
+    private let navigator: Navigator
+    private let trace: ProtocolTrace
     private let path: String
     private let logger: Logger
     private var server: UVUnixListener?
@@ -24,9 +26,14 @@ final class ControlServer {
     static let maxQueuedBytes = 8 << 20
     static let trimAfterBytes = 512 << 10
 
-    init(host: Host, path: String, logger: Logger) {
-        self.host = host
+    /// A request from a client: the host serves it as one task on the loop (``Host/serveControl(_:id:method:params:)``).
+    var onRequest: (ControlSession, RequestID, String, JSONValue?) -> Void = { _, _, _, _ in }
+
+    init(loop: UVLoop, path: String, navigator: Navigator, trace: ProtocolTrace, logger: Logger) {
+        self.loop = loop
         self.path = path
+        self.navigator = navigator
+        self.trace = trace
         self.logger = logger
     }
 
@@ -55,14 +62,14 @@ final class ControlServer {
             throw ResponseError(.internalError, "cannot listen on \(path): \(error)", data: ["path": .string(path)])
         }
         do {
-            let server = try UVUnixListener(loop: host.loop, path: path, mode: 0o600)
+            let server = try UVUnixListener(loop: loop, path: path, mode: 0o600)
             server.onPause = { [weak self] error, retryMs in self?.paused(error, retryMs: retryMs) }
             try server.start { [weak self] connection in self?.accept(connection) }
             self.server = server
         } catch {
             throw ResponseError(.internalError, "cannot listen on \(path): \(error)", data: ["path": .string(path)])
         }
-        observer = host.navigator.observe { [weak self] event in self?.broadcast(event) }
+        observer = navigator.observe { [weak self] event in self?.broadcast(event) }
         logger.info("control socket: \(path)")
     }
 
@@ -78,11 +85,12 @@ final class ControlServer {
     }
 
     func stop() {
-        if let observer { host.navigator.stopObserving(observer) }
+        onRequest = { _, _, _, _ in }
+        if let observer { navigator.stopObserving(observer) }
         observer = nil
         for session in sessions.values { session.close() }
         sessions.removeAll()
-        host.trace.setSubscribers(nil)
+        trace.setSubscribers(nil)
         server?.close()
         server = nil
         FileSystem.remove(path)
@@ -119,7 +127,7 @@ final class ControlServer {
     /// The host's trace stays off (free) while no client subscribes to it.
     func traceSubscriptionsChanged() {
         let any = sessions.values.contains { $0.trace != nil }
-        host.trace.setSubscribers(any ? { [weak self] plugin, record in self?.broadcastTrace(plugin, record) } : nil)
+        trace.setSubscribers(any ? { [weak self] plugin, record in self?.broadcastTrace(plugin, record) } : nil)
     }
 
     private func broadcastTrace(_ plugin: String, _ record: [UInt8]) {
@@ -135,7 +143,7 @@ final class ControlServer {
 
     private func broadcast(_ event: HostEvent) {
         let subscribers = sessions.values.filter(\.subscribed)
-        if case .treeChanged = event, !subscribers.contains(where: \.wantsDeltas) { host.navigator.snapshotEncoder.retire() }
+        if case .treeChanged = event, !subscribers.contains(where: \.wantsDeltas) { navigator.snapshotEncoder.retire() }
         guard !subscribers.isEmpty else { return }
         // Encode each notification once, whatever the number of subscribers.
         switch event {
@@ -153,7 +161,7 @@ final class ControlServer {
     /// Each notification is encoded once: the patch for the watchers with deltas that hold its base, the whole
     /// snapshot for the others that want it, the revision alone for the rest.
     private func broadcast(_ change: TreeChange, to subscribers: [ControlSession]) {
-        let encoder = host.navigator.snapshotEncoder
+        let encoder = navigator.snapshotEncoder
         var delta: SnapshotEncoder.Delta?
         if subscribers.contains(where: \.wantsDeltas) {
             do { delta = try encoder.publish(change.tree, epoch: change.epoch, touched: change.touched, availability: change.availability) } catch {
@@ -196,7 +204,7 @@ final class ControlServer {
 
     /// A watcher with deltas that fell behind has drained its queue: it gets the published snapshot whole.
     func catchUp(_ session: ControlSession) {
-        let encoder = host.navigator.snapshotEncoder
+        let encoder = navigator.snapshotEncoder
         guard let snapshot = try? encoder.publishedSnapshot() else { return }
         session.write(Self.treeChangedLine(revision: snapshot.revision, snapshot: snapshot.bytes))
         session.heldGeneration = encoder.generation
@@ -216,16 +224,6 @@ final class ControlServer {
     static func line<N: ControlNotification>(_ type: N.Type, _ params: N.Params) -> [UInt8]? {
         guard let encoded = try? JSONValueEncoder().encodeBytes(params) else { return nil }
         return Message.notificationLine(method: N.method, encodedParams: encoded)
-    }
-
-    // MARK: - Requests
-
-    /// `replyEncoded` answers with a result already encoded to JSON bytes (snapshots: one walk, no `JSONValue`).
-    func handle(
-        _ method: String, _ params: JSONValue?, from session: ControlSession,
-        replyEncoded: @escaping ([UInt8]) -> Void, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void
-    ) {
-        HostService.dispatch(method, params, host: host, subscriber: session, replyEncoded: replyEncoded, reply: reply)
     }
 }
 
@@ -288,13 +286,7 @@ final class ControlSession: ControlSubscriber {
         case .violation(let violation):
             send(.errorResponse(id: violation.requestID, error: violation.error))
         case .message(.request(let id, let method, let params), _):
-            let replyEncoded: ([UInt8]) -> Void = { [weak self] bytes in self?.write(Message.responseLine(id: id, encodedResult: bytes)) }
-            server.handle(method, params, from: self, replyEncoded: replyEncoded) { [weak self] result in
-                switch result {
-                case .success(let value): self?.send(.response(id: id, result: value))
-                case .failure(let error): self?.send(.errorResponse(id: id, error: error))
-                }
-            }
+            server.onRequest(self, id, method, params)
         case .message(.notification, _), .message(.response, _), .message(.errorResponse, _):
             break  // clients have nothing to notify the host of; stray responses are ignored
         }

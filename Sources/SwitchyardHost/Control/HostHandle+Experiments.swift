@@ -7,18 +7,8 @@ import SwitchyardUV
 extension HostHandle {
     /// Round-trip time of a `$/ping` to `plugin`, in nanoseconds.
     public func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
-        let result: Result<UInt64, ResponseError>? = await onLoop { host, done in
-            guard let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
-                done(.failure(.pluginUnavailable(plugin, "it is not running")))
-                return
-            }
-            let start = UVLoop.hrtime
-            connection.send(PingRequest.self, Empty()) { result in
-                done(result.map { _ in UVLoop.hrtime - start })
-            }
-        }
-        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
-        return try result.get()
+        guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try await host.ping(plugin)
     }
 
     /// Round-trip times of `count` sequential `$/ping`s to `plugin` (each sent when the previous was answered), in
@@ -30,28 +20,8 @@ extension HostHandle {
     /// Round-trip times of `count` sequential requests of `method` to `plugin`, in nanoseconds, measured on the loop
     /// thread. The answers are only checked for success: for benchmarks (e.g. `coordinator/route` on an instance).
     public func requestSeries(_ plugin: String, method: String, params: JSONValue, count: Int) async throws(ResponseError) -> [UInt64] {
-        let result: Result<[UInt64], ResponseError>? = await onLoop { host, done in
-            guard let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
-                done(.failure(.pluginUnavailable(plugin, "it is not running")))
-                return
-            }
-            var samples: [UInt64] = []
-            samples.reserveCapacity(count)
-            func next() {
-                let start = UVLoop.hrtime
-                connection.sendRaw(method: method, params: params) { result in
-                    switch result {
-                    case .failure(let error): done(.failure(error))
-                    case .success:
-                        samples.append(UVLoop.hrtime - start)
-                        if samples.count == count { done(.success(samples)) } else { next() }
-                    }
-                }
-            }
-            next()
-        }
-        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
-        return try result.get()
+        guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try await host.requestSeries(plugin, method: method, params: params, count: count)
     }
 
     /// The outcome of a pipelined burst of requests.
@@ -73,11 +43,64 @@ extension HostHandle {
     /// each answer arrives, so the write queue stays far below the not-reading limit), and returns when all are
     /// settled.
     public func requestBurst(_ plugin: String, method: String, params: JSONValue, count: Int, window: Int = 1_024) async -> BurstResult {
-        await onLoop { host, done in
-            guard let connection = host.supervisor(named: plugin)?.connection else {
-                done(BurstResult(answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0))
-                return
-            }
+        guard !isStopped else {
+            return BurstResult(answered: 0, errors: [ResponseError(.shuttingDown, "the host has stopped")], elapsedNanoseconds: 0)
+        }
+        return await host.requestBurst(plugin, method: method, params: params, count: count, window: window)
+    }
+
+    /// Sends a signal to a plugin's process group (fault experiments: SIGKILL, SIGSTOP, SIGCONT).
+    public func signal(plugin: String, _ number: Int32) async {
+        guard !isStopped else { return }
+        await host.signal(plugin: plugin, number)
+    }
+
+    /// Blocks the loop thread for `milliseconds`, as a long callback would, for fault experiments on the host's own
+    /// stalls. With `plugin`, a `$/ping` to it is sent first, so its answer arrives while the loop is blocked.
+    ///
+    /// - Returns: whether that ping was answered (nil without `plugin`), once the loop has run again.
+    @discardableResult
+    public func stallLoop(milliseconds: Int, pinging plugin: String? = nil) async -> Bool? {
+        guard !isStopped else { return nil }
+        return await host.stallLoop(milliseconds: milliseconds, pinging: plugin)
+    }
+}
+
+// The experiments' work, on the loop. Requests go out through the plugin's session as every other request does;
+// the callbacks here are the session's completions, counted on the loop without a task per answer.
+extension Host {
+    private func readyConnection(_ plugin: String) throws(ResponseError) -> PluginConnection {
+        guard let connection = plugins[plugin]?.connection, connection.state == .ready else {
+            throw .pluginUnavailable(plugin, "it is not running")
+        }
+        return connection
+    }
+
+    func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
+        let connection = try readyConnection(plugin)
+        let start = UVLoop.hrtime
+        _ = try await connection.request(PingRequest.self, Empty()).get()
+        return UVLoop.hrtime - start
+    }
+
+    func requestSeries(_ plugin: String, method: String, params: JSONValue, count: Int) async throws(ResponseError) -> [UInt64] {
+        let connection = try readyConnection(plugin)
+        var samples: [UInt64] = []
+        samples.reserveCapacity(count)
+        for _ in 0..<count {
+            let start = UVLoop.hrtime
+            _ = try await connection.requestRaw(method: method, params: params).get()
+            samples.append(UVLoop.hrtime - start)
+        }
+        return samples
+    }
+
+    func requestBurst(_ plugin: String, method: String, params: JSONValue, count: Int, window: Int) async -> HostHandle.BurstResult {
+        guard let connection = plugins[plugin]?.connection else {
+            return HostHandle.BurstResult(answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0)
+        }
+        guard count > 0 else { return HostHandle.BurstResult(answered: 0, errors: [], elapsedNanoseconds: 0) }
+        return await withCheckedContinuation { continuation in
             let start = UVLoop.hrtime
             var unsent = count
             var inFlight = 0
@@ -102,41 +125,30 @@ extension HostHandle {
                         inFlight -= 1
                         remaining -= 1
                         if remaining == 0 {
-                            done(BurstResult(answered: answered, errors: errors, elapsedNanoseconds: UVLoop.hrtime - start))
+                            continuation.resume(
+                                returning: HostHandle.BurstResult(answered: answered, errors: errors, elapsedNanoseconds: UVLoop.hrtime - start))
                         } else {
                             pump()
                         }
                     }
                 }
             }
-            if count == 0 { done(BurstResult(answered: 0, errors: [], elapsedNanoseconds: 0)) }
             pump()
-        } ?? BurstResult(answered: 0, errors: [ResponseError(.shuttingDown, "the host has stopped")], elapsedNanoseconds: 0)
-    }
-
-    /// Sends a signal to a plugin's process group (fault experiments: SIGKILL, SIGSTOP, SIGCONT).
-    public func signal(plugin: String, _ number: Int32) async {
-        await onLoop { host, done in
-            host.supervisor(named: plugin)?.connection?.signal(number)
-            done(())
         }
     }
 
-    /// Blocks the loop thread for `milliseconds`, as a long callback would, for fault experiments on the host's own
-    /// stalls. With `plugin`, a `$/ping` to it is sent first, so its answer arrives while the loop is blocked.
-    ///
-    /// - Returns: whether that ping was answered (nil without `plugin`), once the loop has run again.
-    @discardableResult
-    public func stallLoop(milliseconds: Int, pinging plugin: String? = nil) async -> Bool? {
-        let answered: Result<Bool?, ResponseError>? = await onLoop { host, done in
-            guard let plugin, let connection = host.supervisor(named: plugin)?.connection, connection.state == .ready else {
-                usleep(UInt32(milliseconds) * 1_000)
-                done(.success(nil))
-                return
-            }
-            connection.send(PingRequest.self, Empty()) { result in done(.success((try? result.get()) != nil)) }
+    func signal(plugin: String, _ number: Int32) {
+        plugins[plugin]?.connection?.signal(number)
+    }
+
+    func stallLoop(milliseconds: Int, pinging plugin: String?) async -> Bool? {
+        guard let plugin, let connection = try? readyConnection(plugin) else {
+            usleep(UInt32(milliseconds) * 1_000)
+            return nil
+        }
+        return await withCheckedContinuation { continuation in
+            connection.send(PingRequest.self, Empty()) { result in continuation.resume(returning: (try? result.get()) != nil) }
             usleep(UInt32(milliseconds) * 1_000)
         }
-        return (try? answered?.get()) ?? nil
     }
 }

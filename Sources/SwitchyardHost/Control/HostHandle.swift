@@ -10,12 +10,12 @@ import SwitchyardUV
 /// The host runs its libuv loop on a thread of its own (never on the Swift-concurrency pool, where a blocking
 /// `uv_run` could stall other tasks); each method hops onto that thread and resumes when the loop has answered.
 public final class HostHandle: Sendable {
-    /// The host, reachable only through its actor: the compiler keeps it (and all it owns) on the loop's thread.
-    private let isolation: HostIsolation
+    /// The host: an actor on the loop's thread, so the compiler keeps it (and all it owns) there.
+    let host: Host
     private let stopped: StopSignal
 
-    private init(isolation: HostIsolation, stopped: StopSignal) {
-        self.isolation = isolation
+    private init(host: Host, stopped: StopSignal) {
+        self.host = host
         self.stopped = stopped
     }
 
@@ -37,48 +37,22 @@ public final class HostHandle: Sendable {
                         stopped.signal()
                         return
                     }
-                    let isolation = HostIsolation(
-                        Host(loop: loop, manifest: manifest, options: options, logger: logger),
-                        executor: UVLoopExecutor(loop))
-                    continuation.resume(returning: HostHandle(isolation: isolation, stopped: stopped))
-                    // The loop's whole life runs in the actor's isolation: this thread is its executor.
-                    isolation.assumeIsolated { isolation in
-                        isolation.value.navigator.isolation = isolation
-                        isolation.value.start()
-                        isolation.value.loop.run()
-                        let leaked = isolation.value.loop.close()
-                        if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
-                    }
+                    let host = Host(loop: loop, manifest: manifest, options: options, logger: logger)
+                    continuation.resume(returning: HostHandle(host: host, stopped: stopped))
+                    // The loop's whole life runs in the host's isolation: this thread is its executor.
+                    let leaked = host.assumeIsolated { $0.runLoop() }
+                    if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
                     stopped.signal()
                 }
             } catch {
                 continuation.resume(throwing: error)
             }
         }
-        let failure: ResponseError? = await handle.onLoop { host, done in host.whenStarted { done(host.startupError) } } ?? nil
-        if let failure {
+        if let failure = await handle.host.startupOutcome() {
             await handle.shutdown()
             throw failure
         }
         return handle
-    }
-
-    /// Runs `body` on the loop thread and waits for it to call `done`. Returns nil if the loop has already stopped,
-    /// or at once when the calling task is cancelled: a caller with a deadline is never held by a busy loop.
-    @discardableResult
-    func onLoop<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (T) -> Void) -> Void) async -> T? {
-        guard !stopped.hasFired else { return nil }
-        let isolation = self.isolation
-        let once = ResumeOnce<T>()
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<T?, Never>) in
-                guard once.install(continuation) else { return }
-                // A task of its own, so a cancelled caller is released at once even while the loop is busy.
-                Task { once.resume(await isolation.run(body)) }
-            }
-        } onCancel: {
-            once.resume(nil)
-        }
     }
 
     // MARK: - Navigation
@@ -145,33 +119,36 @@ public final class HostHandle: Sendable {
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
     private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
-        try await call { host, done in HostService.perform(R.self, params, host: host, done: done) }
+        guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try await host.perform(R.self, params)
     }
 
     /// The composed route tables: what route names and deep links resolve against (for tools such as completion).
     public func routeRegistry() async -> RouteRegistry {
-        await onLoop { host, done in done(host.navigator.registry) } ?? RouteRegistry()
+        guard !isStopped else { return RouteRegistry() }
+        return await host.registry
     }
 
     /// Problems the composition check found at start-up.
     public func compositionIssues() async -> [CompositionIssue] {
-        await onLoop { host, done in done(host.navigator.composition?.issues ?? []) } ?? []
+        guard !isStopped else { return [] }
+        return await host.compositionIssues
     }
 
     /// CPU time the host's loop thread has used so far, in nanoseconds (nil once the host has stopped). The
     /// difference across a piece of work is the host's own cost for it, whatever else the machine was doing.
-    public var loopCPUNanoseconds: UInt64? { isolation.remote.threadCPUNanoseconds }
+    public var loopCPUNanoseconds: UInt64? { host.executor.remote.threadCPUNanoseconds }
 
     /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements.
     public func events() -> AsyncStream<HostEvent> {
         let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)
-        let isolation = self.isolation
+        let host = self.host
         // Enqueued on the loop now, before this returns: an event that follows any later call is not missed.
-        let scheduled = isolation.remote.execute {
-            isolation.assumeIsolated { isolation in
-                let token = isolation.value.navigator.observe { event in continuation.yield(event) }
+        let scheduled = host.executor.remote.execute {
+            host.assumeIsolated { host in
+                let token = host.navigator.observe { event in continuation.yield(event) }
                 continuation.onTermination = { _ in
-                    isolation.remote.execute { isolation.assumeIsolated { $0.value.navigator.stopObserving(token) } }
+                    host.executor.remote.execute { host.assumeIsolated { $0.navigator.stopObserving(token) } }
                 }
             }
         }
@@ -179,23 +156,18 @@ public final class HostHandle: Sendable {
         return stream
     }
 
-    /// Runs `body` on the loop and turns its result into a typed throw.
-    private func call<T: Sendable>(_ body: @Sendable @escaping (Host, @escaping @Sendable (Result<T, ResponseError>) -> Void) -> Void) async throws(ResponseError) -> T {
-        let result: Result<T, ResponseError>? = await onLoop { host, done in body(host, done) }
-        guard let result else { throw ResponseError(.shuttingDown, "the host has stopped") }
-        return try result.get()
-    }
-
     // MARK: - Plugins
 
     /// Which containment keeps the plugins' descendants from outliving the host (as in `host/status`).
     public func containment() async -> HostStatusRequest.Containment? {
-        await onLoop { host, done in done(host.guardian?.status) } ?? nil
+        guard !isStopped else { return nil }
+        return await host.containment
     }
 
     /// Each plugin's state, pid, restarts and last error.
     public func status() async -> [PluginStatus] {
-        await onLoop { host, done in done(host.pluginStatuses) } ?? []
+        guard !isStopped else { return [] }
+        return await host.pluginStatuses
     }
 
     /// Starts a plugin that is not running (failed or stopped) again (`plugin/start`); returns its status once it
@@ -206,76 +178,23 @@ public final class HostHandle: Sendable {
 
     /// Facts about the host process: its pid and the loop's stall accounting (`host/status`'s `host`).
     public func hostFacts() async -> HostStatusRequest.Host? {
-        await onLoop { host, done in done(host.facts) }
+        guard !isStopped else { return nil }
+        return await host.facts
     }
 
     /// Stops every plugin with the shutdown ladder and waits until the loop has closed.
     public func shutdown() async {
-        await onLoop { host, done in host.shutdown { done(()) } }
+        if !isStopped { await host.shutdown() }
         await stopped.wait()
     }
+
+    /// Whether the host has stopped: a call then answers at once instead of reaching a closed loop.
+    var isStopped: Bool { stopped.hasFired }
 
     /// Waits until the host has stopped (for instance after SIGTERM).
     public func waitUntilStopped() async {
         await stopped.wait()
     }
-}
-
-/// Resumes a continuation at most once, whichever side gets there first.
-final class ResumeOnce<T: Sendable>: Sendable {
-    private enum State {
-        case waiting
-        case installed(CheckedContinuation<T?, Never>)
-        /// Resumed before the continuation was installed (cancelled first).
-        case done(T?)
-        case finished
-    }
-
-    private let state = Mutex(State.waiting)
-
-    init() {}
-
-    /// Installs the continuation; resumes it at once (and returns false) if a value already came.
-    func install(_ continuation: CheckedContinuation<T?, Never>) -> Bool {
-        let early: T?? = state.withLock { current in
-            switch current {
-            case .done(let value):
-                current = .finished
-                return .some(value)
-            default:
-                current = .installed(continuation)
-                return .none
-            }
-        }
-        guard let early else { return true }
-        continuation.resume(returning: early)
-        return false
-    }
-
-    func resume(_ value: T?) {
-        let continuation = state.withLock { current -> CheckedContinuation<T?, Never>? in
-            switch current {
-            case .installed(let continuation):
-                current = .finished
-                return continuation
-            case .waiting:
-                current = .done(value)
-                return nil
-            case .done, .finished:
-                return nil
-            }
-        }
-        continuation?.resume(returning: value)
-    }
-}
-
-/// The host's isolation domain: the `Host` owned by its loop (``UVLoopIsolated``), so the compiler keeps the host and
-/// everything it owns (connections, supervisors, the navigator, libuv handles) on the loop's thread.
-typealias HostIsolation = UVLoopIsolated<Host>
-
-extension UVLoopIsolated where Value == Host {
-    /// Runs a navigator flow the loop's own code started (see `Navigator.startFlow`).
-    func runFlow(_ number: Int) async { await value.navigator.runFlow(number, isolation: self) }
 }
 
 /// A one-shot "the host has stopped" signal that any number of tasks can wait for.

@@ -61,6 +61,9 @@ package struct ChainScheduler<Waiter> {
         (consulted[chain.number] ?? [:]).first { current($0.key) != $0.value }?.key
     }
 
+    /// Whether any chain in flight has consulted `plugin` (a request from it would wait).
+    package func isConsulted(_ plugin: String) -> Bool { consulted.values.contains { $0[plugin] != nil } }
+
     /// Queues `waiter` behind every chain that has already consulted `plugin`; returns it at once (to run now)
     /// when there is none.
     package mutating func whenChainsConsulting(_ plugin: String, finish waiter: Waiter) -> Waiter? {

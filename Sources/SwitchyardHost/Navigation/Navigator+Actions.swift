@@ -8,36 +8,14 @@ extension Navigator {
     /// `user/action`: checks the action against the route's declaration, asks the owner (`coordinator/action`), and
     /// applies the steps it answers as one chain on that instance, as the owner's own `navigate` (ownership rules
     /// apply). No steps: nothing changes and the revision stays.
-    func action(_ params: UserActionRequest.Params, _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void) {
-        let question: ActionQuestion
-        do throws(ResponseError) {
-            try requestLimits.check(params: params.params, field: "params")
-            question = try tree.actionQuestion(params, registry: registry)
-        } catch {
-            completion(.failure(error))
-            return
-        }
+    func action(_ params: UserActionRequest.Params) async throws(ResponseError) -> NavigateRequest.Result {
+        try requestLimits.check(params: params.params, field: "params")
+        let question = try tree.actionQuestion(params, registry: registry)
         guard let connection = plugins?.connection(question.plugin) else {
-            completion(.failure(.pluginUnavailable(question.plugin, "it is not running")))
-            return
+            throw .pluginUnavailable(question.plugin, "it is not running")
         }
-        startFlow {
-            let answer = await connection.request(CoordinatorActionRequest.self, question.request)
-            let steps: [NavigationStep]
-            switch answer {
-            case .failure(let error):
-                completion(.failure(error))
-                return
-            case .success(let result):
-                steps = result.steps ?? []
-            }
-            guard !steps.isEmpty else {
-                completion(.success(NavigateRequest.Result(revision: self.tree.revision, instance: params.instance)))
-                return
-            }
-            await self.navigating(from: params.instance, steps: steps, requester: .plugin(question.plugin), completion)
-        } stopped: {
-            completion(.failure(ResponseError(.internalError, "the host is stopping")))
-        }
+        let steps = try await connection.request(CoordinatorActionRequest.self, question.request).get().steps ?? []
+        guard !steps.isEmpty else { return NavigateRequest.Result(revision: tree.revision, instance: params.instance) }
+        return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin))
     }
 }

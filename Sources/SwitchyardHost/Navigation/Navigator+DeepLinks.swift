@@ -5,34 +5,15 @@ import SwitchyardProtocol
 // resolve links themselves), then applied as one chain in the same flow.
 extension Navigator {
     /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
-    func open(_ url: String, apply: Bool, _ completion: @escaping (Result<(plan: DeepLinkPlan, result: NavigateRequest.Result?), ResponseError>) -> Void) {
-        let link: DeepLinkURL
-        do { link = try DeepLinkURL(parsing: url, limits: requestLimits) } catch {
-            completion(.failure(error))
-            return
-        }
-        let resolver = DeepLinkResolver(link: link, tree: tree, registry: registry)
-        startFlow {
-            let plan: DeepLinkPlan
-            do throws(ResponseError) { plan = try await self.resolve(resolver) } catch {
-                completion(.failure(error))
-                return
-            }
-            guard apply else {
-                completion(.success((plan, nil)))
-                return
-            }
-            // The chain runs on in this flow: a link pays for one task, not two.
-            await self.navigating(from: plan.start, steps: plan.steps, requester: .control, links: plan.links) { result in
-                completion(result.map { (plan, $0) })
-            }
-        } stopped: {
-            completion(.failure(ResponseError(.internalError, "the host is stopping")))
-        }
+    func open(_ url: String, apply: Bool) async throws(ResponseError) -> (plan: DeepLinkPlan, result: NavigateRequest.Result?) {
+        let link = try DeepLinkURL(parsing: url, limits: requestLimits)
+        let plan = try await resolve(DeepLinkResolver(link: link, tree: tree, registry: registry))
+        guard apply else { return (plan, nil) }
+        return (plan, try await navigate(from: plan.start, steps: plan.steps, requester: .control, links: plan.links))
     }
 
     /// Asks the plugins on a deep link's path every question its resolver has, until it has a plan.
-    nonisolated(nonsending) private func resolve(_ resolver: DeepLinkResolver) async throws(ResponseError) -> DeepLinkPlan {
+    private func resolve(_ resolver: DeepLinkResolver) async throws(ResponseError) -> DeepLinkPlan {
         while true {
             switch resolver.advance() {
             case .invalid(let error):

@@ -7,28 +7,32 @@ import SwitchyardProtocol
 extension Navigator {
     // MARK: - Restore
 
-    /// Re-creates every instance `plugin` owns in the tree, in a restarted process: `coordinator/create` with
+    /// Re-creates every instance each plugin owns in the tree, in its (restarted) process: `coordinator/create` with
     /// reason `restore`, the state the host kept and the instance as the tree holds it, parents before children
-    /// (pipelined: one round trip for all of them). The tree does not change. Failures are logged and returned;
-    /// the instances stay (the tree is authoritative), and the next route on one tells the plugin's answer.
-    /// Placeholders are not restored: the plugin never created them (``createPlaceholders(of:_:)`` does).
-    func restore(plugin: String, via connection: PluginConnection, _ completion: @escaping ([ResponseError]) -> Void) {
-        let requests = tree.restoreRequests(for: plugin)
-        guard !requests.isEmpty else {
-            completion([])
-            return
-        }
-        var remaining = requests.count
-        var failures: [ResponseError] = []
-        connection.batchingWrites {
-            for params in requests {
-                connection.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) { [weak self] result in
-                    if case .failure(let error) = result {
-                        self?.logger.warning("restore of \(params.type)\(params.instance) in '\(plugin)' failed: \(error.message)")
-                        failures.append(error)
+    /// (pipelined: one round trip per plugin for all of them, every plugin at once). The tree does not change.
+    /// Failures are logged and returned per plugin; the instances stay (the tree is authoritative), and the next
+    /// route on one tells the plugin's answer. Placeholders are not restored: the plugin never created them
+    /// (``createPlaceholders(of:)`` does).
+    func restore(_ targets: [(plugin: String, connection: PluginConnection)]) async -> [String: [ResponseError]] {
+        let batches = targets.map { (plugin: $0.plugin, connection: $0.connection, requests: tree.restoreRequests(for: $0.plugin)) }
+        let total = batches.reduce(0) { $0 + $1.requests.count }
+        guard total > 0 else { return [:] }
+        return await withCheckedContinuation { continuation in
+            var remaining = total
+            var failures: [String: [ResponseError]] = [:]
+            for batch in batches where !batch.requests.isEmpty {
+                batch.connection.batchingWrites {
+                    for params in batch.requests {
+                        batch.connection.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) {
+                            [logger] result in
+                            if case .failure(let error) = result {
+                                logger.warning("restore of \(params.type)\(params.instance) in '\(batch.plugin)' failed: \(error.message)")
+                                failures[batch.plugin, default: []].append(error)
+                            }
+                            remaining -= 1
+                            if remaining == 0 { continuation.resume(returning: failures) }
+                        }
                     }
-                    remaining -= 1
-                    if remaining == 0 { completion(failures) }
                 }
             }
         }
@@ -69,34 +73,28 @@ extension Navigator {
 
     // MARK: - Plugin requests
 
-    /// Handles `navigate` and `tree/query` from a plugin.
-    func handle(request method: String, params: JSONValue?, from plugin: String, _ reply: @escaping (Result<JSONValue, ResponseError>) -> Void) {
+    /// Serves `navigate` and `tree/query` from a plugin, once every chain that consulted it has finished; returns the
+    /// result's JSON bytes.
+    func serve(request method: String, params: JSONValue?, from plugin: String) async throws(ResponseError) -> [UInt8] {
         switch method {
         case NavigateRequest.method:
-            guard let request = decode(NavigateRequest.Params.self, params, method, reply) else { return }
-            afterChainsConsulting(plugin) { [weak self] in
-                self?.navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin)) { result in
-                    reply(result.flatMap { value in Result { try Coding.encode(value) }.mapError { ResponseError.wrapping($0) } })
-                }
-            }
+            let request = try Self.decode(NavigateRequest.self, params)
+            await afterChainsConsulting(plugin)
+            let result = try await navigate(from: request.instance, steps: request.steps, requester: .plugin(plugin))
+            do { return try JSONValueEncoder().encodeBytes(result) } catch { throw .wrapping(error) }
         case TreeQueryRequest.method:
-            guard var request = decode(TreeQueryRequest.Params.self, params, method, reply) else { return }
+            var request = try Self.decode(TreeQueryRequest.self, params)
             if request.query == .newest, request.plugin == nil { request.plugin = plugin }
-            afterChainsConsulting(plugin) { [weak self] in
-                guard let self else { return }
-                reply(Result { () throws(ResponseError) in JSONValue.object(["result": try self.tree.answer(request)]) })
-            }
+            await afterChainsConsulting(plugin)
+            let result = TreeQueryRequest.Result(result: try tree.answer(request))
+            do { return try JSONValueEncoder().encodeBytes(result) } catch { throw .wrapping(error) }
         default:
-            reply(.failure(.methodNotFound(method)))
+            throw .methodNotFound(method)
         }
     }
 
-    func decode<T: Decodable>(_ type: T.Type, _ params: JSONValue?, _ method: String, _ reply: (Result<JSONValue, ResponseError>) -> Void) -> T? {
-        do {
-            return try Coding.decode(type, from: params)
-        } catch {
-            reply(.failure(.invalidParams(method: method, error)))
-            return nil
-        }
+    /// A request's params, or `invalidParams` naming the method and the field.
+    private static func decode<R: RequestMethod>(_ type: R.Type, _ params: JSONValue?) throws(ResponseError) -> R.Params {
+        do { return try Coding.decode(R.Params.self, from: params) } catch { throw .invalidParams(method: R.method, error) }
     }
 }

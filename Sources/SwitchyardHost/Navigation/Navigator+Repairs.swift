@@ -8,7 +8,7 @@ extension Navigator {
     /// Gives a restored tree the content today's tables declare and it lacks (``TreeMerge/Missing``): a new tab
     /// from its owner (`coordinator/route`), or a stack or wrapper that lost its root or child restarted (reason
     /// `restart`). Failures are logged; the tree keeps what it has.
-    func addMissing(_ missing: [TreeMerge.Missing], _ completion: @escaping () -> Void) {
+    func addMissing(_ missing: [TreeMerge.Missing]) async {
         let repairs = missing.map { item -> Repair in
             switch item {
             case .tab(let id, let route):
@@ -21,33 +21,31 @@ extension Navigator {
                 }
             }
         }
-        run(repairs[...]) { [weak self] failed in
-            if failed > 0 { self?.logger.warning("state file: \(failed) of \(repairs.count) parts the route tables declare could not be added") }
-            completion()
-        }
+        let failed = await run(repairs)
+        if failed > 0 { logger.warning("state file: \(failed) of \(repairs.count) parts the route tables declare could not be added") }
     }
 
     /// Creates every placeholder of `plugin`, which now serves, in it (`coordinator/create`, reason `new`), parents
     /// first: the tab that was unavailable comes alive. A placeholder its plugin refuses stays one (logged).
-    func createPlaceholders(of plugin: String, _ completion: @escaping () -> Void = {}) {
+    func createPlaceholders(of plugin: String) async {
         guard creatingPlaceholders[plugin] == nil else {
+            // Being created: look again when that is done (the plugin came back meanwhile).
             creatingPlaceholders[plugin] = true
-            return completion()
+            return
         }
-        let pending = tree.pendingInstances(of: plugin)
-        guard !pending.isEmpty else { return completion() }
-        creatingPlaceholders[plugin] = false
-        let repairs = pending.map { id in
-            Repair(what: "placeholder \(plugin)\(id)") { tree, registry, allocator throws(ResponseError) in
-                try ChainRunner.creatingPlaceholder(tree: tree, registry: registry, allocator: allocator, instance: id)
+        var again = true
+        while again {
+            let pending = tree.pendingInstances(of: plugin)
+            guard !pending.isEmpty else { break }
+            creatingPlaceholders[plugin] = false
+            let repairs = pending.map { id in
+                Repair(what: "placeholder \(plugin)\(id)") { tree, registry, allocator throws(ResponseError) in
+                    try ChainRunner.creatingPlaceholder(tree: tree, registry: registry, allocator: allocator, instance: id)
+                }
             }
-        }
-        run(repairs[...]) { [weak self] failed in
-            guard let self else { return completion() }
+            let failed = await run(repairs)
             logger.notice("plugin '\(plugin)' serves: \(pending.count - failed) of \(pending.count) placeholders created")
-            let again = creatingPlaceholders.removeValue(forKey: plugin) ?? false
-            if again { createPlaceholders(of: plugin) }
-            completion()
+            again = creatingPlaceholders.removeValue(forKey: plugin) ?? false
         }
     }
 
@@ -57,26 +55,21 @@ extension Navigator {
         let runner: (NavigationTree, RouteRegistry, IDAllocator) throws(ResponseError) -> ChainRunner
     }
 
-    /// Runs `repairs` one after another; calls `completion` with how many failed.
-    private func run(_ repairs: ArraySlice<Repair>, failed: Int = 0, _ completion: @escaping (Int) -> Void) {
-        guard let repair = repairs.first else { return completion(failed) }
-        let base = tree
-        let runner: ChainRunner
-        do throws(ResponseError) { runner = try repair.runner(base, registry, allocator) } catch {
-            logger.warning("cannot add \(repair.what): \(error.message)")
-            return run(repairs.dropFirst(), failed: failed + 1, completion)
-        }
-        runChain(runner, base: base) { [weak self] outcome in
-            guard let self else { return }
-            switch outcome {
-            case .success(let (result, changed)):
+    /// Runs `repairs` one after another; returns how many failed.
+    private func run(_ repairs: [Repair]) async -> Int {
+        var failed = 0
+        for repair in repairs {
+            let base = tree
+            do throws(ResponseError) {
+                let runner = try repair.runner(base, registry, allocator)
+                let (result, changed) = try await runChain(runner, base: base).get()
                 send(result.effects)
                 if changed { treeChanged() }
-                run(repairs.dropFirst(), failed: failed, completion)
-            case .failure(let error):
+            } catch {
                 logger.warning("cannot add \(repair.what): \(error.message)")
-                run(repairs.dropFirst(), failed: failed + 1, completion)
+                failed += 1
             }
         }
+        return failed
     }
 }

@@ -40,14 +40,7 @@ final class Navigator {
     private var nextObserver = 0
     private static let maxConflictRetries = 3
     /// Incarnations, `maxInstances` reservations and per-plugin ordering of the chains in flight.
-    private var scheduler = ChainScheduler<() -> Void>()
-    /// The actor the loop runs in. Chains and deep links run as tasks isolated to it, so each question to a plugin
-    /// reads as an `await` and the compiler keeps the flow on the loop. Set by the host once the actor exists.
-    weak var isolation: HostIsolation?
-    /// Flows waiting for their task, by number. The task is started from `nonisolated` code (a libuv callback's), so
-    /// it must not capture the host's objects: it takes them from here once it runs isolated to the loop's actor.
-    private var startingFlows: [Int: nonisolated(nonsending) () async -> Void] = [:]
-    private var nextFlow = 0
+    private var scheduler = ChainScheduler<CheckedContinuation<Void, Never>>()
     /// Plugins whose placeholders are being created, and whether to look again when that is done (the plugin came
     /// back meanwhile): never two creations of one placeholder at once.
     var creatingPlaceholders: [String: Bool] = [:]
@@ -66,6 +59,9 @@ final class Navigator {
     }
 
     func stopObserving(_ token: Int) { observers[token] = nil }
+
+    /// Drops every observer (they may hold the host) once the loop has closed.
+    func detach() { observers.removeAll() }
 
     func publish(_ event: HostEvent) {
         for observer in observers.values { observer(event) }
@@ -141,21 +137,13 @@ final class Navigator {
     }
 
     /// Creates the tree's root instance (and everything its initial content opens).
-    func createRoot(_ root: CoordinatorReference, _ completion: @escaping (Result<Void, ResponseError>) -> Void) {
+    func createRoot(_ root: CoordinatorReference) async throws(ResponseError) {
         let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
         let base = tree
         let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
-        runChain(runner, base: base) { [weak self] outcome in
-            guard let self else { return }
-            switch outcome {
-            case .failure(let error):
-                completion(.failure(error))
-            case .success:
-                self.logger.info("tree created: \(self.tree.count) instances, revision \(self.tree.revision)")
-                self.treeChanged()
-                completion(.success(()))
-            }
-        }
+        _ = try await runChain(runner, base: base).get()
+        logger.info("tree created: \(tree.count) instances, revision \(tree.revision)")
+        treeChanged()
     }
 
     // MARK: - Navigation
@@ -163,36 +151,34 @@ final class Navigator {
     /// Runs a chain of steps from `start` (default: the root) as one atomic revision.
     func navigate(
         from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
-        reason: CoordinatorDismissedNotification.Reason = .navigation,
-        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
-    ) {
+        reason: CoordinatorDismissedNotification.Reason = .navigation
+    ) async throws(ResponseError) -> NavigateRequest.Result {
         let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: reason)
-        let prepared: (runner: ChainRunner, base: NavigationTree)
-        switch prepare(request, checkLimits: true) {
-        case .failure(let error): return completion(.failure(error))
-        case .success(let success): prepared = success
+        var prepared = try prepare(request, checkLimits: true)
+        for attempt in 0... {
+            let chain = scheduler.begin()
+            let outcome = await driveAndCommit(prepared.runner, base: prepared.base, chain: chain)
+            switch outcome {
+            case .success(let (result, changed)):
+                send(result.effects)
+                if changed { treeChanged(touched: result.touched) }
+                finish(chain)
+                return NavigateRequest.Result(revision: tree.revision, instance: result.landedOn)
+            case .failure(let error) where error.code == .conflict && attempt < Self.maxConflictRetries:
+                // Another chain changed what this one read: the same steps again on the new tree (their limits were
+                // checked once).
+                logger.debug("chain conflicted (\(error.message)); retrying")
+                do throws(ResponseError) { prepared = try prepare(request, checkLimits: false) } catch {
+                    finish(chain)
+                    throw error
+                }
+                finish(chain)
+            case .failure(let error):
+                finish(chain)
+                throw error
+            }
         }
-        // Registered now, not when the task runs: a plugin request that arrives meanwhile already waits for it.
-        let chain = scheduler.begin()
-        startFlow {
-            await self.apply(request, prepared, chain: chain, completion)
-        } stopped: {
-            self.finish(chain)
-            completion(.failure(ResponseError(.internalError, "the host is stopping")))
-        }
-    }
-
-    /// ``navigate(from:steps:requester:links:reason:_:)`` from a flow already running on the loop (a resolved deep
-    /// link, an answered action): the chain runs on in that flow instead of waiting for a task of its own.
-    nonisolated(nonsending) func navigating(
-        from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
-        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
-    ) async {
-        let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: .navigation)
-        switch prepare(request, checkLimits: true) {
-        case .failure(let error): completion(.failure(error))
-        case .success(let prepared): await apply(request, prepared, chain: scheduler.begin(), completion)
-        }
+        throw ResponseError(.internalError, "unreachable")
     }
 
     /// What a navigation asks, kept to run it again when another chain changed what it read.
@@ -205,82 +191,40 @@ final class Navigator {
     }
 
     /// Checks a navigation against the current tree and sets up its runner.
-    private func prepare(_ request: ChainRequest, checkLimits: Bool) -> Result<(runner: ChainRunner, base: NavigationTree), ResponseError> {
+    private func prepare(_ request: ChainRequest, checkLimits: Bool) throws(ResponseError) -> (runner: ChainRunner, base: NavigationTree) {
         guard let origin = request.start ?? tree.rootID else {
-            return .failure(ResponseError(.instanceNotFound, "the tree is empty"))
+            throw ResponseError(.instanceNotFound, "the tree is empty")
         }
         guard !request.steps.isEmpty else {
-            return .failure(ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"]))
+            throw ResponseError(.invalidParams, "a chain needs at least one step", data: ["field": "steps"])
         }
-        if checkLimits {
-            do throws(ResponseError) { try requestLimits.check(steps: request.steps) } catch { return .failure(error) }
-        }
+        if checkLimits { try requestLimits.check(steps: request.steps) }
         if case .plugin(let plugin) = request.requester, let instance = tree[origin], instance.plugin != plugin,
             !tree.instances(of: plugin).contains(where: { tree.ancestors(of: $0.id).contains(origin) })
         {
-            return .failure(.notOwner(plugin, instance, "navigate from"))
+            throw .notOwner(plugin, instance, "navigate from")
         }
         let base = tree
         let runner = ChainRunner(
             tree: base, registry: registry, allocator: allocator, requester: request.requester, start: origin, steps: request.steps,
             links: request.links, dismissReason: request.reason)
-        return .success((runner, base))
+        return (runner, base)
     }
 
-    /// Drives a prepared navigation to its commit, sends its notifications and answers; a chain that conflicted
-    /// with another runs again on the new tree (the same steps: their limits were checked once).
-    nonisolated(nonsending) private func apply(
-        _ request: ChainRequest, _ prepared: (runner: ChainRunner, base: NavigationTree), chain: ChainScheduler<() -> Void>.Chain,
-        _ completion: @escaping (Result<NavigateRequest.Result, ResponseError>) -> Void
-    ) async {
-        var (prepared, chain) = (prepared, chain)
-        for attempt in 0... {
-            switch await driveAndCommit(prepared.runner, base: prepared.base, chain: chain) {
-            case .success(let (result, changed)):
-                send(result.effects)
-                if changed { treeChanged(touched: result.touched) }
-                completion(.success(NavigateRequest.Result(revision: tree.revision, instance: result.landedOn)))
-                return finish(chain)
-            case .failure(let error) where error.code == .conflict && attempt < Self.maxConflictRetries:
-                logger.debug("chain conflicted (\(error.message)); retrying")
-                switch prepare(request, checkLimits: false) {
-                case .failure(let error):
-                    completion(.failure(error))
-                    return finish(chain)
-                case .success(let next):
-                    let conflicted = chain
-                    (prepared, chain) = (next, scheduler.begin())
-                    finish(conflicted)
-                }
-            case .failure(let error):
-                completion(.failure(error))
-                return finish(chain)
-            }
-        }
+    /// Drives a chain through the plugins and commits it as one revision, in a chain of its own (see
+    /// ``driveAndCommit(_:base:chain:)``).
+    func runChain(_ runner: ChainRunner, base: NavigationTree) async -> Result<(result: ChainResult, changed: Bool), ResponseError> {
+        let chain = scheduler.begin()
+        defer { finish(chain) }
+        return await driveAndCommit(runner, base: base, chain: chain)
     }
 
     /// Drives a chain through the plugins and commits it as one revision. Whatever the chain made plugins create
     /// is destroyed again when it fails or its commit is refused (a plugin restarted meanwhile, a conflicting
-    /// chain committed first), so a chain that does not land leaves nothing behind in any plugin.
-    func runChain(
-        _ runner: ChainRunner, base: NavigationTree,
-        _ completion: @escaping (Result<(result: ChainResult, changed: Bool), ResponseError>) -> Void
-    ) {
-        // Registered now, not when the task runs: a plugin request that arrives meanwhile already waits for it.
-        let chain = scheduler.begin()
-        startFlow {
-            completion(await self.driveAndCommit(runner, base: base, chain: chain))
-            self.finish(chain)
-        } stopped: {
-            self.finish(chain)
-            completion(.failure(ResponseError(.internalError, "the host is stopping")))
-        }
-    }
-
-    /// ``runChain(_:base:_:)``'s work, in the flow that runs it; the caller finishes the chain once it has acted on
-    /// the outcome.
-    nonisolated(nonsending) private func driveAndCommit(
-        _ runner: ChainRunner, base: NavigationTree, chain: ChainScheduler<() -> Void>.Chain
+    /// chain committed first), so a chain that does not land leaves nothing behind in any plugin. The caller
+    /// finishes `chain` once it has acted on the outcome.
+    private func driveAndCommit(
+        _ runner: ChainRunner, base: NavigationTree, chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain
     ) async -> Result<(result: ChainResult, changed: Bool), ResponseError> {
         switch await drive(runner, chain: chain) {
         case .failure(let failure):
@@ -299,30 +243,9 @@ final class Navigator {
         }
     }
 
-    /// Runs `flow` as a task isolated to the loop's actor. The task captures only the actor and a number; the flow
-    /// (which holds the host's objects) waits in ``startingFlows`` until the task, on the loop, takes it.
-    func startFlow(_ flow: nonisolated(nonsending) @escaping () async -> Void, stopped: () -> Void) {
-        guard let isolation else {
-            stopped()
-            return
-        }
-        let number = nextFlow
-        nextFlow += 1
-        startingFlows[number] = flow
-        // Preferring the loop as task executor: the task never waits for Swift's global pool, which tests (and an
-        // embedding app) may have busy with blocking calls; a flow stuck there stalled navigation for 30 s.
-        Task(executorPreference: isolation.taskExecutor) { await isolation.runFlow(number) }
-    }
-
-    /// Called by the task ``startFlow(_:stopped:)`` started, on the loop.
-    func runFlow(_ number: Int, isolation: isolated HostIsolation) async {
-        guard let flow = startingFlows.removeValue(forKey: number) else { return }
-        await flow()
-    }
-
     /// Runs a chain runner to its end, asking the owning plugins every question it has.
-    nonisolated(nonsending) private func drive(
-        _ runner: ChainRunner, chain: ChainScheduler<() -> Void>.Chain
+    private func drive(
+        _ runner: ChainRunner, chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain
     ) async -> Result<ChainResult, ChainFailure> {
         while true {
             switch runner.advance() {
@@ -365,25 +288,28 @@ final class Navigator {
 
     /// A chain whose answers came from a plugin process that has since died (and maybe restarted) must not
     /// commit: the new process never saw what the old one answered, and would not know the instances it created.
-    private func checkIncarnations(_ chain: ChainScheduler<() -> Void>.Chain) throws(ResponseError) {
+    private func checkIncarnations(_ chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain) throws(ResponseError) {
         if let plugin = scheduler.restartedPlugin(of: chain, current: { self.plugins?.incarnation(of: $0) ?? 0 }) {
             throw .pluginUnavailable(plugin, "it restarted while the chain was running")
         }
     }
 
     /// A chain ended (committed, failed or about to be retried as a new chain): release what waited for it.
-    private func finish(_ chain: ChainScheduler<() -> Void>.Chain) {
-        for run in scheduler.finish(chain) { run() }
+    private func finish(_ chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain) {
+        for waiter in scheduler.finish(chain) { waiter.resume() }
     }
 
-    /// Runs a plugin's request once every chain that has already consulted the plugin has finished.
+    /// Returns once every chain that has already consulted `plugin` has finished: a plugin's own request runs then.
     ///
     /// A plugin that answered a chain (its factory ran, its state moved) and then navigates or queries must see
     /// that chain's outcome, not the tree from before it: the Stinsen pattern "set state in the factory, navigate
     /// later from a timer" would otherwise act on a root the chain has not committed yet. Chains that never
     /// consulted the plugin do not delay it, so a slow plugin elsewhere holds nobody up. A plugin must not make a
     /// route answer wait for its own `navigate` (that would wait for the request timeout).
-    func afterChainsConsulting(_ plugin: String, _ run: @escaping () -> Void) {
-        scheduler.whenChainsConsulting(plugin, finish: run)?()
+    func afterChainsConsulting(_ plugin: String) async {
+        guard scheduler.isConsulted(plugin) else { return }
+        await withCheckedContinuation { continuation in
+            if let now = scheduler.whenChainsConsulting(plugin, finish: continuation) { now.resume() }
+        }
     }
 }

@@ -35,7 +35,7 @@ extension PluginConnection {
     }
 
     /// ``send(encoding:_:reading:_:)`` suspended until the answer, as ``request(_:_:)`` is for Codable params.
-    nonisolated(nonsending) func request<R: HostToPluginRequest>(
+    func request<R: HostToPluginRequest>(
         encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil
     ) async -> Result<R.Result, ResponseError> where R.Params: JSONWritable {
         await withCheckedContinuation { continuation in

@@ -252,10 +252,13 @@ final class PluginConnection {
     /// Sends a typed request and suspends until its answer, its error, its timeout or the plugin's end, whichever
     /// comes first; resumes on the loop's actor. Every request ends exactly once (the endpoint fails what is pending
     /// when the plugin ends), so the continuation is always resumed.
-    nonisolated(nonsending) func request<R: HostToPluginRequest>(
-        _ type: R.Type, _ params: R.Params
-    ) async -> Result<R.Result, ResponseError> {
+    func request<R: HostToPluginRequest>(_ type: R.Type, _ params: R.Params) async -> Result<R.Result, ResponseError> {
         await withCheckedContinuation { continuation in send(type, params) { continuation.resume(returning: $0) } }
+    }
+
+    /// ``sendRaw(method:params:timeoutMs:_:)`` suspended until the answer.
+    func requestRaw(method: String, params: JSONValue?) async -> Result<JSONValue, ResponseError> {
+        await withCheckedContinuation { continuation in sendRaw(method: method, params: params) { continuation.resume(returning: $0) } }
     }
 
     /// Sends a request with untyped params.
@@ -278,6 +281,12 @@ final class PluginConnection {
     func respond(to id: RequestID, result: JSONValue) {
         admission.endRequest(id)
         _ = write(.response(id: id, result: result))
+    }
+
+    /// Answers a request the plugin sent with a result already encoded as JSON.
+    func respond(to id: RequestID, encodedResult: [UInt8]) {
+        admission.endRequest(id)
+        _ = writeLine(Message.responseLine(id: id, encodedResult: encodedResult))
     }
 
     func respond(to id: RequestID, error: ResponseError) {

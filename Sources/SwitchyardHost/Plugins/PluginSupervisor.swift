@@ -305,6 +305,14 @@ final class PluginSupervisor {
         return true
     }
 
+    /// Drops the owner's closures (they hold the host) once the loop has closed.
+    func detach() {
+        onStateChange = { _ in }
+        onRequest = { _, _, _, _ in }
+        onNotification = { _, _, _ in }
+        onRestarted = { _, _, done in done() }
+    }
+
     /// Marks the plugin failed without a process (e.g. excluded by the composition check).
     func fail(_ error: ResponseError) {
         lastError = error
