@@ -2,7 +2,7 @@ import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardUV
 
-/// A control client's per-connection state that a method may change (`tree/subscribe`). The socket's sessions have
+/// A control client's per-session state that a method may change (`tree/subscribe`). The socket's sessions have
 /// it; `HostHandle` has none.
 protocol ControlSubscriber: AnyObject {
     var subscribed: Bool { get set }

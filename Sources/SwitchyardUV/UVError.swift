@@ -40,7 +40,7 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isTimeout: Bool { code == UV_ETIMEDOUT.rawValue }
 
     /// The error a closed handle raises, instead of touching freed memory.
-    static func closed(_ operation: String) -> UVError {
+    public static func closed(_ operation: String) -> UVError {
         UVError(code: UV_EBADF.rawValue, operation: operation)
     }
 

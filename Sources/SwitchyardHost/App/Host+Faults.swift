@@ -15,7 +15,7 @@ extension Host {
             let spawn = supervisor.plugin.spawn
             return HostPluginsRequest.Plugin(
                 name: entry.name, command: [spawn.executable] + spawn.arguments,
-                coordinators: supervisor.routeTable?.coordinators, stderr: supervisor.connection?.stderr.tail() ?? [])
+                coordinators: supervisor.routeTable?.coordinators, stderr: supervisor.session?.stderrTail ?? [])
         }
         return HostPluginsRequest.Result(plugins: plugins, faults: options.allowFaults)
     }
@@ -36,7 +36,7 @@ extension Host {
     /// `plugin/signal`: the signal goes to the plugin's process group; a plugin without a process is unavailable.
     func signalPlugin(_ request: PluginSignalRequest.Params) throws(ResponseError) -> PluginSignalRequest.Result {
         let supervisor = try faultTarget(PluginSignalRequest.method, request.plugin).get()
-        guard let connection = supervisor.connection, connection.pid > 0, connection.state != .terminated else {
+        guard let session = supervisor.session, session.pid > 0, session.state != .terminated else {
             throw .pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")
         }
         let number: Int32 =
@@ -45,9 +45,9 @@ extension Host {
             case .stop: SIGSTOP
             case .cont: SIGCONT
             }
-        logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(connection.pid))")
-        connection.signal(number)
-        return PluginSignalRequest.Result(pid: connection.pid)
+        logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(session.pid))")
+        session.signal(number)
+        return PluginSignalRequest.Result(pid: session.pid)
     }
 
     /// `plugin/restart`: the shutdown ladder, then a start as `plugin/start` does (instances restored), answered once

@@ -30,7 +30,7 @@ extension Host {
         unrestored = Set(plugins.all.filter { $0.state != .ready }.map(\.name))
         // Every ready plugin's instances at once: each restore is one pipelined batch to its own process.
         let targets = ready.compactMap { supervisor in
-            supervisor.connection.flatMap { navigator.tree.instanceCount(of: supervisor.name) > 0 ? (supervisor.name, $0) : nil }
+            supervisor.session.flatMap { navigator.tree.instanceCount(of: supervisor.name) > 0 ? (supervisor.name, $0) : nil }
         }
         for (plugin, failures) in await navigator.restore(targets) where !failures.isEmpty {
             logger.warning("plugin '\(plugin)': \(failures.count) instances could not be restored")
@@ -52,10 +52,10 @@ extension Host {
                 return
             }
         }
-        if unrestored.remove(name) != nil, let connection = supervisor.connection,
+        if unrestored.remove(name) != nil, let session = supervisor.session,
             navigator.tree.instances(of: name).contains(where: { !$0.isPending })
         {
-            let failures = await navigator.restore([(name, connection)])[name] ?? []
+            let failures = await navigator.restore([(name, session)])[name] ?? []
             if !failures.isEmpty { logger.warning("plugin '\(name)': \(failures.count) instances could not be restored") }
         }
         await navigator.createPlaceholders(of: name)

@@ -200,9 +200,9 @@ actor Host: UVLoopActor {
                 supervisor.onRequest = { supervisor, id, method, params in
                     self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
                 }
-                supervisor.onRestarted = { supervisor, connection, done in
+                supervisor.onRestarted = { supervisor, session, done in
                     self.spawn {
-                        await self.restoreRestarted(supervisor, via: connection)
+                        await self.restoreRestarted(supervisor, via: session)
                         done()
                     }
                 }
@@ -232,10 +232,10 @@ actor Host: UVLoopActor {
     }
 
     /// A restarted plugin's instances, re-created in its new process before it counts as ready.
-    private func restoreRestarted(_ supervisor: PluginSupervisor, via connection: PluginConnection) async {
+    private func restoreRestarted(_ supervisor: PluginSupervisor, via session: PluginSession) async {
         unrestored.remove(supervisor.name)
         let owned = navigator.tree.instances(of: supervisor.name).filter { !$0.isPending }.count
-        let failures = await navigator.restore([(supervisor.name, connection)])[supervisor.name] ?? []
+        let failures = await navigator.restore([(supervisor.name, session)])[supervisor.name] ?? []
         logger.notice("plugin '\(supervisor.name)' restored: \(owned - failures.count) of \(owned) instances")
     }
 
@@ -345,12 +345,12 @@ actor Host: UVLoopActor {
 
     /// A request a plugin sent to the host (`navigate`, `tree/query`), served as one task on the loop.
     private func servePlugin(_ supervisor: PluginSupervisor, id: RequestID, method: String, params: JSONValue?) async {
-        let connection = supervisor.connection
+        let session = supervisor.session
         do throws(ResponseError) {
             let result = try await navigator.serve(request: method, params: params, from: supervisor.name)
-            connection?.respond(to: id, encodedResult: result)
+            session?.respond(to: id, encodedResult: result)
         } catch {
-            connection?.respond(to: id, error: error)
+            session?.respond(to: id, error: error)
         }
     }
 
@@ -405,7 +405,7 @@ actor Host: UVLoopActor {
     private func checkStopped() {
         guard stopBegun, !closed else { return }
         guard plugins.all.allSatisfy({ $0.state == .stopped || $0.state == .failed }),
-            plugins.all.allSatisfy({ $0.connection == nil || $0.connection?.state == .terminated })
+            plugins.all.allSatisfy({ $0.session == nil || $0.session?.state == .terminated })
         else { return }
         control?.stop()
         control = nil

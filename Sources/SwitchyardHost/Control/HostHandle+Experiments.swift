@@ -69,34 +69,34 @@ extension HostHandle {
 // The experiments' work, on the loop. Requests go out through the plugin's session as every other request does;
 // the callbacks here are the session's completions, counted on the loop without a task per answer.
 extension Host {
-    private func readyConnection(_ plugin: String) throws(ResponseError) -> PluginConnection {
-        guard let connection = plugins[plugin]?.connection, connection.state == .ready else {
+    private func readySession(_ plugin: String) throws(ResponseError) -> PluginSession {
+        guard let session = plugins[plugin]?.session, session.state == .ready else {
             throw .pluginUnavailable(plugin, "it is not running")
         }
-        return connection
+        return session
     }
 
     func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
-        let connection = try readyConnection(plugin)
+        let session = try readySession(plugin)
         let start = UVLoop.hrtime
-        _ = try await connection.request(PingRequest.self, Empty()).get()
+        _ = try await session.request(PingRequest.self, Empty()).get()
         return UVLoop.hrtime - start
     }
 
     func requestSeries(_ plugin: String, method: String, params: JSONValue, count: Int) async throws(ResponseError) -> [UInt64] {
-        let connection = try readyConnection(plugin)
+        let session = try readySession(plugin)
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
         for _ in 0..<count {
             let start = UVLoop.hrtime
-            _ = try await connection.requestRaw(method: method, params: params).get()
+            _ = try await session.requestRaw(method: method, params: params).get()
             samples.append(UVLoop.hrtime - start)
         }
         return samples
     }
 
     func requestBurst(_ plugin: String, method: String, params: JSONValue, count: Int, window: Int) async -> HostHandle.BurstResult {
-        guard let connection = plugins[plugin]?.connection else {
+        guard let session = plugins[plugin]?.session else {
             return HostHandle.BurstResult(answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0)
         }
         guard count > 0 else { return HostHandle.BurstResult(answered: 0, errors: [], elapsedNanoseconds: 0) }
@@ -117,7 +117,7 @@ extension Host {
                 while unsent > 0 && inFlight < max(1, window) {
                     unsent -= 1
                     inFlight += 1
-                    connection.sendRaw(method: method, params: params) { result in
+                    session.sendRaw(method: method, params: params) { result in
                         switch result {
                         case .success: answered += 1
                         case .failure(let error): errors.append(error)
@@ -138,16 +138,16 @@ extension Host {
     }
 
     func signal(plugin: String, _ number: Int32) {
-        plugins[plugin]?.connection?.signal(number)
+        plugins[plugin]?.session?.signal(number)
     }
 
     func stallLoop(milliseconds: Int, pinging plugin: String?) async -> Bool? {
-        guard let plugin, let connection = try? readyConnection(plugin) else {
+        guard let plugin, let session = try? readySession(plugin) else {
             usleep(UInt32(milliseconds) * 1_000)
             return nil
         }
         return await withCheckedContinuation { continuation in
-            connection.send(PingRequest.self, Empty()) { result in continuation.resume(returning: (try? result.get()) != nil) }
+            session.send(PingRequest.self, Empty()) { result in continuation.resume(returning: (try? result.get()) != nil) }
             usleep(UInt32(milliseconds) * 1_000)
         }
     }

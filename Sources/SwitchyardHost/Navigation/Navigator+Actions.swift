@@ -11,10 +11,10 @@ extension Navigator {
     func action(_ params: UserActionRequest.Params) async throws(ResponseError) -> NavigateRequest.Result {
         try requestLimits.check(params: params.params, field: "params")
         let question = try tree.actionQuestion(params, registry: registry)
-        guard let connection = plugins?.connection(question.plugin) else {
+        guard let session = plugins?.session(question.plugin) else {
             throw .pluginUnavailable(question.plugin, "it is not running")
         }
-        let steps = try await connection.request(CoordinatorActionRequest.self, question.request).get().steps ?? []
+        let steps = try await session.request(CoordinatorActionRequest.self, question.request).get().steps ?? []
         guard !steps.isEmpty else { return NavigateRequest.Result(revision: tree.revision, instance: params.instance) }
         return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin))
     }

@@ -21,11 +21,11 @@ extension Navigator {
             case .resolved(let plan):
                 return plan
             case .needs(let question):
-                guard let connection = plugins?.connection(question.plugin) else {
+                guard let session = plugins?.session(question.plugin) else {
                     resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
                     continue
                 }
-                resolver.resume(with: await connection.request(CoordinatorDeepLinkRequest.self, question.request))
+                resolver.resume(with: await session.request(CoordinatorDeepLinkRequest.self, question.request))
             }
         }
     }

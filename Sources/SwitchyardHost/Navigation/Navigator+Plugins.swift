@@ -13,17 +13,17 @@ extension Navigator {
     /// Failures are logged and returned per plugin; the instances stay (the tree is authoritative), and the next
     /// route on one tells the plugin's answer. Placeholders are not restored: the plugin never created them
     /// (``createPlaceholders(of:)`` does).
-    func restore(_ targets: [(plugin: String, connection: PluginConnection)]) async -> [String: [ResponseError]] {
-        let batches = targets.map { (plugin: $0.plugin, connection: $0.connection, requests: tree.restoreRequests(for: $0.plugin)) }
+    func restore(_ targets: [(plugin: String, session: PluginSession)]) async -> [String: [ResponseError]] {
+        let batches = targets.map { (plugin: $0.plugin, session: $0.session, requests: tree.restoreRequests(for: $0.plugin)) }
         let total = batches.reduce(0) { $0 + $1.requests.count }
         guard total > 0 else { return [:] }
         return await withCheckedContinuation { continuation in
             var remaining = total
             var failures: [String: [ResponseError]] = [:]
             for batch in batches where !batch.requests.isEmpty {
-                batch.connection.batchingWrites {
+                batch.session.batchingWrites {
                     for params in batch.requests {
-                        batch.connection.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) {
+                        batch.session.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) {
                             [logger] result in
                             if case .failure(let error) = result {
                                 logger.warning("restore of \(params.type)\(params.instance) in '\(batch.plugin)' failed: \(error.message)")
@@ -46,13 +46,13 @@ extension Navigator {
             case .destroy(let instance, let plugin, let type):
                 destroy([(instance, plugin, type)])
             case .dismissed(let instance, let plugin, let entry, let route, let reason):
-                plugins?.connection(plugin)?.notify(
+                plugins?.session(plugin)?.notify(
                     encoding: CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
-                plugins?.connection(plugin)?.notify(
+                plugins?.session(plugin)?.notify(
                     encoding: CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
             case .appeared(let instance, let plugin, let entry):
-                plugins?.connection(plugin)?.notify(encoding: CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
+                plugins?.session(plugin)?.notify(encoding: CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
             }
         }
     }
@@ -61,8 +61,8 @@ extension Navigator {
     /// acknowledgement.
     func destroy(_ instances: [(InstanceID, String, String)]) {
         for (instance, plugin, type) in instances {
-            guard let connection = plugins?.connection(plugin) else { continue }
-            connection.send(encoding: CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
+            guard let session = plugins?.session(plugin) else { continue }
+            session.send(encoding: CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
                 switch result {
                 case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))
                 case .failure(let error): self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")

@@ -10,8 +10,8 @@ import SwitchyardUV
 /// What the navigator needs to know about the plugins, and nothing else: one seam instead of five closures, so a
 /// test can stand in for the host's supervisors.
 protocol PluginDirectory: AnyObject {
-    /// The connection of a ready plugin, if it is ready.
-    func connection(_ plugin: String) -> PluginConnection?
+    /// The session of a ready plugin, if it is ready.
+    func session(_ plugin: String) -> PluginSession?
     /// Whether a plugin serves (for snapshots), and why not.
     func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?)
     /// The plugins not serving, with why (for ``TreeChange``: O(plugins), taken at each change).
@@ -254,7 +254,7 @@ final class Navigator {
             case .failed(let failure):
                 return .failure(failure)
             case .needs(let need):
-                guard let connection = plugins?.connection(need.plugin) else {
+                guard let session = plugins?.session(need.plugin) else {
                     let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
                     switch need {
                     case .route: runner.resume(with: .route(.failure(error)))
@@ -276,10 +276,10 @@ final class Navigator {
                 }
                 switch need {
                 case .route(let question):
-                    runner.resume(with: .route(await connection.request(
+                    runner.resume(with: .route(await session.request(
                         encoding: CoordinatorRouteRequest.self, question.request, reading: CoordinatorRouteRequest.Result.init(reading:))))
                 case .create(let question):
-                    runner.resume(with: .create(await connection.request(
+                    runner.resume(with: .create(await session.request(
                         encoding: CoordinatorCreateRequest.self, question.request, reading: CoordinatorCreateRequest.Result.init(reading:))))
                 }
             }

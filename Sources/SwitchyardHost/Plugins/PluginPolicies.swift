@@ -1,9 +1,9 @@
 import DequeModule
 package import SwitchyardProtocol
 
-// The rules a plugin connection enforces, as values with an injected clock: each takes `now` (milliseconds on the
+// The rules a plugin session enforces, as values with an injected clock: each takes `now` (milliseconds on the
 // loop's running clock, `UVLoop.activeNow`, so the host's own stalls never count against a plugin) and answers
-// with a decision. The connection does the I/O; these decide. They are tested without processes or a loop.
+// with a decision. The session does the I/O; these decide. They are tested without processes or a loop.
 
 /// What a plugin may send on its own: a token bucket for messages, a cap on its unanswered requests, and the
 /// quarantine window for protocol errors (spec §6).
@@ -94,10 +94,10 @@ package struct HeartbeatPolicy {
     /// Whether heartbeats are on (an interval of 0 turns them off).
     package var isEnabled: Bool { intervalMs > 0 }
 
-    /// How often the connection should call ``tick(now:)``: a quarter of the shorter period, at least 20 ms.
+    /// How often the session should call ``tick(now:)``: a quarter of the shorter period, at least 20 ms.
     package var tickMs: UInt64 { max(20, min(intervalMs, timeoutMs) / 4) }
 
-    /// What the connection must do at a tick.
+    /// What the session must do at a tick.
     package enum Action: Equatable {
         case none
         /// Send `$/ping` with this (string) id: heartbeats use ids of their own (`hb-N`), so they never shift the
@@ -154,7 +154,7 @@ package struct WriteQueuePolicy {
     /// Whether a new request must be refused now.
     package func refusesRequests(queued: Int) -> Bool { stall != nil && queued > limitBytes }
 
-    /// After a write: true if the queue just went over the limit (the connection logs it and starts the watch,
+    /// After a write: true if the queue just went over the limit (the session logs it and starts the watch,
     /// calling ``judge(queued:now:)`` after ``windowMs``).
     package mutating func wrote(queued: Int, now: UInt64) -> Bool {
         guard stall == nil, queued > limitBytes else { return false }

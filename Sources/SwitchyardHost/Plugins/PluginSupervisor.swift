@@ -61,7 +61,7 @@ final class PluginSupervisor {
     private let logger: Logger
     private let trace: ProtocolTrace
     private weak var guardian: Guardian?
-    private(set) var connection: PluginConnection?
+    private(set) var session: PluginSession?
     private(set) var state = PluginState.starting
     private(set) var lastError: ResponseError?
     private(set) var restarts = 0
@@ -88,7 +88,7 @@ final class PluginSupervisor {
     var onRequest: (PluginSupervisor, RequestID, String, JSONValue?) -> Void = { _, _, _, _ in }
     var onNotification: (PluginSupervisor, String, JSONValue?) -> Void = { _, _, _ in }
     /// A restarted plugin completed its handshake: restore its instances, then call the completion.
-    var onRestarted: (PluginSupervisor, PluginConnection, @escaping () -> Void) -> Void = { _, _, done in done() }
+    var onRestarted: (PluginSupervisor, PluginSession, @escaping () -> Void) -> Void = { _, _, done in done() }
 
     var name: String { plugin.name }
 
@@ -101,27 +101,29 @@ final class PluginSupervisor {
     }
 
     var status: PluginStatus {
-        let startup: UInt64? = connection.flatMap { $0.readyAt > 0 ? ($0.readyAt - $0.spawnedAt) / 1_000 : nil }
+        let startup: UInt64? = session.flatMap { $0.readyAt > 0 ? ($0.readyAt - $0.spawnedAt) / 1_000 : nil }
         return PluginStatus(
-            name: name, state: state, pid: connection.map(\.pid).flatMap { $0 > 0 ? $0 : nil }, error: lastError,
+            name: name, state: state, pid: session.map(\.pid).flatMap { $0 > 0 ? $0 : nil }, error: lastError,
             restarts: restarts, version: routeTable?.plugin.version, startupMicroseconds: startup)
     }
 
     func start() {
         incarnation += 1
         handshakeError = nil
-        let connection = PluginConnection(plugin: plugin, loop: loop, logger: logger, trace: trace, restarts: restarts)
-        self.connection = connection
-        connection.onEvent = { [weak self, weak connection] event in
-            guard let self, let connection, connection === self.connection else { return }
-            self.handle(event, from: connection)
+        let transport = ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
+        let session = PluginSession(
+            plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace, restarts: restarts)
+        self.session = session
+        session.onEvent = { [weak self, weak session] event in
+            guard let self, let session, session === self.session else { return }
+            self.handle(event, from: session)
         }
         setState(.starting)
         guardianGeneration = guardian?.generation ?? 0
-        connection.start(guardian: guardian)
+        session.start()
     }
 
-    private func handle(_ event: PluginConnection.Event, from connection: PluginConnection) {
+    private func handle(_ event: PluginSession.Event, from session: PluginSession) {
         switch event {
         case .ready(let table):
             if let previous = routeTable, previous.coordinators != table.coordinators {
@@ -139,8 +141,8 @@ final class PluginSupervisor {
                 return
             }
             let current = incarnation
-            onRestarted(self, connection) { [weak self] in
-                guard let self, self.incarnation == current, self.state == .starting, connection.state == .ready else { return }
+            onRestarted(self, session) { [weak self] in
+                guard let self, self.incarnation == current, self.state == .starting, session.state == .ready else { return }
                 self.lastError = nil
                 if let crashed = self.lastCrashAt { self.lastRecoveryMs = self.loop.now &- crashed }
                 self.setState(.ready)
@@ -155,7 +157,7 @@ final class PluginSupervisor {
         case .violation, .requestTimedOut:
             break
         case .terminated(let termination):
-            if connection.pid > 0 { guardian?.release(processGroup: connection.pid) }
+            if session.pid > 0 { guardian?.release(processGroup: session.pid) }
             terminated(termination)
             // What piled up for it (requests, queued writes, a flood's buffers) is free now: give it back, so the
             // host stays as lean as before the fault (and uv_spawn, which forks the host, stays cheap).
@@ -172,7 +174,7 @@ final class PluginSupervisor {
             setState(.stopped)
             return
         }
-        if case .failedToStart = termination.cause, let failure = connection?.startFailure, failure.isResourceExhaustion {
+        if case .failedToStart = termination.cause, let failure = session?.startFailure, failure.isResourceExhaustion {
             retryAfterExhaustion(failure)
             return
         }
@@ -282,12 +284,12 @@ final class PluginSupervisor {
         stopping = true
         backoffTimer?.close()
         backoffTimer = nil
-        guard let connection, connection.state != .terminated else {
+        guard let session, session.state != .terminated else {
             if state != .failed { setState(.stopped) }
             return
         }
         setState(.stopping)
-        connection.stop(graceMs: graceMs)
+        session.stop(graceMs: graceMs)
     }
 
     /// Starts a plugin that is not running (failed or stopped) again, on request (`plugin/start`): a restart that
@@ -295,7 +297,7 @@ final class PluginSupervisor {
     /// applies if it never served (a failed handshake fails it at once); if it served before, it is restored as after
     /// any restart. Returns false if it is running (starting, ready, restarting or stopping).
     func startAgain() -> Bool {
-        guard state == .failed || state == .stopped, connection == nil || connection?.state == .terminated else { return false }
+        guard state == .failed || state == .stopped, session == nil || session?.state == .terminated else { return false }
         stopping = false
         restartTimes.removeAll()
         exhaustedAttempts = 0
@@ -319,7 +321,7 @@ final class PluginSupervisor {
         stopping = true
         backoffTimer?.close()
         backoffTimer = nil
-        connection?.kill(reason: error.message)
+        session?.kill(reason: error.message)
         setState(.failed)
     }
 }

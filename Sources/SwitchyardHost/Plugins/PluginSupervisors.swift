@@ -43,11 +43,11 @@ final class PluginSupervisors: PluginDirectory {
 
     // MARK: - PluginDirectory
 
-    func connection(_ plugin: String) -> PluginConnection? {
+    func session(_ plugin: String) -> PluginSession? {
         guard let supervisor = byName[plugin], supervisor.state == .ready,
-            let connection = supervisor.connection, connection.state == .ready
+            let session = supervisor.session, session.state == .ready
         else { return nil }
-        return connection
+        return session
     }
 
     func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?) {

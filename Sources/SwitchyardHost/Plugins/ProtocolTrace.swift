@@ -3,9 +3,9 @@ import SwitchyardProtocol
 import SwitchyardUV
 
 /// Where a host's protocol trace goes: the trace file, the log (at level `trace`) and control clients subscribed
-/// with `trace/subscribe`. One per host, shared by every plugin connection.
+/// with `trace/subscribe`. One per host, shared by every plugin session.
 ///
-/// While nothing records, ``isOn`` is false and a connection's hot path pays one well-predicted branch per read
+/// While nothing records, ``isOn`` is false and a session's hot path pays one well-predicted branch per read
 /// chunk and per written line; nothing is encoded, no clock is read. Each record is encoded once for all sinks.
 ///
 /// - Important: Loop thread only.
