@@ -83,7 +83,8 @@ struct SDKPackageTests {
         let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
         try await Self.expectSuccess(run, "switchyard run")
         let tree = try CLITests.lastJSONLine(run.stdout)
-        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": "1.0.0"])))
+        let version = try JSONParser.parse(String(decoding: try FileSystem.readFile(packageRoot + "/Protocol/sdk/node/package.json"), as: UTF8.self))["version"]
+        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": version ?? .null])))
         #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
     }
 
@@ -182,9 +183,9 @@ struct SDKPackageTests {
         let socket = directory + "/demo.sock"
         try FileSystem.makeDirectory(directory + "/switchyard", mode: 0o755)
         try FileSystem.setPermissions(directory + "/switchyard", 0o755)
-        for file in ["__init__.py", "client.py"] {
-            try FileSystem.writeFileAtomically(
-                "\(directory)/switchyard/\(file)", FileSystem.readFile("\(packageRoot)/Protocol/sdk/python/switchyard/\(file)"), mode: 0o644)
+        let package = packageRoot + "/Protocol/sdk/python/switchyard"
+        for file in FileSystem.listDirectory(package) where file.hasSuffix(".py") {
+            try FileSystem.writeFileAtomically("\(directory)/switchyard/\(file)", FileSystem.readFile("\(package)/\(file)"), mode: 0o644)
         }
         try FileSystem.writeFileAtomically(
             directory + "/client.mjs", FileSystem.readFile(packageRoot + "/Protocol/sdk/node/client.mjs"), mode: 0o644)
