@@ -1,7 +1,7 @@
 // A typed plugin (CommonJS): async route methods backed by an asynchronous store, a guard, an action, a custom deep
 // link resolver. `tsc --noEmit -p Protocol/sdk/node` checks it against switchyard.d.ts; the tests also compile it
 // and run it through the host, so the types and the runtime cannot drift apart.
-import { Coordinator, Plugin, codes, reject, routes, screen } from 'switchyard-sdk';
+import { Coordinator, Plugin, RPCError, codes, reject, routes, screen } from 'switchyard-sdk';
 import type { Content, DeepLinkResolution, Link, Step } from 'switchyard-sdk';
 
 interface Order { id: number; title: string }
@@ -28,7 +28,7 @@ class Orders extends Coordinator<{ customer?: string }> {
   /** `order/7` opens order 7; anything else is not a link into this type. */
   static override async handleDeepLink(segments: string[]): Promise<DeepLinkResolution> {
     const id = Number(segments[1]);
-    if (segments[0] !== 'order' || !Number.isInteger(id)) throw reject('not an order link');
+    if (segments[0] !== 'order' || !Number.isInteger(id)) throw new RPCError(codes.deepLinkInvalid, 'not an order link');
     return { route: 'order', params: { id }, consumed: 2 };
   }
 
@@ -47,8 +47,6 @@ class Orders extends Coordinator<{ customer?: string }> {
   }
 }
 
-const refused: number = codes.rejectedByGuard;
 const plugin = new Plugin('orders', '0.1.0');
 plugin.register(Orders);
-plugin.log(refused === -32013 ? 'info' : 'error', 'orders: starting');
 plugin.run();

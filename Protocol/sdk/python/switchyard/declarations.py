@@ -106,8 +106,9 @@ tab = RouteHelper("tab", "A tab of a tabs coordinator, in display order.")
 child = RouteHelper("child", "The one child of a wrapper coordinator.")
 
 
-def screen(name: str, **props: Any) -> Content:
-    """Content showing the screen `name` with `props` (what the UI shell maps to a view): `screen("Todo", id=42)`."""
+def screen(name: str, /, **props: Any) -> Content:
+    """Content showing the screen `name` with `props` (what the UI shell maps to a view): `screen("Todo", id=42)`.
+    `name` is positional only, so a prop may be called `name` too."""
     content: Dict[str, Any] = {"name": name}
     if props:
         content["props"] = props
