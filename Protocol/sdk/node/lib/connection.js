@@ -88,6 +88,7 @@ class Connection {
   /** A `log` notification (§8): `level` is trace, debug, info, notice, warning, error or critical. */
   log(level, message) { this.send({ method: 'log', params: { level, message } }); }
 
+  /** A request of the plugin's: its id, its encoded line and the Reply its answer settles. */
   outgoing(method, params, done, transform) {
     const id = `js-${this.nextId++}`;
     const { reply, answer } = Reply.pending(method, id, done, transform, (text) => process.stderr.write(`switchyard: ${text}\n`));
@@ -95,12 +96,13 @@ class Connection {
     return { reply, line: JSON.stringify({ jsonrpc: '2.0', id, method, params: params || {} }) + '\n' };
   }
 
+  /** Writes protocol text to stdout (the real one, kept by run()). */
   writeLine(text) {
     if (!this.write) throw new Error('the plugin is not running: call run() first');
     this.write(text);
   }
 
-  /** The result of a host request (the plugin adds `initialize`). */
+  /** The result of a host request, or a promise of it (the plugin adds `initialize`). */
   handle(method, params) {
     if (method === '$/ping') return {};
     if (method === 'shutdown') { this.shutdownRequested = true; return {}; }
@@ -109,6 +111,7 @@ class Connection {
     return handler(params);
   }
 
+  /** Dispatches one message from the host: an answer to the plugin's request, a notification, or a request. */
   receive(message) {
     const { method } = message;
     const params = message.params || {};
@@ -132,6 +135,10 @@ class Connection {
     }
   }
 
+  /**
+   * Answers the host's request `id`: at once when its handler returns a value or throws, when its promise settles
+   * otherwise. The handler runs in the request's async context (`scopes`), so the requests it makes wait for the answer.
+   */
   answer(id, method, params) {
     const scope = { id, method, answered: false, waiting: [] };
     let outcome;

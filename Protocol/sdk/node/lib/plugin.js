@@ -47,12 +47,14 @@ class Plugin extends Connection {
     return cls;
   }
 
+  /** The live instance `params.instance` names, or an instanceNotFound error. */
   instanceFor(params) {
     const c = this.instances.get(params.instance);
     if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
     return c;
   }
 
+  /** `coordinator/create` (§8): a new, restarted or restored instance, and its initial content. */
   create(params) {
     const cls = this.types.get(params.type);
     if (!cls) throw new RPCError(codes.invalidParams, `no coordinator type '${params.type}'`, { field: 'type' });
@@ -64,6 +66,7 @@ class Plugin extends Connection {
     return then(this.initialContent(c), (result) => withState(c, result));
   }
 
+  /** A new instance's initial content: a stack's root, a tabs coordinator's tabs (in order), a wrapper's child. */
   initialContent(c) {
     const cls = c.constructor;
     const kind = cls.kind || 'stack';
@@ -85,12 +88,14 @@ class Plugin extends Connection {
     return then(c.contentFor(childRoute.name), (child) => ({ child }));
   }
 
+  /** `coordinator/action` (§12.6): the steps the instance answers to its screen's action. */
   action(params) {
     const c = this.instanceFor(params);
     return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }),
       (steps) => (steps && steps.length ? { steps } : {}));
   }
 
+  /** `coordinator/route` (§8): what a route shows, its params checked against the declaration first. */
   route(params) {
     const c = this.instanceFor(params);
     const declared = (c.constructor.routes || []).find((r) => r.name === params.route);
@@ -98,12 +103,14 @@ class Plugin extends Connection {
     return then(c.contentFor(params.route, params.params, params.link), (content) => withState(c, { content }));
   }
 
+  /** `coordinator/destroy` (§8): the instance left the tree. */
   destroy(params) {
     const c = this.instances.get(params.instance);
     this.instances.delete(params.instance);
     return c ? then(c.didDestroy(), () => ({})) : {};
   }
 
+  /** `coordinator/deepLink` (§8): a customDeepLinks type resolves the rest of a link. */
   deepLink(params) {
     const cls = this.types.get(params.type);
     if (!cls || !cls.customDeepLinks) {
@@ -113,10 +120,12 @@ class Plugin extends Connection {
       Object.assign({ route, consumed }, routeParams !== undefined ? { params: routeParams } : {}));
   }
 
+  /** The result of a host request: `initialize` here, the rest in Connection. */
   handle(method, params) {
     return method === 'initialize' ? this.initialize(params) : super.handle(method, params);
   }
 
+  /** `initialize` (§3): the version chosen, the plugin's info and its route table; refuses when declarations are broken. */
   initialize(params) {
     const offered = params.protocolVersions || [];
     const common = PROTOCOL_VERSIONS.filter((v) => offered.includes(v));
@@ -133,12 +142,14 @@ class Plugin extends Connection {
     return { protocolVersion: Math.max(...common), plugin: { name: this.name, version: this.version }, coordinators: this.coordinators };
   }
 
+  /** Writes the declaration problems to stderr at start, for whoever runs the plugin by hand. */
   started() {
     // At once, for whoever runs the plugin by hand.
     for (const problem of this.problems) process.stderr.write(`switchyard: error: ${problem}\n`);
   }
 }
 
+/** `result` with the instance's state, when it has one (the host keeps it, §8). */
 function withState(c, result) {
   if (c.state !== undefined) result.state = c.state;
   return result;

@@ -92,6 +92,7 @@ class RouteHelper:
                  actions: Sequence[Union[str, Mapping[str, Any]]] | None = None,
                  transitions: Sequence[str] | None = None,
                  presentation: Mapping[str, Any] | None = None) -> RouteDeclaration:
+        """The declaration of the route `name` with this helper's transition and the options given."""
         return _route(name, self.transition, deep_link, target, plugin, params, actions, transitions, presentation)
 
     def __repr__(self) -> str:

@@ -65,6 +65,7 @@ class Reply(Generic[T]):
         return self._transform(self._result)
 
     def __await__(self) -> Generator[Any, None, T]:
+        """Waits for the host's answer: its result (transformed for the call), or its refusal raised as RPCError."""
         self._observed = True
         if not self._settled:
             import asyncio  # loaded already: something is awaiting
