@@ -88,6 +88,42 @@ struct SDKPackageTests {
         #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
     }
 
+    @Test("a Node plugin written as an ES module imports the installed package (exports' import entry) and runs through the host")
+    func nodeModulePlugin() async throws {
+        let prefix = try await SDKInstall.nodePrefix()
+        let directory = try TestSweep.temporaryDirectory()
+        try Self.write(
+            """
+            import { Plugin, Coordinator, screen, routes, reject, RPCError } from 'switchyard-sdk';
+            import cjs from 'switchyard-sdk';
+            class Hello extends Coordinator {
+              static typeName = 'hello';
+              static initial = 'greeting';
+              static routes = [routes.root('greeting'), routes.push('details', { deepLink: 'details/:id', params: ['id'] })];
+              greeting() { return screen('Greeting', { sameModule: RPCError === cjs.RPCError }); }
+              async details({ id }) {
+                await new Promise((resolve) => setImmediate(resolve));
+                if (id === '0') throw reject('no details 0');
+                return screen('Details', { id });
+              }
+            }
+            const plugin = new Plugin('hello-module', '1.0.0');
+            plugin.register(Hello);
+            plugin.run();
+
+            """, to: prefix + "/hello-module.mjs")
+        try Self.write(
+            #"{"app": "sdk-esm", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/hello-module.mjs"]}]}"#,
+            to: directory + "/switchyard.json")
+        try Self.write("switchyard://details/7\nexpect stack @root details\nexpect error rejectedByGuard switchyard://details/0\n", to: directory + "/try.txt")
+        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
+        try await Self.expectSuccess(run, "switchyard run")
+        let tree = try CLITests.lastJSONLine(run.stdout)
+        // One module instance behind both entries: an RPCError of the ES module is the CommonJS one.
+        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sameModule": true])))
+        #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
+    }
+
     /// The handshake and one route of a plugin whose factory reads a param that is not there, on its pipes.
     static let failingRoute = [
         #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersions":[1]}}"#,
