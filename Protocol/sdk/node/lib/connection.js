@@ -4,6 +4,7 @@
 // stdout belongs to the protocol: run() points console.log and process.stdout.write at stderr, so stray output
 // from plugin code lands in the host log instead of corrupting the stream.
 
+const path = require('node:path');
 const readline = require('node:readline');
 const { codes, RPCError } = require('./errors');
 const { isThenable, scopes, Reply } = require('./async');
@@ -12,10 +13,26 @@ const { isThenable, scopes, Reply } = require('./async');
 // maxLineBytes). The start is kept, where the error and its innermost frames are; stderr gets all of it.
 const maxStackLength = 16384;
 
+/** The SDK's code (lib/): its frames at the end of a stack are the SDK calling the plugin's code. */
+const sdkFolder = __dirname;
+
+/**
+ * `stack` without the frames at its end that are the SDK's own dispatch or Node's internals (they say nothing to the
+ * plugin's author, and would push the plugin's own stderr lines out of the tail the host keeps, §7); frames of the SDK
+ * called from the plugin's code stay, and so does a stack that is all SDK.
+ */
+function trimmed(stack) {
+  const lines = stack.split('\n');
+  let end = lines.length;
+  const outside = (line) => !line.includes(sdkFolder + path.sep) && !line.includes('(node:') && !/^\s+at (async )?node:/.test(line);
+  while (end > 0 && /^\s+at /.test(lines[end - 1]) && !outside(lines[end - 1])) end -= 1;
+  return end > 0 && /^\s+at /.test(lines[end - 1]) ? lines.slice(0, end).join('\n') : stack;
+}
+
 /** What was thrown, which need not be an Error: its type's name, a one-line text and the stack (or the value). */
 function describe(error) {
   if (error instanceof Error) {
-    return { name: error.name, text: `${error.name}: ${error.message}`, stack: error.stack || `${error.name}: ${error.message}` };
+    return { name: error.name, text: `${error.name}: ${error.message}`, stack: error.stack ? trimmed(error.stack) : `${error.name}: ${error.message}` };
   }
   const text = `${typeof error}: ${String(error)}`;
   return { name: typeof error, text, stack: text };

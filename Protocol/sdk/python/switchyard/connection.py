@@ -332,13 +332,28 @@ def _error_body(error: BaseException, method: str) -> Dict[str, Any]:
 
 
 def _report(what: str, error: Optional[BaseException] = None) -> str:
-    """Writes `error` (default: the exception being handled) to stderr, naming what failed; returns its traceback."""
+    """Writes `error` (default: the exception being handled) to stderr, naming what failed; returns its traceback.
+
+    The traceback starts at the first frame outside this package: the SDK's dispatch frames before the plugin's
+    code say nothing to its author, and would push the plugin's own stderr lines out of the tail the host keeps
+    (§7: 20 lines). Frames of the SDK called from the plugin's code are kept."""
     import traceback  # here, not at the top: ~3 ms of every plugin's start-up, for the rare failure
 
+    error = error if error is not None else sys.exc_info()[1]
     if error is None:
-        text = traceback.format_exc()
+        text = "no exception\n"
     else:
-        text = "".join(traceback.format_exception(type(error), error, error.__traceback__))
+        start = error.__traceback__
+        while start is not None and _in_package(start.tb_frame.f_code.co_filename):
+            start = start.tb_next
+        text = "".join(traceback.format_exception(type(error), error, start or error.__traceback__))
     sys.stderr.write("switchyard: %s failed:\n%s" % (what, text))
     sys.stderr.flush()
     return text
+
+
+_PACKAGE = os.path.dirname(os.path.abspath(__file__))
+
+
+def _in_package(path: str) -> bool:
+    return os.path.dirname(os.path.abspath(path)) == _PACKAGE
