@@ -56,12 +56,26 @@ struct SDKPackageTests {
         #expect(try await host.waitForExit() == 0, "\(host.stderr.suffix(20))")
     }
 
-    @Test("a Node plugin that requires the npm-installed package runs through the host")
-    func nodePluginFromInstalledPackage() async throws {
+    /// Writes `source` as `file` in the npm prefix (whose node_modules is found from the plugin's own folder upwards)
+    /// and runs it as the root plugin of an app through `switchyard run`: the link `details/7`, then `script`'s
+    /// lines. Returns the final tree.
+    static func runInstalledNodePlugin(_ file: String, _ source: String, script: String = "") async throws -> TreeSnapshot {
         let prefix = try await SDKInstall.nodePrefix()
         let directory = try TestSweep.temporaryDirectory()
-        // The prefix's node_modules is found from the plugin's own folder upwards: the plugin lives in the prefix.
+        try Self.write(source, to: prefix + "/" + file)
         try Self.write(
+            #"{"app": "sdk-node", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/\#(file)"]}]}"#,
+            to: directory + "/switchyard.json")
+        try Self.write("switchyard://details/7\nexpect stack @root details\n" + script, to: directory + "/try.txt")
+        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
+        try await Self.expectSuccess(run, "switchyard run")
+        return try CLITests.lastJSONLine(run.stdout)
+    }
+
+    @Test("a Node plugin that requires the npm-installed package runs through the host")
+    func nodePluginFromInstalledPackage() async throws {
+        let tree = try await Self.runInstalledNodePlugin(
+            "hello-installed.js",
             """
             const { Plugin, Coordinator, screen, routes, version } = require('switchyard-sdk');
             class Hello extends Coordinator {
@@ -75,14 +89,7 @@ struct SDKPackageTests {
             plugin.register(Hello);
             plugin.run();
 
-            """, to: prefix + "/hello-installed.js")
-        try Self.write(
-            #"{"app": "sdk-node", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/hello-installed.js"]}]}"#,
-            to: directory + "/switchyard.json")
-        try Self.write("switchyard://details/7\nexpect stack @root details\n", to: directory + "/try.txt")
-        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
-        try await Self.expectSuccess(run, "switchyard run")
-        let tree = try CLITests.lastJSONLine(run.stdout)
+            """)
         let version = try JSONParser.parse(String(decoding: try FileSystem.readFile(packageRoot + "/Protocol/sdk/node/package.json"), as: UTF8.self))["version"]
         #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": version ?? .null])))
         #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
@@ -90,9 +97,8 @@ struct SDKPackageTests {
 
     @Test("a Node plugin written as an ES module imports the installed package (exports' import entry) and runs through the host")
     func nodeModulePlugin() async throws {
-        let prefix = try await SDKInstall.nodePrefix()
-        let directory = try TestSweep.temporaryDirectory()
-        try Self.write(
+        let tree = try await Self.runInstalledNodePlugin(
+            "hello-module.mjs",
             """
             import { Plugin, Coordinator, screen, routes, reject, RPCError } from 'switchyard-sdk';
             import cjs from 'switchyard-sdk';
@@ -111,14 +117,7 @@ struct SDKPackageTests {
             plugin.register(Hello);
             plugin.run();
 
-            """, to: prefix + "/hello-module.mjs")
-        try Self.write(
-            #"{"app": "sdk-esm", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/hello-module.mjs"]}]}"#,
-            to: directory + "/switchyard.json")
-        try Self.write("switchyard://details/7\nexpect stack @root details\nexpect error rejectedByGuard switchyard://details/0\n", to: directory + "/try.txt")
-        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
-        try await Self.expectSuccess(run, "switchyard run")
-        let tree = try CLITests.lastJSONLine(run.stdout)
+            """, script: "expect error rejectedByGuard switchyard://details/0\n")
         // One module instance behind both entries: an RPCError of the ES module is the CommonJS one.
         #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sameModule": true])))
         #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))

@@ -1,6 +1,7 @@
 """A plugin: its coordinator types, the `coordinator/*` methods served for them (§8), and the handshake (§3)."""
 from __future__ import annotations
 
+import sys
 from typing import Any, Dict, List, Optional, Sequence, Type, TypeVar
 
 from ._async import MaybeAwaitable, sequence, then
@@ -177,7 +178,5 @@ class Plugin(Connection):
 
     def _start(self) -> None:
         super()._start()
-        import sys
-
         for problem in self._problems:  # at once, for whoever runs the plugin by hand
             sys.stderr.write("switchyard: error: %s\n" % problem)
