@@ -4,8 +4,12 @@
 const { Plugin, Coordinator, screen, coordinator, reject, routes } = require('../../Protocol/sdk/node');
 
 const plugin = new Plugin('projects', '1.0.0');
-const projects = { p1: 'Apollo', p2: 'Gemini', p7: 'Voyager' };
-const archived = new Set(['p2']);
+
+/** Stands for a database or a web service: every lookup is asynchronous, as in most Node code. */
+const store = {
+  projects: new Map([['p1', { name: 'Apollo' }], ['p2', { name: 'Gemini', archived: true }], ['p7', { name: 'Voyager' }]]),
+  async find(id) { return this.projects.get(id); },
+};
 
 class Projects extends Coordinator {
   static typeName = 'projects';
@@ -14,10 +18,11 @@ class Projects extends Coordinator {
     routes.root('list'),
     routes.push('project', { deepLink: ':id', params: ['id'], target: 'project' }),
   ];
-  list() { return screen('ProjectList', { count: Object.keys(projects).length }); }
-  project(params) {
-    if (!(params.id in projects)) throw reject(`there is no project '${params.id}'`);
-    return coordinator('project', { params: { id: params.id } });
+  list() { return screen('ProjectList', { count: store.projects.size }); }
+  // Async route methods: the host's request is answered when the lookup is done; a rejection is a guard's refusal.
+  async project({ id }) {
+    if (!(await store.find(id))) throw reject(`there is no project '${id}'`);
+    return coordinator('project', { params: { id } });
   }
 }
 
@@ -33,14 +38,15 @@ class Project extends Coordinator {
     }),
     routes.push('owner', { deepLink: 'owner', target: 'profile', plugin: 'profile' }),
   ];
-  overview() {
+  async overview() {
     const id = (this.params || {}).id;
-    return screen('Project', { id, name: projects[id] || id });
+    const project = await store.find(id);
+    return screen('Project', { id, name: project ? project.name : id });
   }
-  members() {
+  async members() {
     const id = (this.params || {}).id;
     // A guard: an archived project's members are not shown.
-    if (archived.has(id)) throw reject(`project '${id}' is archived`);
+    if ((await store.find(id))?.archived) throw reject(`project '${id}' is archived`);
     return screen('Members', { project: id });
   }
   owner() { return coordinator('profile', { plugin: 'profile' }); }

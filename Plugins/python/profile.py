@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The profile tab: an overview, settings pushed, and a sign-out confirmation presented modally."""
+"""The profile tab: an overview, settings pushed, and a sign-out confirmation presented modally. Its appearance
+hook is `async def`: it awaits the host's answer to a question about the tree."""
 import sys
 
 import switchyard
@@ -40,11 +41,13 @@ class Profile(switchyard.Coordinator):
             return [{"op": "pop", "entry": entry}]
         return None
 
-    def appeared(self, entry):
+    async def appeared(self, entry):
         # What a profile screen would refresh on (spec §12.9): the overview after settings, a sheet gone.
         sys.stderr.write("profile: entry %s appeared\n" % entry)
-        # A question the tree answers (spec §12.4): is there anything presented over the profile?
-        self.query("presentedCount", done=lambda result, error: sys.stderr.write("profile: %s presented\n" % result))
+        # A question the tree answers (spec §12.4): is there anything presented over the profile? A notification
+        # handler answers nothing, so it may await the host's answer (a route method must answer first).
+        presented = await self.query("presentedCount")
+        sys.stderr.write("profile: %s presented\n" % presented)
 
     def dismissed(self, route, entry, reason):
         sys.stderr.write("profile: %s dismissed by %s\n" % (route, reason))

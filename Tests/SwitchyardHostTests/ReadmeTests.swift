@@ -74,7 +74,8 @@ struct ReadmeTests {
         let tree = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
         let profile = try #require(tree.instances.first { $0.plugin == "profile" })
         #expect(profile.root?.content == .screen(ScreenDescriptor(name: "MyProfile", props: ["greeting": "Hello from Python"])))
-        #expect(profile.entries?.last?.content == .screen(ScreenDescriptor(name: "Badge", props: ["id": "gold"])))
+        // Through the tutorial's async route method.
+        #expect(profile.entries?.last?.content == .screen(ScreenDescriptor(name: "Badge", props: ["id": "gold", "title": "Gold member"])))
         // The rest of the demo app came through `extends`.
         #expect(Set(tree.instances.map(\.plugin)) == ["main", "authenticated", "todos", "projects", "profile"])
 

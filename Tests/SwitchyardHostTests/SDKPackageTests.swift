@@ -56,12 +56,26 @@ struct SDKPackageTests {
         #expect(try await host.waitForExit() == 0, "\(host.stderr.suffix(20))")
     }
 
-    @Test("a Node plugin that requires the npm-installed package runs through the host")
-    func nodePluginFromInstalledPackage() async throws {
+    /// Writes `source` as `file` in the npm prefix (whose node_modules is found from the plugin's own folder upwards)
+    /// and runs it as the root plugin of an app through `switchyard run`: the link `details/7`, then `script`'s
+    /// lines. Returns the final tree.
+    static func runInstalledNodePlugin(_ file: String, _ source: String, script: String = "") async throws -> TreeSnapshot {
         let prefix = try await SDKInstall.nodePrefix()
         let directory = try TestSweep.temporaryDirectory()
-        // The prefix's node_modules is found from the plugin's own folder upwards: the plugin lives in the prefix.
+        try Self.write(source, to: prefix + "/" + file)
         try Self.write(
+            #"{"app": "sdk-node", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/\#(file)"]}]}"#,
+            to: directory + "/switchyard.json")
+        try Self.write("switchyard://details/7\nexpect stack @root details\n" + script, to: directory + "/try.txt")
+        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
+        try await Self.expectSuccess(run, "switchyard run")
+        return try CLITests.lastJSONLine(run.stdout)
+    }
+
+    @Test("a Node plugin that requires the npm-installed package runs through the host")
+    func nodePluginFromInstalledPackage() async throws {
+        let tree = try await Self.runInstalledNodePlugin(
+            "hello-installed.js",
             """
             const { Plugin, Coordinator, screen, routes, version } = require('switchyard-sdk');
             class Hello extends Coordinator {
@@ -75,15 +89,37 @@ struct SDKPackageTests {
             plugin.register(Hello);
             plugin.run();
 
-            """, to: prefix + "/hello-installed.js")
-        try Self.write(
-            #"{"app": "sdk-node", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/hello-installed.js"]}]}"#,
-            to: directory + "/switchyard.json")
-        try Self.write("switchyard://details/7\nexpect stack @root details\n", to: directory + "/try.txt")
-        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
-        try await Self.expectSuccess(run, "switchyard run")
-        let tree = try CLITests.lastJSONLine(run.stdout)
-        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": "1.0.0"])))
+            """)
+        let version = try JSONParser.parse(String(decoding: try FileSystem.readFile(packageRoot + "/Protocol/sdk/node/package.json"), as: UTF8.self))["version"]
+        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": version ?? .null])))
+        #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
+    }
+
+    @Test("a Node plugin written as an ES module imports the installed package (exports' import entry) and runs through the host")
+    func nodeModulePlugin() async throws {
+        let tree = try await Self.runInstalledNodePlugin(
+            "hello-module.mjs",
+            """
+            import { Plugin, Coordinator, screen, routes, reject, RPCError } from 'switchyard-sdk';
+            import cjs from 'switchyard-sdk';
+            class Hello extends Coordinator {
+              static typeName = 'hello';
+              static initial = 'greeting';
+              static routes = [routes.root('greeting'), routes.push('details', { deepLink: 'details/:id', params: ['id'] })];
+              greeting() { return screen('Greeting', { sameModule: RPCError === cjs.RPCError }); }
+              async details({ id }) {
+                await new Promise((resolve) => setImmediate(resolve));
+                if (id === '0') throw reject('no details 0');
+                return screen('Details', { id });
+              }
+            }
+            const plugin = new Plugin('hello-module', '1.0.0');
+            plugin.register(Hello);
+            plugin.run();
+
+            """, script: "expect error rejectedByGuard switchyard://details/0\n")
+        // One module instance behind both entries: an RPCError of the ES module is the CommonJS one.
+        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sameModule": true])))
         #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
     }
 
@@ -182,9 +218,9 @@ struct SDKPackageTests {
         let socket = directory + "/demo.sock"
         try FileSystem.makeDirectory(directory + "/switchyard", mode: 0o755)
         try FileSystem.setPermissions(directory + "/switchyard", 0o755)
-        for file in ["__init__.py", "client.py"] {
-            try FileSystem.writeFileAtomically(
-                "\(directory)/switchyard/\(file)", FileSystem.readFile("\(packageRoot)/Protocol/sdk/python/switchyard/\(file)"), mode: 0o644)
+        let package = packageRoot + "/Protocol/sdk/python/switchyard"
+        for file in FileSystem.listDirectory(package) where file.hasSuffix(".py") {
+            try FileSystem.writeFileAtomically("\(directory)/switchyard/\(file)", FileSystem.readFile("\(package)/\(file)"), mode: 0o644)
         }
         try FileSystem.writeFileAtomically(
             directory + "/client.mjs", FileSystem.readFile(packageRoot + "/Protocol/sdk/node/client.mjs"), mode: 0o644)

@@ -86,6 +86,9 @@ extension PluginTemplate {
             //   switchyard run --manifest switchyard.json --script scenario.txt
             const { Plugin, Coordinator, \(kind == .stack ? "" : "coordinator, ")reject, routes, screen } = require('switchyard-sdk');
 
+            /** Stands for a lookup in a database or a web service: asynchronous, as most real ones are. */
+            async function findItem(id) { return id >= 1 ? { id } : undefined; }
+
             /** The \(names.plugin) flow: a home screen, items pushed by id, settings presented over them. */
             class \(names.pascal) extends Coordinator {
               static typeName = '\(names.type)';
@@ -101,10 +104,12 @@ extension PluginTemplate {
               // Screen names are what the UI shell maps to views; the plugin's prefix keeps them apart from other plugins'.
               home() { return screen('\(names.pascal)Home'); }
 
-              item({ id }) {
-                // A guard: reject() fails the whole navigation (rejectedByGuard) and leaves the tree as it was.
-                if (id < 1) throw reject(`there is no item ${id}`);
-                return screen('\(names.pascal)Item', { id });
+              // A route method may be async: the host's request is answered when its promise settles, and the plugin answers
+              // others meanwhile. A guard: reject() fails the whole navigation (rejectedByGuard), the tree stays as it was.
+              async item({ id }) {
+                const found = await findItem(id);
+                if (!found) throw reject(`there is no item ${id}`);
+                return screen('\(names.pascal)Item', { id: found.id });
               }
 
               settings() { return screen('\(names.pascal)Settings'); }

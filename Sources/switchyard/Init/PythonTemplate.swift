@@ -77,6 +77,11 @@ extension PluginTemplate {
         plugin = switchyard.Plugin("\(names.plugin)", "0.1.0")
 
 
+        async def find_item(item_id):
+            \"\"\"Stands for a lookup in a database or a web service: awaitable, as most real ones are.\"\"\"
+            return {"id": item_id} if item_id >= 1 else None
+
+
         @plugin.coordinator
         class \(names.pascal)(switchyard.Coordinator):
             \"\"\"The \(names.plugin) flow: a home screen, items pushed by id, settings presented over them.\"\"\"
@@ -94,11 +99,13 @@ extension PluginTemplate {
             def home(self, params, link):
                 return screen("\(names.pascal)Home")
 
-            def item(self, params, link):
-                # A guard: reject() fails the whole navigation (rejectedByGuard) and leaves the tree as it was.
-                if params["id"] < 1:
+            # A route method may be `async def`: the host's request is answered when it returns, and the plugin answers
+            # others meanwhile. A guard: reject() fails the whole navigation (rejectedByGuard), the tree stays as it was.
+            async def item(self, params, link):
+                found = await find_item(params["id"])
+                if found is None:
                     raise reject("there is no item %d" % params["id"])
-                return screen("\(names.pascal)Item", id=params["id"])
+                return screen("\(names.pascal)Item", id=found["id"])
 
             def settings(self, params, link):
                 return screen("\(names.pascal)Settings")\(pythonKindCoordinator)

@@ -5,8 +5,9 @@ usage: control_client_check.py SOCKET EXPECTED_DEFAULT_SOCKET_PATH
 """
 import sys
 
-from switchyard.client import (ConnectionFailed, ControlClient, ProtocolViolation, ResponseError, apply_tree_change, default_socket_path,
-                               step)
+from switchyard import ErrorCode
+from switchyard.client import (ConnectionFailed, ControlClient, InvalidRequest, ProtocolViolation, ResponseError, apply_tree_change,
+                               default_socket_path, step)
 
 socket_path, expected_default = sys.argv[1], sys.argv[2]
 
@@ -111,5 +112,14 @@ with ControlClient(socket_path, timeout=20) as host:
     check(host.render("mermaid")["text"].startswith("flowchart"), "render: mermaid")
     check(host.ping() == {} and host.unsubscribe() == {}, "ping and unsubscribe")
     error = expect_error("methodNotFound", lambda: host.call("no/such/method"))
-    check(error.code == -32601, "an unknown method: methodNotFound", error.code)
+    check(error.code == -32601 and error.code is ErrorCode.METHOD_NOT_FOUND, "an unknown method: methodNotFound, an ErrorCode",
+          repr(error.code))
+    # NaN is not JSON (RFC 8259): the request is not sent, the error names the field, the connection stays usable.
+    try:
+        host.navigate([step("route", "todo", params={"score": float("nan")})])
+        check(False, "navigate with a NaN: refused before it is sent")
+    except InvalidRequest as refused:
+        check(refused.field == "params.steps[0].params.score" and "NaN" in refused.message,
+              "navigate with a NaN: InvalidRequest naming the field", (refused.field, refused.message))
+    check(host.ping() == {}, "the connection is usable after a refused NaN")
     check(host.shutdown() == {}, "shutdown: accepted")

@@ -48,12 +48,12 @@ def _metadata(project):
 
 
 def _sources():
-    """(path in the archive, path on disk) of every module of the package, sorted."""
+    """(path in the archive, path on disk) of every module of the package and its py.typed marker, sorted."""
     found = []
     for folder, subfolders, files in os.walk(os.path.join(ROOT, PACKAGE)):
         subfolders[:] = sorted(name for name in subfolders if name != "__pycache__")
         for name in sorted(files):
-            if name.endswith(".py"):
+            if name.endswith(".py") or name == "py.typed":  # py.typed: the package's type hints are for checkers (PEP 561)
                 path = os.path.join(folder, name)
                 found.append((os.path.relpath(path, ROOT).replace(os.sep, "/"), path))
     return found

@@ -1,0 +1,158 @@
+'use strict';
+// A plugin: its coordinator types, the `coordinator/*` methods served for them (§8), and the handshake (§3).
+
+const { codes, RPCError } = require('./errors');
+const { checkParams } = require('./declarations');
+const { then, sequence } = require('./async');
+const { Connection } = require('./connection');
+
+/** The protocol versions this SDK speaks (Protocol/CHANGES.md). */
+const PROTOCOL_VERSIONS = Object.freeze([1]);
+
+/**
+ * A plugin process: `name` and `version` are what `initialize` reports. Register coordinator types with register(),
+ * then call run().
+ */
+class Plugin extends Connection {
+  constructor(name, version) {
+    super();
+    this.name = name;
+    this.version = version;
+    /** The route table sent in the `initialize` result. */
+    this.coordinators = [];
+    /** The registered types by name, and the live instances by id. */
+    this.types = new Map();
+    this.instances = new Map();
+    /** The name the manifest gives the plugin (from `initialize`). */
+    this.pluginName = undefined;
+    // What declarationProblems() found in the registered types: reported at start and refused in initialize.
+    this.problems = [];
+  }
+
+  /** Registers a Coordinator subclass and serves the coordinator/* methods for it; returns the class. */
+  register(cls) {
+    this.types.set(cls.typeName, cls);
+    this.coordinators.push(cls.declaration());
+    this.problems.push(...cls.declarationProblems());
+    if (!this.handlers.has('coordinator/create')) {
+      this.handlers.set('coordinator/create', (p) => this.create(p));
+      this.handlers.set('coordinator/route', (p) => this.route(p));
+      this.handlers.set('coordinator/destroy', (p) => this.destroy(p));
+      this.handlers.set('coordinator/action', (p) => this.action(p));
+      this.handlers.set('coordinator/deepLink', (p) => this.deepLink(p));
+      this.notificationHandlers.set('coordinator/dismissed', (p) => this.instances.get(p.instance)?.dismissed(p.route, p.entry, p.reason));
+      this.notificationHandlers.set('coordinator/appeared', (p) => this.instances.get(p.instance)?.appeared(p.entry));
+      this.notificationHandlers.set('coordinator/tabSelected', (p) => this.instances.get(p.instance)?.tabSelected(p.tab, p.isRepeat));
+    }
+    return cls;
+  }
+
+  /** The live instance `params.instance` names, or an instanceNotFound error. */
+  instanceFor(params) {
+    const c = this.instances.get(params.instance);
+    if (!c) throw new RPCError(codes.instanceNotFound, `no instance ${params.instance}`, { instance: params.instance });
+    return c;
+  }
+
+  /** `coordinator/create` (§8): a new, restarted or restored instance, and its initial content. */
+  create(params) {
+    const cls = this.types.get(params.type);
+    if (!cls) throw new RPCError(codes.invalidParams, `no coordinator type '${params.type}'`, { field: 'type' });
+    const existing = params.reason === 'restart' ? this.instances.get(params.instance) : undefined;
+    const c = existing || new cls(this, params.instance, params.params);
+    c.state = params.state;
+    this.instances.set(params.instance, c);
+    if (params.reason === 'restore') return {};
+    return then(this.initialContent(c), (result) => withState(c, result));
+  }
+
+  /** A new instance's initial content: a stack's root, a tabs coordinator's tabs (in order), a wrapper's child. */
+  initialContent(c) {
+    const cls = c.constructor;
+    const kind = cls.kind || 'stack';
+    if (kind === 'stack') {
+      return then(c.initialRoot(), ([rootRoute, rootParams]) => then(c.contentFor(rootRoute, rootParams), (content) => {
+        const root = { route: rootRoute, content };
+        if (rootParams !== undefined) root.params = rootParams;
+        return { root };
+      }));
+    }
+    if (kind === 'tabs') {
+      const declared = cls.routes.filter((r) => r.transition === 'tab').map((r) => r.name);
+      return then(c.initialTabs(), (shown) => {
+        const names = (shown || declared).filter((name) => declared.includes(name));
+        return then(sequence(names, (name) => then(c.contentFor(name), (content) => ({ route: name, content }))), (tabs) => ({ tabs }));
+      });
+    }
+    const childRoute = cls.routes.find((r) => r.transition === 'child');
+    return then(c.contentFor(childRoute.name), (child) => ({ child }));
+  }
+
+  /** `coordinator/action` (§12.6): the steps the instance answers to its screen's action. */
+  action(params) {
+    const c = this.instanceFor(params);
+    return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }),
+      (steps) => (steps && steps.length ? { steps } : {}));
+  }
+
+  /** `coordinator/route` (§8): what a route shows, its params checked against the declaration first. */
+  route(params) {
+    const c = this.instanceFor(params);
+    const declared = (c.constructor.routes || []).find((r) => r.name === params.route);
+    if (declared) checkParams(declared, params.params);
+    return then(c.contentFor(params.route, params.params, params.link), (content) => withState(c, { content }));
+  }
+
+  /** `coordinator/destroy` (§8): the instance left the tree. */
+  destroy(params) {
+    const c = this.instances.get(params.instance);
+    this.instances.delete(params.instance);
+    return c ? then(c.didDestroy(), () => ({})) : {};
+  }
+
+  /** `coordinator/deepLink` (§8): a customDeepLinks type resolves the rest of a link. */
+  deepLink(params) {
+    const cls = this.types.get(params.type);
+    if (!cls || !cls.customDeepLinks) {
+      throw new RPCError(codes.deepLinkInvalid, `${params.type} does not handle deep links itself`);
+    }
+    return then(cls.handleDeepLink(params.segments || [], params.query || {}), ({ route, params: routeParams, consumed }) =>
+      Object.assign({ route, consumed }, routeParams !== undefined ? { params: routeParams } : {}));
+  }
+
+  /** The result of a host request: `initialize` here, the rest in Connection. */
+  handle(method, params) {
+    return method === 'initialize' ? this.initialize(params) : super.handle(method, params);
+  }
+
+  /** `initialize` (§3): the version chosen, the plugin's info and its route table; refuses when declarations are broken. */
+  initialize(params) {
+    const offered = params.protocolVersions || [];
+    const common = PROTOCOL_VERSIONS.filter((v) => offered.includes(v));
+    if (common.length === 0) {
+      throw new RPCError(codes.unsupportedProtocolVersion,
+        `this plugin speaks ${JSON.stringify(PROTOCOL_VERSIONS)}, the host offers ${JSON.stringify(offered)}`,
+        { supported: PROTOCOL_VERSIONS });
+    }
+    if (this.problems.length > 0) {
+      // The host logs this message as the handshake failure: the only line a user sees by default.
+      throw new RPCError(codes.compositionError, this.problems.join('; '), { problems: this.problems });
+    }
+    this.pluginName = params.pluginName;
+    return { protocolVersion: Math.max(...common), plugin: { name: this.name, version: this.version }, coordinators: this.coordinators };
+  }
+
+  /** Writes the declaration problems to stderr at start, for whoever runs the plugin by hand. */
+  started() {
+    // At once, for whoever runs the plugin by hand.
+    for (const problem of this.problems) process.stderr.write(`switchyard: error: ${problem}\n`);
+  }
+}
+
+/** `result` with the instance's state, when it has one (the host keeps it, §8). */
+function withState(c, result) {
+  if (c.state !== undefined) result.state = c.state;
+  return result;
+}
+
+module.exports = { Plugin, PROTOCOL_VERSIONS };
