@@ -200,6 +200,9 @@ final class PluginSession: Sendable {
 
     func closeStdin() { child.closeStdin() }
 
+    /// Sends `signal` to the plugin's process group (the host's ladder, §3.7).
+    func signalGroup(_ signal: Int32) { child.signalGroup(signal) }
+
     /// Waits up to `milliseconds` for the process to exit; its status (128 + signal), or nil if it still runs.
     func waitForExit(milliseconds: Int) -> Int32? { child.waitForExit(milliseconds: Int32(milliseconds)) }
 

@@ -55,13 +55,16 @@ public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
     /// Whether the problem is about a route of one plugin that opens another plugin's type.
     public var isReference: Bool { category == .unknownType || category == .kind || category == .params }
 
-    public var description: String {
+    /// Where: `plugin 'todos', type 'todos', route 'project', param 'id'`.
+    public var location: String {
         var location = "plugin '\(plugin)'"
         if let type { location += ", type '\(type)'" }
         if let route { location += ", route '\(route)'" }
         if let param { location += ", param '\(param)'" }
-        return "\(severity.rawValue): \(location): \(reason)"
+        return location
     }
+
+    public var description: String { "\(severity.rawValue): \(location): \(reason)" }
 
     /// As a wire error (`-32017 compositionError`).
     public var error: ResponseError {
@@ -114,7 +117,8 @@ public enum Composition {
 
         // 2. Routes that open another coordinator: the target must exist and fit the transition. Excluding a plugin
         // here can change nothing for the others (their routes into it become warnings), but run to a fixed point so
-        // the outcome never depends on the order of the plugins.
+        // the outcome never depends on the order of the plugins. Every broken route of a plugin is reported, not only
+        // the first: `contract check` shows a module's CI all it has to fix at once.
         var settled = false
         while !settled {
             settled = true
@@ -147,7 +151,6 @@ public enum Composition {
                             error(.params, mismatch.reason, param: mismatch.param)
                         }
                     }
-                    if excluded.contains(plugin) { break }
                 }
             }
         }

@@ -71,8 +71,9 @@ public enum ContractComparison {
             guard let type = issue.type, let routeName = issue.route, let source = byName[issue.plugin],
                 let route = source.types[type]?.routes[routeName]
             else { continue }
+            // Routes into the module's own types are its table's business, not a reference between modules.
             let target = route.target?.plugin ?? issue.plugin
-            guard issue.plugin == name || target == name else { continue }
+            guard target != issue.plugin, issue.plugin == name || target == name else { continue }
             var pointer = JSONPointer.route(type, routeName)
             if let param = issue.param { pointer = pointer.appending("targetParams", param) }
             let rule: ContractRule = issue.category == .unknownType ? .referenceUnresolved : .referenceIncompatible

@@ -53,24 +53,27 @@ extension ContractComparison {
     /// on the `.old` side: the running app), and naming the instance and entry.
     public static func check(_ contract: RouteContract, supports usage: ContractUsage) -> [ContractFinding] {
         var found: [ContractFinding] = []
+        // Instances whose type is gone or of another kind: their entries are not judged one by one.
+        var lost = Set<InstanceID>()
         for used in usage.instances {
             let at = JSONPointer.type(used.type)
             let what = "instance \(used.instance.rawValue) of type '\(used.type)'"
             guard let type = contract.types[used.type] else {
                 found.append(ContractFinding(.typeRemoved, .old, at, "\(what) is in the tree; the new version has no type '\(used.type)'"))
+                lost.insert(used.instance)
                 continue
             }
             if let kind = used.kind, kind != type.kind {
                 found.append(ContractFinding(.typeKindChanged, .old, at.appending("kind"), "\(what) is a \(kind.rawValue); the new version makes it a \(type.kind.rawValue)"))
+                lost.insert(used.instance)
                 continue
             }
             for problem in valueProblems(used.params, type.params) {
                 found.append(ContractFinding(problem.rule, .old, at.appending("params", problem.param), "\(what) was created with params the new version does not take: \(problem.reason)"))
             }
         }
-        for used in usage.entries {
-            guard let type = contract.types[used.type], type.kind == usage.instances.first(where: { $0.instance == used.instance })?.kind ?? type.kind
-            else { continue }  // reported with its instance
+        for used in usage.entries where !lost.contains(used.instance) {
+            guard let type = contract.types[used.type] else { continue }
             let at = JSONPointer.route(used.type, used.route)
             let what = "entry \(used.entry.rawValue) of instance \(used.instance.rawValue) (route '\(used.route)' of type '\(used.type)')"
             guard let route = type.routes[used.route] else {
