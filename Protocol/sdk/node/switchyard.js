@@ -85,11 +85,13 @@ function takesNothing(fn) {
 
 const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
 
-function route(name, transition, { deepLink, target, plugin, params, actions, transitions, presentation } = {}) {
+function route(name, transition, { deepLink, target, plugin, params, targetParams, actions, transitions, presentation } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
   if (params !== undefined) result.params = declareParams(params);
   if (target !== undefined) result.target = plugin ? { plugin, type: target } : { type: target };
+  // What the route creates its target with (spec §5): composition checks it against the target type's params.
+  if (targetParams !== undefined) result.targetParams = declareParams(targetParams);
   // The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator#action.
   if (actions !== undefined) {
     result.actions = actions.map((a) => (typeof a === 'string' ? { name: a }
@@ -113,7 +115,9 @@ const routes = {
  * Base class of a coordinator type. Set static `typeName`, `kind` ('stack', 'tabs', 'wrapper'), `routes` and, for a
  * stack, `initial`. For each route define a method named like the route, taking (params, link) and returning
  * screen(...) or coordinator(...), or throwing reject(...). A route without its method is refused at start-up
- * (declarationProblems()), not when it is first taken.
+ * (declarationProblems()), not when it is first taken. Static `creationParams` declares the params an instance is
+ * created with (`this.params`), like a route's `params`; a route of another plugin that opens the type declares what
+ * it passes with `targetParams`.
  */
 class Coordinator {
   constructor(plugin, instance, params) {
@@ -146,6 +150,8 @@ class Coordinator {
   static declaration() {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
     if (this.initial !== undefined) declaration.initialRoute = this.initial;
+    // The params an instance is created with (`this.params`), declared: the contract with whoever opens the type.
+    if (this.creationParams !== undefined) declaration.params = declareParams(this.creationParams);
     if (this.prototype.appeared !== Coordinator.prototype.appeared) declaration.appearance = true;
     return declaration;
   }

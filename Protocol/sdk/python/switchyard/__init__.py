@@ -102,15 +102,22 @@ def _action(action):
     return declared
 
 
+def _params(params):
+    return [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in params]
+
+
 def _route(name, transition, deep_link=None, target=None, plugin=None, params=None, actions=None, transitions=None,
-           presentation=None):
+           presentation=None, target_params=None):
     route = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
     if params is not None:
-        route["params"] = [p if isinstance(p, dict) else {"name": p, "type": "string"} for p in params]
+        route["params"] = _params(params)
     if target is not None:
         route["target"] = {"type": target} if plugin is None else {"plugin": plugin, "type": target}
+    if target_params is not None:
+        # What the route creates its target with (spec §5): composition checks it against the target type's params.
+        route["targetParams"] = _params(target_params)
     if actions is not None:
         # The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator.action().
         route["actions"] = [_action(a) for a in actions]
@@ -152,13 +159,16 @@ class Coordinator:
     """Base class of a coordinator type. Declare `type_name`, `kind` ("stack", "tabs", "wrapper"), `routes` and,
     for a stack, `initial` (the root shown at creation). For each route define a method with the route's name,
     taking (self, params, link) and returning screen(...) or coordinator(...), or raising reject(...). A route
-    without its method is refused at start-up (declaration_problems()), not when it is first taken."""
+    without its method is refused at start-up (declaration_problems()), not when it is first taken.
+    `creation_params` declares the params an instance is created with (self.params), like a route's `params`; a
+    route of another plugin that opens the type declares what it passes with `target_params`."""
 
     type_name = None
     kind = "stack"
     routes = []
     initial = None
     custom_deep_links = False
+    creation_params = None
 
     def __init__(self, plugin, instance, params):
         self.plugin = plugin
@@ -219,6 +229,9 @@ class Coordinator:
             declaration["initialRoute"] = cls.initial
         if cls.custom_deep_links:
             declaration["customDeepLinks"] = True
+        if cls.creation_params is not None:
+            # The params an instance is created with, declared: the contract with whoever opens the type (spec §5).
+            declaration["params"] = _params(cls.creation_params)
         if cls.appeared is not Coordinator.appeared:
             declaration["appearance"] = True
         return declaration
