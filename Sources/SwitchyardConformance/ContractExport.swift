@@ -5,9 +5,11 @@ import SwitchyardProtocol
 /// Why a plugin's contract could not be exported: it could not be started, did not complete the handshake, or
 /// declared a table that does not compose; with the plugin's last stderr lines.
 public struct ContractExportFailure: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public let message: String
     /// The composition problems of its table, one per line, when that is the reason.
     public let problems: [String]
+    /// The plugin's last stderr lines, when it ran.
     public let stderr: [String]
 
     public var description: String {
@@ -22,6 +24,7 @@ public struct ContractExportFailure: Error, Sendable, CustomStringConvertible {
 /// then the shutdown ladder: `shutdown`, `exit`, end of file, `SIGTERM`, `SIGKILL`), and the contract of the route
 /// table it carried (Protocol/README.md §19).
 public enum ContractExporter {
+    /// Starts the plugin as `launch` says, reads its route table in the handshake, ends it, and returns its contract.
     public static func export(_ launch: PluginLaunch) throws(ContractExportFailure) -> RouteContract {
         let session: PluginSession
         do { session = try PluginSession(launch) } catch {
@@ -37,7 +40,10 @@ public enum ContractExporter {
             case .failure(.host(let error)): reason = error.message
             case .failure(.none(let reply)): reason = reply.description
             }
-            throw ContractExportFailure(message: "the plugin did not complete the handshake (§3): \(reason)", problems: [], stderr: session.stderrTail)
+            // A plugin that closed its stdout usually exited: what it wrote on the way out is the reason.
+            let stderr: [String]
+            if case .ended = reply { stderr = session.finalStderrTail() } else { stderr = session.stderrTail }
+            throw ContractExportFailure(message: "the plugin did not complete the handshake (§3): \(reason)", problems: [], stderr: stderr)
         }
         let problems = tableProblems(plugin: launch.pluginName, result.coordinators)
         ladder(session)

@@ -246,6 +246,15 @@ final class PluginSession: Sendable {
     var earlyRequests: [SessionState.Problem] { inbox.state.withLock { $0.early } }
     var stderrTail: [String] { inbox.state.withLock { Array($0.stderr.suffix(12)) } }
 
+    /// The last stderr lines once the plugin has ended: waits (bounded) for it to exit and for its stderr to be read
+    /// to the end, so what it wrote as it failed (a traceback) is not still in the pipe.
+    func finalStderrTail(milliseconds: Int = 2_000) -> [String] {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        _ = waitForExit(milliseconds: milliseconds)
+        while !inbox.state.withLock({ $0.stderrEnded }), inbox.ring(before: deadline) {}
+        return stderrTail
+    }
+
     /// Why nothing more can be asked of this process (it hung or closed its stdout), or nil while it can.
     var unusable: String? {
         inbox.state.withLock { state in

@@ -1,5 +1,6 @@
 import Glibc
 import SwitchyardHostTestSupport
+import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV
@@ -244,5 +245,12 @@ struct InitPluginArgumentTests {
         let manifest = String(decoding: try FileSystem.readFile(directory + "/Package.swift"), as: UTF8.self)
         #expect(manifest.contains(#".package(url: "https://example.invalid/team/switchyard.git", from: "0.1.0")"#))
         #expect(manifest.contains(#".product(name: "SwitchyardPlugin", package: "switchyard")"#))
+        // The contract's CI builds the CLI from the same release and runs the script the plugin carries.
+        let workflow = String(decoding: try FileSystem.readFile(directory + "/.github/workflows/contract.yml"), as: UTF8.self)
+        #expect(workflow.contains("SWITCHYARD_REPOSITORY: https://example.invalid/team/switchyard.git"))
+        #expect(workflow.contains("fetch-depth: 0") && workflow.contains("run: ci/contract-check.sh") && workflow.contains("swift build\n"))
+        #expect(FileSystem.isExecutable(directory + "/ci/contract-check.sh"))
+        let contract = try RouteContract(parsing: try FileSystem.readFile(directory + "/contracts/orders.json"))
+        #expect(contract.plugin == PluginInfo(name: "orders", version: "0.1.0") && contract.types.keys.sorted() == ["orders"])
     }
 }

@@ -30,15 +30,22 @@ public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
         case root
     }
 
+    /// Whether it leaves the plugin out (or stops a strict app), or only makes a route unavailable.
     public let severity: Severity
+    /// The plugin whose table it is about.
     public let plugin: String
+    /// The type, when it is about one.
     public let type: String?
+    /// The route, when it is about one.
     public let route: String?
     /// The param the problem is about, when it is about one.
     public let param: String?
+    /// What kind of problem it is.
     public let category: Category
+    /// Why, in words.
     public let reason: String
 
+    /// An issue; `category` defaults to a broken table.
     public init(
         severity: Severity, plugin: String, type: String?, route: String?, param: String? = nil, category: Category = .table,
         reason: String

@@ -43,7 +43,9 @@ extension JSONValue {
 public enum ParamCompatibility {
     /// One param that does not fit, and why.
     public struct Mismatch: Sendable, Equatable {
+        /// The param's name.
         public let param: String
+        /// Why it does not fit.
         public let reason: String
     }
 

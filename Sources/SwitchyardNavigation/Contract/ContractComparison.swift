@@ -12,11 +12,16 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
         case module(String)
     }
 
+    /// The kind of change.
     public let rule: ContractRule
+    /// The document ``pointer`` is in.
     public let side: Side
+    /// What changed: `/types/todos/routes/todo/params/id`.
     public let pointer: JSONPointer
+    /// What changed, in words: `param 'id' of route 'todo' of type 'todos' is integer, was string`.
     public let message: String
 
+    /// A finding of `rule` at `pointer` in the `side` document.
     public init(_ rule: ContractRule, _ side: Side, _ pointer: JSONPointer, _ message: String) {
         self.rule = rule
         self.side = side
@@ -24,6 +29,7 @@ public struct ContractFinding: Sendable, Equatable, CustomStringConvertible {
         self.message = message
     }
 
+    /// Whether it can break what relied on the old version (its rule's class).
     public var isBreaking: Bool { rule.isBreaking }
 
     public var description: String { "\(rule.rawValue) \(pointer): \(message)" }

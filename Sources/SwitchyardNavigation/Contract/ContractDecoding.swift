@@ -5,10 +5,12 @@ public import SwitchyardProtocol
 public struct ContractFormatError: Error, Sendable, Equatable, CustomStringConvertible {
     /// What the problem is about; the document itself for text that is not JSON.
     public let pointer: JSONPointer
+    /// What is wrong.
     public let message: String
     /// Where in the text, when it could be found.
     public let position: TextPosition?
 
+    /// An error about the member at `pointer`, found at `position` in the text when known.
     public init(pointer: JSONPointer, message: String, position: TextPosition? = nil) {
         self.pointer = pointer
         self.message = message

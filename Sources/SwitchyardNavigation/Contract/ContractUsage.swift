@@ -7,26 +7,38 @@ public import SwitchyardProtocol
 public struct ContractUsage: Sendable, Equatable {
     /// An instance of one of the plugin's types.
     public struct UsedInstance: Sendable, Equatable {
+        /// Its id in the tree.
         public let instance: InstanceID
+        /// Its coordinator type.
         public let type: String
         /// Nil for a placeholder (its type's kind was never known).
         public let kind: CoordinatorKind?
+        /// The params it was created with.
         public let params: JSONValue?
     }
 
     /// An entry of one of those instances: the route it took, presented as it was, with its params.
     public struct UsedEntry: Sendable, Equatable {
+        /// The instance it belongs to.
         public let instance: InstanceID
+        /// Its id in the tree.
         public let entry: EntryID
+        /// The instance's type.
         public let type: String
+        /// The route that made it.
         public let route: String
+        /// How it is presented (the route's, or the one a `route` step picked).
         public let transition: Transition
+        /// The params the route was taken with.
         public let params: JSONValue?
     }
 
+    /// The plugin's instances in use.
     public var instances: [UsedInstance]
+    /// Their entries.
     public var entries: [UsedEntry]
 
+    /// Usage given item by item (a host may also know of uses outside the tree).
     public init(instances: [UsedInstance] = [], entries: [UsedEntry] = []) {
         self.instances = instances
         self.entries = entries

@@ -5,6 +5,7 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The reference tokens, unescaped.
     public let tokens: [String]
 
+    /// The pointer of these reference tokens (unescaped).
     public init(_ tokens: [String]) { self.tokens = tokens }
 
     /// The whole document.
@@ -22,7 +23,9 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
         })
     }
 
+    /// `/types/TYPE` in a contract.
     public static func type(_ type: String) -> JSONPointer { JSONPointer(["types", type]) }
+    /// `/types/TYPE/routes/ROUTE` in a contract.
     public static func route(_ type: String, _ route: String) -> JSONPointer { JSONPointer(["types", type, "routes", route]) }
 
     /// This pointer with more tokens.

@@ -20,6 +20,7 @@ public struct RouteContract: Sendable, Equatable {
     /// Its coordinator types, by name.
     public var types: [String: ContractType]
 
+    /// A contract of these types (as a reader or a test builds one).
     public init(plugin: PluginInfo, protocolVersion: Int, types: [String: ContractType]) {
         self.plugin = plugin
         self.protocolVersion = protocolVersion
@@ -55,6 +56,7 @@ public struct RouteContract: Sendable, Equatable {
 
 /// A coordinator type in a contract.
 public struct ContractType: Sendable, Equatable {
+    /// Stack, tabs or wrapper.
     public var kind: CoordinatorKind
     /// Stack: the root shown at creation; tabs: the tab selected at creation.
     public var initialRoute: String?
@@ -62,10 +64,12 @@ public struct ContractType: Sendable, Equatable {
     public var customDeepLinks: Bool
     /// The params an instance is created with; nil: not declared (any).
     public var params: [String: ContractParam]?
+    /// Its routes, by name.
     public var routes: [String: ContractRoute]
     /// A tabs type's tab routes in display order (empty for other kinds).
     public var tabs: [String]
 
+    /// A type of a contract.
     public init(
         kind: CoordinatorKind, initialRoute: String? = nil, customDeepLinks: Bool = false, params: [String: ContractParam]? = nil,
         routes: [String: ContractRoute], tabs: [String] = []
@@ -99,6 +103,7 @@ public struct ContractType: Sendable, Equatable {
 
 /// A route in a contract.
 public struct ContractRoute: Sendable, Equatable {
+    /// How it presents by default.
     public var transition: Transition
     /// The other transitions a `route` step may pick (§12.8), sorted; empty: none.
     public var transitions: [Transition]
@@ -113,6 +118,7 @@ public struct ContractRoute: Sendable, Equatable {
     /// The actions its screen emits, by name.
     public var actions: [String: ContractAction]
 
+    /// A route of a contract.
     public init(
         transition: Transition, transitions: [Transition] = [], deepLink: String? = nil, params: [String: ContractParam]? = nil,
         target: CoordinatorReference? = nil, targetParams: [String: ContractParam]? = nil, actions: [String: ContractAction] = [:]
@@ -153,14 +159,18 @@ public struct ContractAction: Sendable, Equatable {
     /// Nil: not declared (any params accepted).
     public var params: [String: ContractParam]?
 
+    /// An action with these declared params (nil: any).
     public init(params: [String: ContractParam]? = nil) { self.params = params }
 }
 
 /// A declared param: its type and whether it is required (explicit in a contract, whatever the table left out).
 public struct ContractParam: Sendable, Equatable {
+    /// The JSON type its values must have.
     public var type: ParamType
+    /// Whether a caller must pass it.
     public var required: Bool
 
+    /// A param of `type`, required unless said otherwise (the route table's default).
     public init(type: ParamType, required: Bool = true) {
         self.type = type
         self.required = required
