@@ -42,6 +42,10 @@ struct ContractDiffCommand: ParsableCommand {
         let old = try ContractFile.read(self.old)
         let new = try ContractFile.read(self.new)
         let others = try against.map { path throws(RunFailure) in try ContractFile.read(path) }
+        if old.contract.plugin.name != new.contract.plugin.name {
+            // Two modules' contracts differ in everything: say so, rather than let a wrong file pass for a release.
+            StandardError.write("switchyard: warning: \(self.old) is plugin '\(old.contract.plugin.name)', \(self.new) is plugin '\(new.contract.plugin.name)'\n")
+        }
         let findings = ContractComparison.diff(old.contract, new.contract)
             + ContractComparison.references(of: new.contract, among: others.map(\.contract))
         func file(_ side: ContractFinding.Side) -> ContractFile {
