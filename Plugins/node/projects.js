@@ -16,7 +16,7 @@ class Projects extends Coordinator {
   static initial = 'list';
   static routes = [
     routes.root('list'),
-    routes.push('project', { deepLink: ':id', params: ['id'], target: 'project' }),
+    routes.push('project', { deepLink: ':id', params: ['id'], target: 'project', targetParams: ['id'] }),
   ];
   list() { return screen('ProjectList', { count: store.projects.size }); }
   // Async route methods: the host's request is answered when the lookup is done; a rejection is a guard's refusal.
@@ -29,6 +29,8 @@ class Projects extends Coordinator {
 class Project extends Coordinator {
   static typeName = 'project';
   static initial = 'overview';
+  // What a project is opened with, here and by other plugins (the todos' project links): checked before anything runs.
+  static creationParams = [{ name: 'id', type: 'string' }];
   static routes = [
     routes.root('overview'),
     // The members screen's "owner" button opens the owner's profile (another plugin); settings' "close" dismisses.

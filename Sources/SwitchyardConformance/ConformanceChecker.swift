@@ -1,6 +1,6 @@
+public import SwitchyardNavigation
 public import SwitchyardProtocol
 import Synchronization
-import SwitchyardNavigation
 import SwitchyardTesting
 import SwitchyardUV
 
@@ -22,6 +22,9 @@ public struct ConformanceReport: Sendable {
     public let launch: PluginLaunch
     /// What the plugin said about itself in the handshake, when it completed.
     public let plugin: PluginInfo?
+    /// The contract of the route table it declared (what `switchyard contract export` writes), when the handshake
+    /// completed.
+    public let contract: RouteContract?
     public let results: [CheckResult]
 
     /// Whether any check failed (the command's exit status is non-zero then).
@@ -35,7 +38,7 @@ public enum ConformanceChecker {
     public static func run(_ launch: PluginLaunch, options: CheckOptions = CheckOptions()) -> ConformanceReport {
         let ledger = Ledger(selected: options.only)
         let sessions = Mutex<[PluginSession]>([])
-        let plugin = Mutex<PluginInfo?>(nil)
+        let plugin = Mutex<(info: PluginInfo, contract: RouteContract?)?>(nil)
         let starting = Mutex<String?>(nil)
 
         /// Starts a process for a session; nil (and the reason noted) when it cannot be spawned.
@@ -59,7 +62,7 @@ public enum ConformanceChecker {
             guard let session = start() else { return }
             let main = MainSession(session: session, ledger: ledger, samples: samples)
             let trees = main.run()
-            plugin.withLock { $0 = main.pluginInfo }
+            plugin.withLock { $0 = main.pluginInfo.map { ($0, main.contract) } }
             guard ledger.wants(.restore), let model = main.model else { return }
             guard !trees.isEmpty else {
                 ledger.skip(.restore, "no instance to restore: none was created (see create)")
@@ -88,7 +91,8 @@ public enum ConformanceChecker {
         }
         let all = sessions.withLock { $0 }
         StreamChecks(sessions: all, ledger: ledger, limits: launch.limits).run()
-        return ConformanceReport(launch: launch, plugin: plugin.withLock { $0 }, results: ledger.results())
+        let described = plugin.withLock { $0 }
+        return ConformanceReport(launch: launch, plugin: described?.info, contract: described?.contract, results: ledger.results())
     }
 }
 

@@ -66,6 +66,7 @@ extension MainSession {
             }
             readyAfter = elapsed
             pluginInfo = result.plugin
+            contract = RouteContract(plugin: result.plugin, protocolVersion: result.protocolVersion, coordinators: result.coordinators)
             ledger.note(.handshake, "protocol \(result.protocolVersion), plugin '\(result.plugin.name)' \(result.plugin.version), \(result.coordinators.count) coordinator type(s), ready \(milliseconds(elapsed)) ms after spawn")
             if case .result(let raw) = reply { checkSchema(raw) }
             return result

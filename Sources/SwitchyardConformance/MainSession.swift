@@ -13,6 +13,8 @@ final class MainSession {
     var readyAfter: Duration?
     /// What the plugin said about itself in the handshake.
     var pluginInfo: PluginInfo?
+    /// What its route table promises (§19), when the handshake completed.
+    var contract: RouteContract?
     var model: HostModel?
     /// One tree per coordinator type, its root an instance of that type.
     var trees: [(type: String, tree: NavigationTree)] = []

@@ -200,6 +200,9 @@ final class PluginSession: Sendable {
 
     func closeStdin() { child.closeStdin() }
 
+    /// Sends `signal` to the plugin's process group (the host's ladder, §3.7).
+    func signalGroup(_ signal: Int32) { child.signalGroup(signal) }
+
     /// Waits up to `milliseconds` for the process to exit; its status (128 + signal), or nil if it still runs.
     func waitForExit(milliseconds: Int) -> Int32? { child.waitForExit(milliseconds: Int32(milliseconds)) }
 
@@ -242,6 +245,15 @@ final class PluginSession: Sendable {
     var strayAnswers: [SessionState.Problem] { inbox.state.withLock { $0.strayAnswers } }
     var earlyRequests: [SessionState.Problem] { inbox.state.withLock { $0.early } }
     var stderrTail: [String] { inbox.state.withLock { Array($0.stderr.suffix(12)) } }
+
+    /// The last stderr lines once the plugin has ended: waits (bounded) for it to exit and for its stderr to be read
+    /// to the end, so what it wrote as it failed (a traceback) is not still in the pipe.
+    func finalStderrTail(milliseconds: Int = 2_000) -> [String] {
+        let deadline = ContinuousClock.now + .milliseconds(milliseconds)
+        _ = waitForExit(milliseconds: milliseconds)
+        while !inbox.state.withLock({ $0.stderrEnded }), inbox.ring(before: deadline) {}
+        return stderrTail
+    }
 
     /// Why nothing more can be asked of this process (it hung or closed its stdout), or nil while it can.
     var unusable: String? {

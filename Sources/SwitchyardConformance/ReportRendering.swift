@@ -1,3 +1,4 @@
+import SwitchyardNavigation
 public import SwitchyardProtocol
 
 extension ConformanceReport {
@@ -36,6 +37,11 @@ extension ConformanceReport {
                 }
             }
         }
+        if let contract {
+            // What the author promises the modules it is composed with (§19), as `contract export` would write it.
+            out += "\ncontract (what it promises the modules it is composed with; `switchyard contract export` writes it, §19):\n  \(contract.headline)\n"
+            for line in contract.summaryLines { out += "  \(line)\n" }
+        }
         let counts = self.counts
         out += "\n\(results.count) checks: \(counts[.pass] ?? 0) passed, \(counts[.fail] ?? 0) failed, \(counts[.warn] ?? 0) warned, \(counts[.skip] ?? 0) skipped\n"
         return out
@@ -54,6 +60,7 @@ extension ConformanceReport {
             ],
         ]
         document["plugin"] = plugin.map { ["name": .string($0.name), "version": .string($0.version)] } ?? .null
+        document["contract"] = contract?.json ?? .null
         document["checks"] = .array(results.map { result in
             [
                 "id": .string(result.id.rawValue),

@@ -63,6 +63,8 @@ struct SessionState {
     var stdoutEnded = false
     var stderr: [String] = []
     var stderrPartial: [UInt8] = []
+    /// The plugin's stderr reached its end (it exited, or closed it).
+    var stderrEnded = false
     /// Set by the first request that timed out: the host would have killed the plugin then (§16).
     var hung: String?
 
@@ -95,7 +97,11 @@ final class SessionInbox: Sendable {
 
     /// stderr, kept as its last lines (each cut at 4 KiB, as the host forwards them), for the report.
     func stderr(_ bytes: [UInt8]?) {
-        guard let bytes else { return }
+        guard let bytes else {
+            state.withLock { $0.stderrEnded = true }
+            wake.signal()
+            return
+        }
         state.withLock { state in
             for byte in bytes {
                 if byte == 0x0A {

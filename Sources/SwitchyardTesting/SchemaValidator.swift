@@ -30,7 +30,7 @@ public final class SchemaValidator {
     /// The keywords this validator implements.
     public static let known: Set<String> = [
         "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "examples", "type", "enum", "const",
-        "properties", "required", "additionalProperties", "items", "minItems", "maxItems", "minimum", "maximum",
+        "properties", "required", "additionalProperties", "propertyNames", "items", "minItems", "maxItems", "minimum", "maximum",
         "minLength", "pattern", "oneOf", "anyOf", "allOf", "not", "default", "deprecated",
     ]
 
@@ -67,7 +67,7 @@ public final class SchemaValidator {
             for container in ["properties", "$defs"] {
                 for (name, child) in object[container]?.objectValue ?? JSONObject() { try walk(child, "\(path)/\(container)/\(name)") }
             }
-            for single in ["items", "additionalProperties", "not"] {
+            for single in ["items", "additionalProperties", "propertyNames", "not"] {
                 if let child = object[single] { try walk(child, "\(path)/\(single)") }
             }
             for list in ["oneOf", "anyOf", "allOf"] {
@@ -117,6 +117,9 @@ public final class SchemaValidator {
                 errors.append("\(path): missing required '\(name)'")
             }
             let properties = object["properties"]?.objectValue ?? JSONObject()
+            if let names = object["propertyNames"] {
+                for key in members.keys { try check(.string(key), names, file: file, path: "\(path) key '\(key)'", errors: &errors) }
+            }
             for (key, member) in members {
                 if let property = properties[key] {
                     try check(member, property, file: file, path: "\(path).\(key)", errors: &errors)

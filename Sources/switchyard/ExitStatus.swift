@@ -9,9 +9,9 @@ enum ExitStatus: Int32, CaseIterable {
     case failure = 1
     /// EX_USAGE: an unknown option or a malformed argument (swift-argument-parser's own).
     case usage = 64
-    /// EX_DATAERR: the manifest is invalid.
+    /// EX_DATAERR: the manifest or a contract file is invalid.
     case dataError = 65
-    /// EX_NOINPUT: a file to read is missing or unreadable (the manifest, a script).
+    /// EX_NOINPUT: a file to read is missing or unreadable (the manifest, a script, a contract).
     case noInput = 66
     /// EX_UNAVAILABLE: no host answers, another host already serves the app, or the app cannot start.
     case unavailable = 69
@@ -27,8 +27,8 @@ enum ExitStatus: Int32, CaseIterable {
           0   success
           1   a command failed: a script line, an expectation, a request the host refused (its typed error is printed)
           64  usage: an unknown option or a malformed argument
-          65  the manifest is invalid (printed as file:line:column: error: …)
-          66  a file to read is missing or unreadable: the manifest, a script
+          65  the manifest or a contract file is invalid (printed as file:line:column: error: …)
+          66  a file to read is missing or unreadable: the manifest, a script, a contract
           69  unavailable: no host answers at the socket, another host already serves the app, or the app cannot start
           70  internal error (a bug: please report it)
           73  a file cannot be created: the --state or --trace file (its folder is missing or read-only; see --state-optional),

@@ -14,12 +14,17 @@ struct ManifestOptions: ParsableArguments {
     @Flag(name: .long, help: "Warn about keys the manifest format does not have instead of refusing them (a manifest for a newer version).")
     var allowUnknownKeys = false
 
+    /// The manifest's path: `--manifest`, else the demo of the checkout this folder is in.
+    func path() throws -> String {
+        try manifest ?? Self.findDemo(from: FileSystem.currentDirectory)
+    }
+
     /// Where the bundled demo's manifest sits in a checkout.
     static let demoManifest = "Plugins/demo/switchyard.json"
 
     /// The manifest, read and checked; a missing or invalid one ends the CLI with its diagnostics and status.
     func load() throws -> Manifest {
-        let path = try manifest ?? Self.findDemo(from: FileSystem.currentDirectory)
+        let path = try self.path()
         do {
             return try Manifest.load(path: path, allowUnknownKeys: allowUnknownKeys)
         } catch {

@@ -19,7 +19,7 @@ struct Switchyard: AsyncParsableCommand {
             RunCommand.self, OpenCommand.self, PromptCommand<ValidateSpec>.self, PromptCommand<NavSpec>.self,
             PromptCommand<DismissedSpec>.self, PromptCommand<ActionSpec>.self, PromptCommand<QuerySpec>.self, TreeCommand.self, StatusCommand.self,
             PromptCommand<ExpectSpec>.self, PromptCommand<WaitSpec>.self, WatchCommand.self, ShutdownCommand.self, StudioCommand.self,
-            ChaosCommand.self, CheckPluginCommand.self, InitCommand.self,
+            ChaosCommand.self, CheckPluginCommand.self, ContractCommand.self, InitCommand.self,
         ],
         defaultSubcommand: RunCommand.self
     )

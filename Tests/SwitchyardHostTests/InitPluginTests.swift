@@ -1,5 +1,6 @@
 import Glibc
 import SwitchyardHostTestSupport
+import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport
 import SwitchyardUV
@@ -77,6 +78,22 @@ struct InitPluginTests {
 
     static var executableSearchPath: String { SystemProcess.environmentValue("PATH") ?? "/usr/bin:/bin" }
 
+    /// The script's environment: the CLI first on the PATH. The switchyard it starts is not the test's child, so it
+    /// must not watch the test process as its parent (it would take the script for a dead harness and stop); the
+    /// script and what it starts are bounded (export ends its plugin with the ladder) and end with it.
+    static func scriptEnvironment(path: String) -> [String: String] {
+        ["PATH": productsDirectory + ":" + path, "SWITCHYARD_EXIT_WITH_PARENT": ""]
+    }
+
+    /// The generated CI script, run as generated (the switchyard CLI first on the PATH, as the workflow puts it):
+    /// the committed contract is what the plugin declares, and nothing broke (no release tag yet, so the committed
+    /// contract is the baseline).
+    static func runContractCheck(in directory: String, path: String = executableSearchPath) async throws {
+        let check = try await expectSuccess([directory + "/ci/contract-check.sh"], in: directory, environment: scriptEnvironment(path: path))
+        #expect(check.stdout.contains("baseline: contracts/\(name).json as committed (no release tag has it yet)"), "\(check.stdout)")
+        #expect(check.stdout.last?.hasSuffix("0 breaking changes, 0 compatible") == true, "\(check.stdout)")
+    }
+
     @Test("Python: the script on the pip-installed SDK runs its scenario, passes check-plugin and its unittest", arguments: ["stack", "tabs", "wrapper"])
     func python(kind: String) async throws {
         let environment = try await SDKInstall.pythonEnvironment()
@@ -85,6 +102,7 @@ struct InitPluginTests {
         try await Self.runScenario(in: directory, kind: kind, environment: ["PATH": environment + ":" + Self.executableSearchPath])
         try await Self.expectPassesCheckPlugin(
             Self.pluginCommand("python", in: directory, python: environment + "/python3"), in: directory, warns: ["param-types"])
+        try await Self.runContractCheck(in: directory, path: environment + ":" + Self.executableSearchPath)
         let test = try await Self.expectSuccess([environment + "/python3", "-m", "unittest", "-v"], in: directory)
         #expect(test.stderr.contains("OK"), "\(test.stderr)")
         #expect(test.stderr.contains { $0.hasPrefix("test_guard_refuses_item_zero") && $0.hasSuffix("ok") })
@@ -100,8 +118,53 @@ struct InitPluginTests {
         try await Self.expectSuccess([npm, "install", "--offline", "--install-links", "--no-audit", "--no-fund"], in: directory)
         try await Self.runScenario(in: directory, kind: kind)
         try await Self.expectPassesCheckPlugin(Self.pluginCommand("node", in: directory), in: directory, warns: ["param-types"])
+        try await Self.runContractCheck(in: directory)
         let test = try await Self.expectSuccess([npm, "test"], in: directory)
         #expect(test.stdout.contains("# fail 0"), "\(test.stdout)")
+    }
+
+    @Test("the generated contract CI fails on a stale contract and on a breaking change since the last release tag; --allow by CONTRACT_ALLOW")
+    func contractCIFailsOnABreakingChange() async throws {
+        let environment = try await SDKInstall.pythonEnvironment()
+        let directory = try await Self.generate("python", "stack")
+        let path = environment + ":" + Self.executableSearchPath
+        let git = ["git", "-c", "user.name=test", "-c", "user.email=test@example.invalid"]
+        try await Self.expectSuccess(git + ["init", "-q"], in: directory)
+        try await Self.expectSuccess(git + ["add", "-A"], in: directory)
+        try await Self.expectSuccess(git + ["commit", "-qm", "0.1.0"], in: directory)
+        try await Self.expectSuccess(git + ["tag", "0.1.0"], in: directory)
+        func script(_ extra: [String: String] = [:]) async throws -> (status: Int32, stdout: [String], stderr: [String]) {
+            let process = try CLIProcess(
+                [], executable: directory + "/ci/contract-check.sh", environment: Self.scriptEnvironment(path: path).merging(extra) { $1 },
+                currentDirectory: directory)
+            process.closeStdin()
+            let status = try await process.waitForExit(seconds: max(defaultTimeout, 60))
+            return (status, process.stdout, process.stderr)
+        }
+        let released = try await script()
+        #expect(released.status == 0, "\(released.stdout + released.stderr)")
+        #expect(released.stdout.contains("baseline: contracts/\(Self.name).json at 0.1.0"), "\(released.stdout + released.stderr)")
+
+        // The settings route is removed from the code: first the committed contract is stale...
+        var code = String(decoding: try FileSystem.readFile(directory + "/\(Self.name).py"), as: UTF8.self)
+        code = code.replacing(#"        switchyard.modal("settings", deep_link="settings"),"# + "\n", with: "")
+        try FileSystem.writeFileAtomically(directory + "/\(Self.name).py", Array(code.utf8), mode: 0o755)
+        let stale = try await script()
+        #expect(stale.status == 1)
+        #expect(stale.stderr.contains("error: contracts/\(Self.name).json is not the contract the plugin declares now; export it and commit it:"), "\(stale.stderr)")
+        #expect(stale.stderr.contains { $0.hasPrefix("-        \"settings\": {") })
+
+        // ...then, exported again as the script says, the diff against the release fails on the removed route.
+        try await Self.expectSuccess(
+            [product("switchyard"), "contract", "export", "--manifest", "switchyard.json", "--manifest-entry", Self.name, "--output", "contracts/\(Self.name).json"],
+            in: directory, environment: ["PATH": productsDirectory + ":" + path])
+        let breaking = try await script()
+        #expect(breaking.status == 1)
+        #expect(breaking.stdout.contains { $0.contains("error: [ROUTE_REMOVED] /types/\(Self.name)/routes/settings: route 'settings' of type '\(Self.name)' was removed") },
+            "\(breaking.stdout + breaking.stderr)")
+        let allowed = try await script(["CONTRACT_ALLOW": "ROUTE_REMOVED"])
+        #expect(allowed.status == 0, "\(allowed.stdout + allowed.stderr)")
+        #expect(allowed.stdout.last?.hasSuffix("1 breaking change (1 allowed), 0 compatible") == true)
     }
 
     /// Where every generated Swift package builds: shared, and kept between test runs (it is in the checkout's
@@ -124,6 +187,7 @@ struct InitPluginTests {
         try await Self.expectSuccess(["swift", "build", "--build-tests"] + scratch, in: directory, seconds: 540)
         try await Self.runScenario(in: directory, kind: kind)
         try await Self.expectPassesCheckPlugin(Self.pluginCommand("swift", in: directory), in: directory)
+        try await Self.runContractCheck(in: directory)
         let test = try await Self.expectSuccess(["swift", "test", "--skip-build"] + scratch, in: directory, seconds: 120)
         #expect((test.stdout + test.stderr).contains { $0.contains("Test run with") && $0.contains("passed") }, "\(test.stdout)")
     }
@@ -181,5 +245,12 @@ struct InitPluginArgumentTests {
         let manifest = String(decoding: try FileSystem.readFile(directory + "/Package.swift"), as: UTF8.self)
         #expect(manifest.contains(#".package(url: "https://example.invalid/team/switchyard.git", from: "0.1.0")"#))
         #expect(manifest.contains(#".product(name: "SwitchyardPlugin", package: "switchyard")"#))
+        // The contract's CI builds the CLI from the same release and runs the script the plugin carries.
+        let workflow = String(decoding: try FileSystem.readFile(directory + "/.github/workflows/contract.yml"), as: UTF8.self)
+        #expect(workflow.contains("SWITCHYARD_REPOSITORY: https://example.invalid/team/switchyard.git"))
+        #expect(workflow.contains("fetch-depth: 0") && workflow.contains("run: ci/contract-check.sh") && workflow.contains("swift build\n"))
+        #expect(FileSystem.isExecutable(directory + "/ci/contract-check.sh"))
+        let contract = try RouteContract(parsing: try FileSystem.readFile(directory + "/contracts/orders.json"))
+        #expect(contract.plugin == PluginInfo(name: "orders", version: "0.1.0") && contract.types.keys.sorted() == ["orders"])
     }
 }

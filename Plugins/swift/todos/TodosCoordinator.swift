@@ -1,6 +1,10 @@
 import SwitchyardPlugin
 import SwitchyardProtocol
 
+/// What a project of the projects plugin is opened with (its `project` type's params): declared, so a composition
+/// that would not fit is refused before anything runs (`switchyard contract check`).
+nonisolated let projectParams = [ParamDeclaration(name: "id", type: .string)]
+
 /// The todos tab's navigation view (Stinsen's NavigationViewCoordinator around the todos stack).
 final class NavigationCoordinator: WrapperCoordinator {
     @Child var content = makeContent
@@ -15,7 +19,7 @@ final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     var todo = makeTodo
     /// A sheet by default; a chain may present it full screen instead (`.presented(as: .fullScreen)`).
     @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp")) var createTodo = makeCreateTodo
-    @Route(.push, target: .coordinator("project", in: "projects"), deepLink: "project/:id") var project = makeProject
+    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id") var project = makeProject
     @Route(.modal, deepLink: "share/:id") var share = makeShare
 
     init() {}
@@ -41,7 +45,7 @@ final class ShareCoordinator: StackCoordinator, StatefulCoordinator {
     }
 
     @Root var share = makeShareScreen
-    @Route(.push, target: .coordinator("project", in: "projects"), deepLink: "project/:id") var pickProject = makePickProject
+    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id") var pickProject = makePickProject
 
     var state = State()
 

@@ -29,6 +29,8 @@ export interface RouteOptions {
   target?: string;
   /** The target's plugin when it is another plugin's. */
   plugin?: string;
+  /** The params the route creates its target with, declared like `params` (§5, §19). */
+  targetParams?: ParamDeclaration[];
   /** What the route's screen emits (§12.6). */
   actions?: ActionDeclaration[];
   /** Other transitions a `route` step may pick (§12.8). */
@@ -43,6 +45,7 @@ export interface RouteDeclaration {
   deepLink?: string;
   params?: Array<{ name: string; type?: ParamType; required?: boolean }>;
   target?: { type: string; plugin?: string };
+  targetParams?: Array<{ name: string; type?: ParamType; required?: boolean }>;
   actions?: Array<{ name: string; params?: Array<{ name: string; type?: ParamType; required?: boolean }> }>;
   transitions?: string[];
   presentation?: Presentation;
@@ -190,6 +193,8 @@ export declare class Coordinator<Params = any> {
   static initial?: string;
   /** True when handleDeepLink resolves the links into this type. */
   static customDeepLinks?: boolean;
+  /** The params an instance is created with (`this.params`): the contract with whoever opens the type (§5, §19). */
+  static creationParams?: ParamDeclaration[];
   /** For customDeepLinks types: the route the remaining segments take. */
   static handleDeepLink(segments: string[], query: { [key: string]: string }): MaybePromise<DeepLinkResolution>;
   /** The type's entry in the `initialize` result (§5). */

@@ -67,12 +67,23 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     public var startTimeoutMs: Int?
     /// Restart policy (Erlang-style).
     public var restart: RestartPolicy?
+    /// The plugin's route contract file (Protocol/README.md §19), relative to the manifest; default
+    /// `contracts/NAME.json` beside it. Only `switchyard contract check` reads it: the host composes what plugins
+    /// declare when they start.
+    public var contract: String?
     /// The folder of the manifest that declared this plugin, which its relative paths start from (not part of the
     /// file: set on load, so plugins inherited through `extends` keep their own manifest's folder).
     public var directory: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart
+        case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart, contract
+    }
+
+    /// Where its contract file is: `contract`, else `contracts/NAME.json`, relative to the folder of the manifest that
+    /// declares the entry (an entry inherited through `extends` keeps its own manifest's folder).
+    public var contractPath: String {
+        let path = contract ?? "contracts/\(name).json"
+        return path.hasPrefix("/") ? path : "\(directory ?? ".")/\(path)"
     }
 
     public init(

@@ -185,6 +185,11 @@ extension Manifest {
                 problems.append(source.diagnostic("plugin '\(plugin.name)' has an empty 'command'", at: entry + [.key("command")]))
             default: break
             }
+            if let contract = plugin.contract, contract.isEmpty || contract.hasSuffix("/") {
+                problems.append(source.diagnostic(
+                    "plugin '\(plugin.name)': 'contract' names a file (its route contract, e.g. \"contracts/\(plugin.name).json\"), not '\(contract)'",
+                    at: entry + [.key("contract")]))
+            }
         }
         return problems
     }

@@ -136,6 +136,11 @@ extension ChainRunner {
             guard declaration != nil || placeholder else {
                 throw ResponseError.pluginUnavailable(target.plugin, "it does not serve \(target.type) (excluded, missing or failed)")
             }
+            // The type's declared creation params are its contract with whoever opens it (§5, §14).
+            if let reason = routeParamsProblem(createParams, declaration?.params) {
+                throw .invalidAnswer(
+                    owner.plugin, "route '\(route.name)' opens \(target) with params it does not take: \(reason)", instance: owner, route: route.name)
+            }
             let id = allocator.instance()
             let child = Instance(
                 id: id, plugin: target.plugin, type: target.type, kind: declaration?.kind,

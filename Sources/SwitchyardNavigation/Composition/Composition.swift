@@ -1,6 +1,7 @@
 public import SwitchyardProtocol
 
-/// One problem found when composing the route tables, naming the plugin, the type, the route and the reason.
+/// One problem found when composing the route tables, naming the plugin, the type, the route (and the param) and
+/// the reason.
 public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
     public enum Severity: String, Sendable {
         /// The plugin's own table is broken: the app starts without the plugin (or refuses to start when strict).
@@ -9,24 +10,75 @@ public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
         case warning
     }
 
+    /// What kind of problem it is, so a tool can tell a broken reference to another module from a broken table.
+    public enum Category: String, Sendable {
+        /// The plugin's own table breaks a rule of §5 and §14.
+        case table
+        /// A route targets a plugin the manifest does not name.
+        case unknownPlugin
+        /// A route targets a type its plugin does not declare.
+        case unknownType
+        /// A route presents a coordinator in a way its kind does not allow (a pushed tab bar).
+        case kind
+        /// A route creates a coordinator with params its type does not take (§14).
+        case params
+        /// A route leads to a plugin that is not running or was left out (a warning).
+        case unavailable
+        /// Deep links can pass through types in a cycle.
+        case cycle
+        /// The manifest's root cannot be used.
+        case root
+    }
+
+    /// Whether it leaves the plugin out (or stops a strict app), or only makes a route unavailable.
     public let severity: Severity
+    /// The plugin whose table it is about.
     public let plugin: String
+    /// The type, when it is about one.
     public let type: String?
+    /// The route, when it is about one.
     public let route: String?
+    /// The param the problem is about, when it is about one.
+    public let param: String?
+    /// What kind of problem it is.
+    public let category: Category
+    /// Why, in words.
     public let reason: String
 
-    public var description: String {
+    /// An issue; `category` defaults to a broken table.
+    public init(
+        severity: Severity, plugin: String, type: String?, route: String?, param: String? = nil, category: Category = .table,
+        reason: String
+    ) {
+        self.severity = severity
+        self.plugin = plugin
+        self.type = type
+        self.route = route
+        self.param = param
+        self.category = category
+        self.reason = reason
+    }
+
+    /// Whether the problem is about a route of one plugin that opens another plugin's type.
+    public var isReference: Bool { category == .unknownType || category == .kind || category == .params }
+
+    /// Where: `plugin 'todos', type 'todos', route 'project', param 'id'`.
+    public var location: String {
         var location = "plugin '\(plugin)'"
         if let type { location += ", type '\(type)'" }
         if let route { location += ", route '\(route)'" }
-        return "\(severity.rawValue): \(location): \(reason)"
+        if let param { location += ", param '\(param)'" }
+        return location
     }
+
+    public var description: String { "\(severity.rawValue): \(location): \(reason)" }
 
     /// As a wire error (`-32017 compositionError`).
     public var error: ResponseError {
         var data: JSONObject = ["plugin": .string(plugin), "severity": .string(severity.rawValue)]
         if let type { data["type"] = .string(type) }
         if let route { data["route"] = .string(route) }
+        if let param { data["param"] = .string(param) }
         return ResponseError(.compositionError, description, data: .object(data))
     }
 }
@@ -72,7 +124,8 @@ public enum Composition {
 
         // 2. Routes that open another coordinator: the target must exist and fit the transition. Excluding a plugin
         // here can change nothing for the others (their routes into it become warnings), but run to a fixed point so
-        // the outcome never depends on the order of the plugins.
+        // the outcome never depends on the order of the plugins. Every broken route of a plugin is reported, not only
+        // the first: `contract check` shows a module's CI all it has to fix at once.
         var settled = false
         while !settled {
             settled = true
@@ -82,25 +135,29 @@ public enum Composition {
                         guard let target = RouteRegistry.target(of: route, declaredBy: plugin),
                             !excluded.contains(target.plugin) || target.plugin == plugin
                         else { continue }
-                        func error(_ reason: String) {
-                            issues.append(CompositionIssue(severity: .error, plugin: plugin, type: coordinator.type, route: route.name, reason: reason))
+                        func error(_ category: CompositionIssue.Category, _ reason: String, param: String? = nil) {
+                            issues.append(CompositionIssue(
+                                severity: .error, plugin: plugin, type: coordinator.type, route: route.name, param: param,
+                                category: category, reason: reason))
                             exclude(plugin)
                             settled = false
                         }
                         guard declaredPlugins.contains(target.plugin) else {
-                            error("targets plugin '\(target.plugin)', which the manifest does not name")
+                            error(.unknownPlugin, "targets plugin '\(target.plugin)', which the manifest does not name")
                             continue
                         }
                         guard let table = tables.first(where: { $0.plugin == target.plugin }) else { continue }  // not running: a warning below
                         guard let declaration = table.coordinators.first(where: { $0.type == target.type }) else {
-                            error("targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
+                            error(.unknownType, "targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
                             continue
                         }
                         if route.allows(.push) && declaration.kind != .stack {
-                            error("pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
+                            error(.kind, "pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
+                        }
+                        for mismatch in ParamCompatibility.mismatches(passed: route.targetParams, accepted: declaration.params, target: target.description) {
+                            error(.params, mismatch.reason, param: mismatch.param)
                         }
                     }
-                    if excluded.contains(plugin) { break }
                 }
             }
         }
@@ -114,7 +171,7 @@ public enum Composition {
                         : !tables.contains(where: { $0.plugin == target.plugin }) ? "is not running" : nil
                     if let state {
                         issues.append(CompositionIssue(
-                            severity: .warning, plugin: plugin, type: coordinator.type, route: route.name,
+                            severity: .warning, plugin: plugin, type: coordinator.type, route: route.name, category: .unavailable,
                             reason: "targets plugin '\(target.plugin)', which \(state); the route answers pluginUnavailable"))
                     }
                 }
@@ -136,8 +193,11 @@ public enum Composition {
         if let root {
             if excluded.contains(root.plugin) || registry.declaration(plugin: root.plugin, type: root.type) == nil {
                 let why = excluded.contains(root.plugin) ? "is excluded" : tables.contains(where: { $0.plugin == root.plugin }) ? "does not declare type '\(root.type)'" : "is not running"
-                fatal = CompositionIssue(severity: .error, plugin: root.plugin, type: root.type, route: nil, reason: "the manifest's root \(root) cannot be used: the plugin \(why)")
-                issues.append(fatal!)
+                let issue = CompositionIssue(
+                    severity: .error, plugin: root.plugin, type: root.type, route: nil, category: .root,
+                    reason: "the manifest's root \(root) cannot be used: the plugin \(why)")
+                fatal = issue
+                issues.append(issue)
             }
         }
         return CompositionReport(issues: issues, excluded: excluded, registry: registry, fatal: fatal)
@@ -152,6 +212,9 @@ public enum Composition {
                 issues.append(CompositionIssue(severity: .error, plugin: plugin, type: coordinator.type, route: route, reason: reason))
             }
             if !types.insert(coordinator.type).inserted { issue(nil, "the type is declared twice") }
+            if let params = coordinator.params, Set(params.map(\.name)).count != params.count {
+                issue(nil, "a parameter name of the type's params is used twice")
+            }
             var names = Set<String>()
             var shapes: [String: String] = [:]
             var rootShapes = Set<String>()
@@ -195,6 +258,10 @@ public enum Composition {
                 }
                 if let actions = route.actions, !actions.isEmpty {
                     for problem in actionProblems(route, actions) { issue(route.name, problem) }
+                }
+                if let passed = route.targetParams {
+                    if route.target == nil { issue(route.name, "declares targetParams but opens no coordinator (no target)") }
+                    if Set(passed.map(\.name)).count != passed.count { issue(route.name, "a targetParams name is used twice") }
                 }
             }
             switch coordinator.kind {
@@ -255,7 +322,7 @@ public enum Composition {
             state[node] = 1
             for (next, route) in edges[node] ?? [] {
                 if state[next] == 1 {
-                    issues.append(CompositionIssue(severity: .error, plugin: node.plugin, type: node.type, route: route,
+                    issues.append(CompositionIssue(severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
                         reason: "deep links can pass through \(next) without consuming a segment and come back here: a cycle"))
                 } else if state[next] == nil {
                     visit(next)

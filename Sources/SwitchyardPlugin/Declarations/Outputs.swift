@@ -72,10 +72,20 @@ public struct PluginTarget: Sendable, Equatable {
     public let plugin: String
     /// The coordinator type, as that plugin declares it.
     public let type: String
+    /// The params the route's ``PluginCoordinator`` creates it with, declared (the route table's `targetParams`):
+    /// the other plugin's composition checks them against what its type takes, before anything runs. Nil: not
+    /// declared.
+    public let params: [ParamDeclaration]?
 
     /// `.coordinator("project", in: "projects")`: reads as the route declaration it is part of.
     public static func coordinator(_ type: String, in plugin: String) -> PluginTarget {
-        PluginTarget(plugin: plugin, type: type)
+        PluginTarget(plugin: plugin, type: type, params: nil)
+    }
+
+    /// `.coordinator("project", in: "projects", params: [ParamDeclaration(name: "id", type: .string)])`: the target
+    /// and what the route passes it.
+    public static func coordinator(_ type: String, in plugin: String, params: [ParamDeclaration]) -> PluginTarget {
+        PluginTarget(plugin: plugin, type: type, params: params)
     }
 
     var reference: CoordinatorReference { CoordinatorReference(plugin: plugin, type: type) }

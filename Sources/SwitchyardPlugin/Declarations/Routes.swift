@@ -103,7 +103,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             else { ParamProbe.declarations(of: Input.self) }
         return RouteDeclaration(
             name: name, transition: transition, deepLink: deepLink, params: params, target: target, actions: actions,
-            transitions: transitions, presentation: presentation)
+            transitions: transitions, presentation: presentation, targetParams: explicitTarget?.params)
     }
 
     var target: CoordinatorReference? {

@@ -39,7 +39,7 @@ public enum Transition: String, Codable, Sendable, CaseIterable {
 }
 
 /// The JSON type a route parameter must have.
-public enum ParamType: String, Codable, Sendable {
+public enum ParamType: String, Codable, Sendable, CaseIterable {
     case string, integer, number, boolean, object, array, any
 }
 
@@ -119,6 +119,9 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public var params: [ParamDeclaration]?
     /// The coordinator this route opens. Absent: the route shows a screen.
     public var target: CoordinatorReference?
+    /// On a route with `target`: the params its answer creates that coordinator with, declared like `params` (what
+    /// the target type's own `params` must accept, checked by composition, §14). Absent: not declared.
+    public var targetParams: [ParamDeclaration]?
     /// The actions the route's screen emits (`user/action`); absent or empty: none. Only a screen route has them.
     public var actions: [ActionDeclaration]?
     /// Other transitions a `route` step may pick for this stack route (`transition` is the default); absent: none.
@@ -129,8 +132,9 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public init(
         name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
         target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil,
-        presentation: PresentationOptions? = nil
+        presentation: PresentationOptions? = nil, targetParams: [ParamDeclaration]? = nil
     ) {
+        self.targetParams = targetParams
         self.transitions = transitions
         self.presentation = presentation
         self.name = name
@@ -161,11 +165,15 @@ public struct CoordinatorDeclaration: Codable, Sendable, Equatable {
     public var customDeepLinks: Bool?
     /// True when the plugin wants `coordinator/appeared` for this type's entries (§12.9); absent: never sent.
     public var appearance: Bool?
+    /// The params an instance is created with (`coordinator/create`'s `params`, which the opening route's answer
+    /// gives), declared like a route's; the host checks an answer that opens this type against them. Absent: any.
+    public var params: [ParamDeclaration]?
 
     public init(
         type: String, kind: CoordinatorKind, initialRoute: String? = nil, routes: [RouteDeclaration],
-        customDeepLinks: Bool? = nil, appearance: Bool? = nil
+        customDeepLinks: Bool? = nil, appearance: Bool? = nil, params: [ParamDeclaration]? = nil
     ) {
+        self.params = params
         self.type = type
         self.kind = kind
         self.initialRoute = initialRoute

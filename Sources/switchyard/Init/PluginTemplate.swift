@@ -60,29 +60,32 @@ struct PluginTemplate {
     }
 
     func files(for language: PluginLanguage) -> [GeneratedFile] {
+        let code: [GeneratedFile]
         switch language {
-        case .swift: swiftFiles
-        case .python: pythonFiles
-        case .node: nodeFiles
+        case .swift: code = swiftFiles
+        case .python: code = pythonFiles
+        case .node: code = nodeFiles
         }
+        return code + contractFiles(for: language)
     }
 
     /// The commands that take the new folder to a plugin running in an app, in order.
     func nextSteps(for language: PluginLanguage, directory: String) -> [String] {
         let run = "switchyard run --manifest switchyard.json --script scenario.txt   # or without --script, interactive"
         let check = "switchyard check-plugin --manifest-entry switchyard.json:\(names.plugin)   # the protocol, checked"
+        let contract = "ci/contract-check.sh   # \(contractPath) current, nothing broken since the last release tag"
         switch language {
         case .swift:
-            return ["cd \(directory)", "swift build && swift test", run, check]
+            return ["cd \(directory)", "swift build && swift test", run, check, contract]
         case .python:
             return [
                 "cd \(directory)",
                 "python3 -m venv .venv && . .venv/bin/activate   # once; Debian: apt-get install python3-venv",
                 "pip install \(checkout ?? "SWITCHYARD")/Protocol/sdk/python",
-                "python3 -m unittest", run, check,
+                "python3 -m unittest", run, check, contract,
             ]
         case .node:
-            return ["cd \(directory)", "npm install && npm test", run, check]
+            return ["cd \(directory)", "npm install && npm test", run, check, contract]
         }
     }
 

@@ -2,7 +2,7 @@
 // The base class of a coordinator type, and the check of its declaration at start-up.
 
 const { codes, RPCError } = require('./errors');
-const { captures } = require('./declarations');
+const { captures, declareParams } = require('./declarations');
 
 /** Whether a function's parameter list is empty and its body does not read `arguments`: it cannot see params. */
 function takesNothing(fn) {
@@ -73,6 +73,8 @@ class Coordinator {
   static declaration() {
     const declaration = { type: this.typeName, kind: this.kind || 'stack', routes: this.routes };
     if (this.initial !== undefined) declaration.initialRoute = this.initial;
+    // The params an instance is created with (`this.params`), declared: the contract with whoever opens the type.
+    if (this.creationParams !== undefined) declaration.params = declareParams(this.creationParams);
     if (this.customDeepLinks) declaration.customDeepLinks = true;
     if (this.prototype.appeared !== Coordinator.prototype.appeared) declaration.appearance = true;
     return declaration;

@@ -14,11 +14,13 @@ const coordinator = (type, { plugin, params } = {}) => ({
 
 const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
 
-function route(name, transition, { deepLink, target, plugin, params, actions, transitions, presentation } = {}) {
+function route(name, transition, { deepLink, target, plugin, params, targetParams, actions, transitions, presentation } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
   if (params !== undefined) result.params = declareParams(params);
   if (target !== undefined) result.target = plugin ? { plugin, type: target } : { type: target };
+  // What the route creates its target with (spec §5): composition checks it against the target type's params.
+  if (targetParams !== undefined) result.targetParams = declareParams(targetParams);
   // The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator#action.
   if (actions !== undefined) {
     result.actions = actions.map((a) => (typeof a === 'string' ? { name: a }
@@ -94,4 +96,4 @@ function captures(pattern) {
   return names;
 }
 
-module.exports = { screen, coordinator, routes, checkParams, captures };
+module.exports = { screen, coordinator, routes, checkParams, captures, declareParams };

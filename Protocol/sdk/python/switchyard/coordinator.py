@@ -4,7 +4,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, cast, ClassVar, Dict, List, Optional, Sequence, Tuple, TypedDict
 
 from ._async import MaybeAwaitable
-from .declarations import Content, Link, Params, RouteDeclaration, Step, captures
+from .declarations import Content, Link, ParamDeclaration, Params, RouteDeclaration, Step, _params, captures
 from .errors import DEEP_LINK_INVALID, ROUTE_NOT_FOUND, RPCError
 from .reply import Done, Reply
 
@@ -46,6 +46,9 @@ class Coordinator:
     initial: ClassVar[Optional[str]] = None
     #: True when handle_deep_link() resolves the links into this type (§8, `coordinator/deepLink`).
     custom_deep_links: ClassVar[bool] = False
+    #: The params an instance is created with (`self.params`), declared like a route's `params`: the contract with
+    #: whoever opens the type; a route of another plugin that opens it declares what it passes with `target_params`.
+    creation_params: ClassVar[Optional[Sequence[ParamDeclaration]]] = None
 
     plugin: "Plugin"
     instance: int
@@ -129,6 +132,9 @@ class Coordinator:
             declaration["initialRoute"] = cls.initial
         if cls.custom_deep_links:
             declaration["customDeepLinks"] = True
+        if cls.creation_params is not None:
+            # The params an instance is created with, declared: the contract with whoever opens the type (spec §5).
+            declaration["params"] = _params(cls.creation_params)
         if cls.appeared is not Coordinator.appeared:
             declaration["appearance"] = True
         return declaration

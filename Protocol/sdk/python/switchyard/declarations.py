@@ -50,7 +50,8 @@ def _action(action: Union[str, Mapping[str, Any]]) -> Dict[str, Any]:
 def _route(name: str, transition: str, deep_link: str | None = None, target: str | None = None,
            plugin: str | None = None, params: Sequence[ParamDeclaration] | None = None,
            actions: Sequence[Union[str, Mapping[str, Any]]] | None = None, transitions: Sequence[str] | None = None,
-           presentation: Mapping[str, Any] | None = None) -> RouteDeclaration:
+           presentation: Mapping[str, Any] | None = None,
+           target_params: Sequence[ParamDeclaration] | None = None) -> RouteDeclaration:
     route: RouteDeclaration = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
@@ -58,6 +59,9 @@ def _route(name: str, transition: str, deep_link: str | None = None, target: str
         route["params"] = _params(params)
     if target is not None:
         route["target"] = {"type": target} if plugin is None else {"plugin": plugin, "type": target}
+    if target_params is not None:
+        # What the route creates its target with (spec §5): composition checks it against the target type's params.
+        route["targetParams"] = _params(target_params)
     if actions is not None:
         # The actions the route's screen emits (user/action, spec §12.6), handled by Coordinator.action().
         route["actions"] = [_action(a) for a in actions]
@@ -77,6 +81,7 @@ class RouteHelper:
     - `deep_link`: a pattern relative to the coordinator (`"todo/:id"`, `"files/**"`, §13);
     - `params`: declared params, names of required strings or dicts `{"name", "type", "required"}` (§5);
     - `target`, `plugin`: the coordinator type the route opens, and its plugin when it is another one;
+    - `target_params`: the params the route creates its target with, declared like `params` (§5, §19);
     - `actions`: what the route's screen emits (names or `{"name", "params"}`, §12.6);
     - `transitions`: the other transitions a `route` step may pick (§12.8);
     - `presentation`: `{"detents", "interactiveDismissDisabled", "customTransition"}` for the UI shell (§12.8)."""
@@ -91,9 +96,11 @@ class RouteHelper:
                  params: Sequence[ParamDeclaration] | None = None,
                  actions: Sequence[Union[str, Mapping[str, Any]]] | None = None,
                  transitions: Sequence[str] | None = None,
-                 presentation: Mapping[str, Any] | None = None) -> RouteDeclaration:
+                 presentation: Mapping[str, Any] | None = None,
+                 target_params: Sequence[ParamDeclaration] | None = None) -> RouteDeclaration:
         """The declaration of the route `name` with this helper's transition and the options given."""
-        return _route(name, self.transition, deep_link, target, plugin, params, actions, transitions, presentation)
+        return _route(name, self.transition, deep_link, target, plugin, params, actions, transitions, presentation,
+                      target_params)
 
     def __repr__(self) -> str:
         return "<switchyard route helper %r>" % self.transition
