@@ -55,7 +55,8 @@ let package = Package(
 
         // MARK: - Wire protocol (pure Swift, no Foundation: plugins link it and start-up time matters)
         .target(
-            name: "SwitchyardProtocol"
+            name: "SwitchyardProtocol",
+            exclude: ["JSON/README.md"]
         ),
         .testTarget(
             name: "SwitchyardProtocolTests",
