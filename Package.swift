@@ -31,26 +31,37 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // The studio's web server only (SwitchyardStudio): the host and the SDK never link SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
+        // MARK: - System calls (POSIX, no libuv): the one syscall layer of the host, the control client and the SDK
+        // What Swift cannot call directly (macros, variadic calls, _GNU_SOURCE declarations, C's `stdout`): a header.
+        .systemLibrary(
+            name: "CSwitchyardSystem"
+        ),
+        // With the libuv wrapper, the only module that touches pointers; everything else builds with strict memory
+        // safety. Files, processes, sockets, threads, the terminal, /proc: EINTR retried, errno as a typed error.
+        .target(
+            name: "SwitchyardSystem",
+            dependencies: ["CSwitchyardSystem"]
+        ),
+
         // MARK: - libuv
         .systemLibrary(
             name: "CLibUV",
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
-        // The only module that touches pointers. Everything else builds with strict memory safety.
+        // The libuv wrapper: the loop and its handles (pipes, processes, timers, signals, the listener, the executor).
         .target(
             name: "SwitchyardUV",
-            dependencies: ["CLibUV"]
+            dependencies: ["CLibUV", "SwitchyardSystem"]
         ),
         .testTarget(
             name: "SwitchyardUVTests",
-            dependencies: ["SwitchyardUV", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardUV", "SwitchyardSystem", "SwitchyardTestSupport"]
         ),
 
         // MARK: - Wire protocol (pure Swift, no Foundation: plugins link it and start-up time matters)
@@ -71,13 +82,9 @@ let package = Package(
         ),
 
         // MARK: - Control client (no libuv: a tool that only talks to a running host builds without libuv1-dev)
-        // The socket syscalls (connect, SO_PEERCRED, poll), as plain C so the Swift side stays memory-safe.
-        .target(
-            name: "CSwitchyardSocket"
-        ),
         .target(
             name: "SwitchyardClient",
-            dependencies: ["SwitchyardProtocol", "CSwitchyardSocket"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
         // Depends on the client alone, so it also proves the client links without the host.
         .testTarget(
@@ -103,6 +110,7 @@ let package = Package(
             name: "SwitchyardHost",
             dependencies: [
                 "SwitchyardUV",
+                "SwitchyardSystem",
                 "SwitchyardProtocol",
                 "SwitchyardNavigation",
                 .product(name: "Logging", package: "swift-log"),
@@ -119,26 +127,19 @@ let package = Package(
         // with the host's own pure parts (chains, deep links, composition) and spawns through SwitchyardUV.
         .target(
             name: "SwitchyardConformance",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"]
         ),
 
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
-            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
         .target(
-            name: "CSwitchyardStdio"
-        ),
-        .target(
             name: "SwitchyardPlugin",
-            dependencies: [
-                "SwitchyardProtocol",
-                "CSwitchyardStdio",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
 
         // The host's side of a plugin connection, in-process, for plugin authors' tests: the one user of the SDK's
@@ -164,6 +165,7 @@ let package = Package(
                 "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
+                "SwitchyardSystem",
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -236,8 +238,7 @@ let package = Package(
                 "SwitchyardProtocol",
                 "SwitchyardTesting",
                 // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
-                "SwitchyardUV",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "SwitchyardSystem",
             ],
             path: "Plugins/misbehave",
             swiftSettings: [.defaultIsolation(MainActor.self)]
@@ -248,8 +249,8 @@ let package = Package(
             name: "transcript-replayer",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardTesting",
-                .product(name: "SystemPackage", package: "swift-system"),
             ],
             path: "Plugins/transcript-replayer",
             swiftSettings: [.defaultIsolation(MainActor.self)]
@@ -264,6 +265,7 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardTesting",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
@@ -294,6 +296,7 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
                 // Everything it spawns, so one build command is enough.
@@ -334,7 +337,7 @@ let package = Package(
         // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"],
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"],
             path: "Tests/SwitchyardTestSupport"
         ),
         // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.
@@ -344,6 +347,7 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardHost",
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardTestSupport",
                 "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
@@ -378,8 +382,9 @@ for target in package.targets where target.type != .system {
         .treatAllWarnings(as: .error),
     ]
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0458-strict-memory-safety.md
-    // The libuv wrapper is the one module allowed to use pointers; the compiler holds that line for the rest.
-    if target.name != "SwitchyardUV" && target.type != .test {
+    // The libuv wrapper and the syscall layer are the modules allowed to use pointers; the compiler holds that line
+    // for the rest.
+    if !["SwitchyardUV", "SwitchyardSystem"].contains(target.name) && target.type != .test {
         settings.append(.strictMemorySafety())
     }
     target.swiftSettings = settings

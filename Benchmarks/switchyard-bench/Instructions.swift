@@ -2,7 +2,7 @@ import Glibc
 import Logging
 import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 // Instructions per message, counted by callgrind: the same on a loaded machine as on an idle one, so the figure the
 // software-cost targets are judged on where timings are too noisy. Each subject runs twice, with a small and a large

@@ -1,8 +1,8 @@
 import Glibc
 public import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTesting
-import SwitchyardUV
 import Synchronization
 
 /// The chaos experiment: a load generator, a fault injector, and a monitor of the host's plugin events.

@@ -1,8 +1,8 @@
 public import SwitchyardProtocol
+import SwitchyardSystem
 import Synchronization
 import SwitchyardNavigation
 import SwitchyardTesting
-import SwitchyardUV
 
 /// What to run.
 public struct CheckOptions: Sendable {
@@ -50,9 +50,9 @@ public enum ConformanceChecker {
             }
         }
 
-        var threads: [UVThread] = []
+        var threads: [SystemThread] = []
         func spawn(_ body: @escaping @Sendable () -> Void) {
-            do { threads.append(try UVThread.spawn(body)) } catch { body() }
+            do { threads.append(try SystemThread.spawn(body)) } catch { body() }
         }
         let samples = options.timingSamples
         spawn {

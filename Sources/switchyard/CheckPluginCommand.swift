@@ -2,7 +2,7 @@ import ArgumentParser
 import SwitchyardConformance
 import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `switchyard check-plugin`: runs one plugin executable on its own through the conformance checks.
 struct CheckPluginCommand: ParsableCommand {

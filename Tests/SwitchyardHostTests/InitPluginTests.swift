@@ -1,8 +1,8 @@
 import Glibc
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// `switchyard init plugin` as an author uses it: the plugin it writes, in each language and with each kind of root,

@@ -4,6 +4,7 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
 import SwitchyardTesting
 import SwitchyardUV

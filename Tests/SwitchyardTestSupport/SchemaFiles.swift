@@ -1,6 +1,6 @@
+import SwitchyardSystem
 package import SwitchyardTesting
 import SwitchyardProtocol
-import SwitchyardUV
 
 extension SchemaValidator {
     /// A validator over the schema files in `directory` (`Protocol/schema`).

@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardSystem
 import SwitchyardTestSupport
 import SwitchyardUV
 import Synchronization
@@ -68,7 +69,7 @@ struct RotatingLineWriterTests {
         // The disk comes back: a thread of its own drains the FIFO until EOF (the writer closed its end), while this
         // one closes the writer, which writes what it still holds and the last gap marker.
         let drained = Mutex<[UInt8]>([])
-        let drainer = try UVThread.spawn {
+        let drainer = try SystemThread.spawn {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let deadline = UVLoop.hrtime + UInt64(defaultTimeout * 1e9)
             while UVLoop.hrtime < deadline {

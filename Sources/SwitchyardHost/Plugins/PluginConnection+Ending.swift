@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 // Ending: kills, the shutdown ladder, exit classification.
