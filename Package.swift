@@ -23,7 +23,6 @@ let package = Package(
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
-        .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
@@ -46,6 +45,10 @@ let package = Package(
         .target(
             name: "SwitchyardSystem",
             dependencies: ["CSwitchyardSystem"]
+        ),
+        .testTarget(
+            name: "SwitchyardSystemTests",
+            dependencies: ["SwitchyardSystem", "SwitchyardTestSupport"]
         ),
 
         // MARK: - libuv
@@ -71,13 +74,14 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardProtocolTests",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSpec", "SwitchyardTestSupport"]
         ),
 
-        // MARK: - Testing tools for protocol users (transcripts, seeded randomness); kept out of the protocol module,
-        // which every plugin links, and offered as a product to plugin authors writing their own tests.
+        // MARK: - The spec's machine-checkable parts: the JSON Schema validator (Protocol/schema/) and transcripts
+        // (Protocol/transcripts/). Not a test module: `switchyard check-plugin` validates a plugin's messages with it.
+        // Kept out of the protocol module, which every plugin links.
         .target(
-            name: "SwitchyardTesting",
+            name: "SwitchyardSpec",
             dependencies: ["SwitchyardProtocol"]
         ),
 
@@ -102,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardNavigationTests",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol"]
         ),
 
         // MARK: - Host
@@ -127,13 +131,13 @@ let package = Package(
         // with the host's own pure parts (chains, deep links, composition) and spawns through SwitchyardUV.
         .target(
             name: "SwitchyardConformance",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV"]
         ),
 
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
-            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV"]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
@@ -236,7 +240,6 @@ let package = Package(
             name: "misbehave",
             dependencies: [
                 "SwitchyardProtocol",
-                "SwitchyardTesting",
                 // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
                 "SwitchyardSystem",
             ],
@@ -249,8 +252,8 @@ let package = Package(
             name: "transcript-replayer",
             dependencies: [
                 "SwitchyardProtocol",
+                "SwitchyardSpec",
                 "SwitchyardSystem",
-                "SwitchyardTesting",
             ],
             path: "Plugins/transcript-replayer",
             swiftSettings: [.defaultIsolation(MainActor.self)]
@@ -265,8 +268,8 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardSpec",
                 "SwitchyardSystem",
-                "SwitchyardTesting",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
                 "SwitchyardHostTestSupport",
@@ -332,12 +335,13 @@ let package = Package(
             linkerSettings: staticPlugin
         ),
 
-        // MARK: - Test support
-        // The core (deadlines, change notification, product paths, CLI processes, schemas, the heavy-suite trait)
-        // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
+        // MARK: - Test support (package-internal: no product; the public one, for plugin authors, is
+        // SwitchyardPluginTesting, and the shipped CLI links none of them: DependencyTests checks it)
+        // The core (deadlines, change notification, product paths, CLI processes, schemas, probes, the heavy-suite
+        // trait) needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
-            dependencies: ["SwitchyardProtocol", "SwitchyardSystem", "SwitchyardTesting", "SwitchyardUV"],
+            dependencies: ["SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV"],
             path: "Tests/SwitchyardTestSupport"
         ),
         // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.

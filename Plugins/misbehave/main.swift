@@ -60,7 +60,6 @@ import Dispatch
 import Glibc
 import SwitchyardSystem
 import SwitchyardProtocol
-import SwitchyardTesting
 
 struct Options {
     var name = "misbehave"

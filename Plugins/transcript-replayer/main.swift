@@ -8,7 +8,7 @@
 //   transcript-replayer "$(cat TRANSCRIPT.jsonl)"     (the transcript's text; transcripts are small)
 import Glibc
 import SwitchyardProtocol
-import SwitchyardTesting
+import SwitchyardSpec
 import SwitchyardSystem
 
 func fail(_ text: String) -> Never {

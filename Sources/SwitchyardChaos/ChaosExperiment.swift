@@ -2,7 +2,6 @@ import Glibc
 public import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardSystem
-import SwitchyardTesting
 import Synchronization
 
 /// The chaos experiment: a load generator, a fault injector, and a monitor of the host's plugin events.

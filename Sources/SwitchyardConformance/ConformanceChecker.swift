@@ -2,7 +2,7 @@ public import SwitchyardProtocol
 import SwitchyardSystem
 import Synchronization
 import SwitchyardNavigation
-import SwitchyardTesting
+import SwitchyardSpec
 
 /// What to run.
 public struct CheckOptions: Sendable {

@@ -56,6 +56,16 @@ struct DependencyTests {
         #expect(Self.reach("SwitchyardHost", in: graph).contains("CLibUV"))
     }
 
+    @Test("the shipped CLI links no test module: the schema validator and transcripts it needs are SwitchyardSpec")
+    func noTestModuleInTheCLI() throws {
+        let graph = try Self.targetDependencies()
+        let tests = ["SwitchyardTestSupport", "SwitchyardHostTestSupport", "SwitchyardPluginTesting", "Testing", "XCTest"]
+        let reached = Self.reach("switchyard", in: graph)
+        #expect(reached.isDisjoint(with: tests), "switchyard reaches \(reached.intersection(tests).sorted())")
+        // The check itself is alive: the CLI does reach the spec's module through the same walk.
+        #expect(reached.contains("SwitchyardSpec"))
+    }
+
     @Test("every Swift module but the libuv wrapper and the syscall layer is built with strict memory safety")
     func strictMemorySafety() throws {
         var exempt: [String] = []

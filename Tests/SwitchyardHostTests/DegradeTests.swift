@@ -5,7 +5,7 @@ import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
+import SwitchyardSpec
 import Testing
 
 /// An app degrades instead of refusing: a tab whose plugin does not serve is a placeholder, unavailable with the

@@ -6,7 +6,6 @@ import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

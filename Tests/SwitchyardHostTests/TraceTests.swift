@@ -5,7 +5,7 @@ import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
+import SwitchyardSpec
 import Testing
 
 /// The protocol trace through the real CLI and host: the file, the log, and control subscribers (spec §15.1).

@@ -5,7 +5,7 @@ import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
+import SwitchyardSpec
 import Testing
 
 /// Every `Protocol/transcripts/*.jsonl` is replayed against the real code, so the spec cannot drift from it.

@@ -1,5 +1,5 @@
 import SwitchyardSystem
-package import SwitchyardTesting
+package import SwitchyardSpec
 import SwitchyardProtocol
 
 extension SchemaValidator {

@@ -1,7 +1,6 @@
 import Glibc
 import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Synchronization
 import Testing
 
@@ -71,8 +70,8 @@ struct RotatingLineWriterTests {
         let drained = Mutex<[UInt8]>([])
         let drainer = try SystemThread.spawn {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let deadline = UVLoop.hrtime + UInt64(defaultTimeout * 1e9)
-            while UVLoop.hrtime < deadline {
+            let deadline = MonotonicClock.nanoseconds + UInt64(defaultTimeout * 1e9)
+            while MonotonicClock.nanoseconds < deadline {
                 var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
                 guard poll(&descriptor, 1, 1_000) >= 0 else { continue }
                 let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
