@@ -183,7 +183,8 @@ func writeStdout(_ bytes: [UInt8]) {
     }
 }
 
-final class NSLockLike: @unchecked Sendable {
+/// Serialises writes to stdout across threads (a semaphore, which needs no `@unchecked`).
+final class NSLockLike: Sendable {
     private let semaphore = DispatchSemaphore(value: 1)
     func withLock(_ body: () -> Void) {
         semaphore.wait()

@@ -9,6 +9,7 @@ public enum MonotonicClock {
         return UInt64(now.tv_sec) * 1_000_000_000 + UInt64(now.tv_nsec)
     }
 
+    /// Milliseconds since an arbitrary start (boot).
     public static var milliseconds: Int64 { Int64(nanoseconds / 1_000_000) }
 }
 
@@ -20,5 +21,4 @@ public enum WallClock {
         clock_gettime(CLOCK_REALTIME, &now)
         return Int64(now.tv_sec) * 1_000 + Int64(now.tv_nsec) / 1_000_000
     }
-
 }

@@ -9,6 +9,7 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// What was being attempted, e.g. `open /etc/switchyard.json`.
     public let operation: String
 
+    /// The failure `errno` (positive) of `operation`.
     public init(errno: Int32, operation: String) {
         self.errno = errno
         self.operation = operation
@@ -17,15 +18,22 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
     /// The errno's symbolic name, e.g. `ENOENT`.
     public var name: String { Self.words(errno)?.name ?? "UNKNOWN" }
 
+    /// `operation: NAME (message)`, e.g. `open /nowhere: ENOENT (no such file or directory)`.
     public var description: String {
         "\(operation): \(name) (\(Self.words(errno)?.message ?? "unknown error \(errno)"))"
     }
 
+    /// `ENOENT`: nothing at the path.
     public var isNotFound: Bool { errno == ENOENT }
+    /// `EEXIST`: something is at the path already.
     public var alreadyExists: Bool { errno == EEXIST }
+    /// `EPIPE` or `ECONNRESET`: the peer is gone.
     public var isBrokenPipe: Bool { errno == EPIPE || errno == ECONNRESET }
+    /// `ECONNREFUSED`: nothing accepts connections there (a stale socket file).
     public var isConnectionRefused: Bool { errno == ECONNREFUSED }
+    /// `EACCES` or `EPERM`.
     public var isPermissionDenied: Bool { errno == EACCES || errno == EPERM }
+    /// `ETIMEDOUT`: a bounded wait ended first.
     public var isTimeout: Bool { errno == ETIMEDOUT }
 
     /// A failure that says the system is short of something (descriptors, processes, memory) rather than that the

@@ -158,9 +158,11 @@ public final class UnixSocket: Sendable {
 /// Wakes a thread blocked in ``UnixSocket/waitReadable(waking:timeoutMilliseconds:)`` (a pipe: the self-pipe
 /// trick), for a reader that must also notice a new deadline or a close.
 public final class WakePipe: Sendable {
+    /// What a waiter polls.
     let readEnd: Int32
     private let writeEnd: Int32
 
+    /// A non-blocking, close-on-exec pipe.
     public init() throws(SystemError) {
         (readEnd, writeEnd) = try Descriptor.pipe(nonBlocking: true)
     }
