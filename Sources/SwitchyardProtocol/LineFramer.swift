@@ -139,8 +139,9 @@ public struct LineFramer: Sendable {
 /// none, since the host bounds what it sends and a plugin has no one to report a long line to. UTF-8 and JSON
 /// validity are the parser's.
 public enum LineRules {
-    /// The byte that ends a line.
-    public static let newline = UInt8(ascii: "\n")
+    /// The byte that ends a line. Computed and inlinable, so a loop over every byte read compares with a constant
+    /// instead of loading a global.
+    @inlinable public static var newline: UInt8 { 0x0A }
 
     /// The end of the content of the line `bytes[start..<terminator]` (`terminator`: its `\n`, or the end of the
     /// stream): one `\r` right before the terminator is dropped, so `\r\n` works.

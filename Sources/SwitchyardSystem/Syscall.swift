@@ -1,5 +1,5 @@
 import CSwitchyardSystem
-import Glibc
+public import Glibc
 
 // The loops every blocking syscall needs, written once (swift-nio's System.swift does the same): a call interrupted
 // by a signal (EINTR) is tried again, since nothing went wrong; a failure becomes a typed error carrying `errno`,
@@ -7,7 +7,7 @@ import Glibc
 // buffer.
 
 /// Calls `call` again while it fails with `EINTR`, and returns its first other result (`errno` intact on failure).
-@inline(__always)
+@inlinable
 package func retryingEINTR<Result: BinaryInteger>(_ call: () -> Result) -> Result {
     while true {
         let result = call()
@@ -17,7 +17,7 @@ package func retryingEINTR<Result: BinaryInteger>(_ call: () -> Result) -> Resul
 
 /// Calls `call` (retrying `EINTR`) and returns its result, or throws its `errno` as a ``SystemError`` naming
 /// `operation`.
-@inline(__always)
+@inlinable
 package func syscall<Result: BinaryInteger>(
     _ operation: @autoclosure () -> String, _ call: () -> Result
 ) throws(SystemError) -> Result {
@@ -29,6 +29,7 @@ package func syscall<Result: BinaryInteger>(
 /// Writes all of `bytes[offset...]` through `call` (`write` or `send` on one descriptor), after partial writes and
 /// EINTR too.
 /// - Returns: 0 once everything is written, else the `errno` of the call that failed.
+@inlinable
 package func writeFully(_ bytes: [UInt8], _ call: (UnsafeRawPointer, Int) -> Int) -> Int32 {
     bytes.withUnsafeBytes { raw in
         guard let base = raw.baseAddress else { return 0 }
@@ -46,6 +47,7 @@ package func writeFully(_ bytes: [UInt8], _ call: (UnsafeRawPointer, Int) -> Int
 public enum Descriptor {
     /// Reads what is available (blocking until something is) into `buffer[offset...]`: the count, 0 at end of file.
     /// `offset` must be inside the buffer.
+    @inlinable
     public static func read(_ fd: Int32, into buffer: inout [UInt8], at offset: Int) throws(SystemError) -> Int {
         guard offset >= 0, offset < buffer.count else { throw SystemError(errno: EINVAL, operation: "read") }
         return try syscall("read") {
@@ -54,6 +56,7 @@ public enum Descriptor {
     }
 
     /// Writes all of `bytes` (partial writes continued, EINTR retried).
+    @inlinable
     public static func writeAll(_ fd: Int32, _ bytes: [UInt8]) throws(SystemError) {
         let failure = writeFully(bytes) { Glibc.write(fd, $0, $1) }
         if failure != 0 { throw SystemError(errno: failure, operation: "write") }
@@ -79,7 +82,7 @@ public enum Bytes {
     /// The index of the first `byte` in `buffer[from..<to]`, or nil: `memchr`, which scans a word at a time, where a
     /// Swift loop with bounds checks cost ten instructions a byte (a tenth of a route's cost in the Swift SDK, which
     /// searches every line it reads for its newline).
-    @inline(__always)
+    @inlinable
     public static func firstIndex(of byte: UInt8, in buffer: [UInt8], from: Int, to: Int) -> Int? {
         guard from >= 0, from < to, to <= buffer.count else { return nil }
         return buffer.withUnsafeBytes { raw -> Int? in

@@ -42,6 +42,7 @@ public struct SystemError: Error, CustomStringConvertible, Sendable, Equatable {
 
     /// The current thread's `errno` for `operation`: read right after the call that failed, before anything else
     /// can overwrite it.
+    @usableFromInline
     static func last(_ operation: String) -> SystemError { SystemError(errno: Glibc.errno, operation: operation) }
 
     /// libuv's names and messages for the errors it maps (uv.h's `UV_ERRNO_MAP`).
