@@ -23,7 +23,6 @@ let package = Package(
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
-        .library(name: "SwitchyardTesting", targets: ["SwitchyardTesting"]),
         .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
@@ -31,52 +30,65 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // The studio's web server only (SwitchyardStudio): the host and the SDK never link SwiftNIO.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
         .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
+        // MARK: - System calls (POSIX, no libuv): the one syscall layer of the host, the control client and the SDK
+        // What Swift cannot call directly (macros, variadic calls, _GNU_SOURCE declarations, C's `stdout`): a header.
+        .systemLibrary(
+            name: "CSwitchyardSystem"
+        ),
+        // With the libuv wrapper, the only module that touches pointers; everything else builds with strict memory
+        // safety. Files, processes, sockets, threads, the terminal, /proc: EINTR retried, errno as a typed error.
+        .target(
+            name: "SwitchyardSystem",
+            dependencies: ["CSwitchyardSystem"]
+        ),
+        .testTarget(
+            name: "SwitchyardSystemTests",
+            dependencies: ["SwitchyardSystem", "SwitchyardTestSupport"]
+        ),
+
         // MARK: - libuv
         .systemLibrary(
             name: "CLibUV",
             pkgConfig: "libuv",
             providers: [.apt(["libuv1-dev"])]
         ),
-        // The only module that touches pointers. Everything else builds with strict memory safety.
+        // The libuv wrapper: the loop and its handles (pipes, processes, timers, signals, the listener, the executor).
         .target(
             name: "SwitchyardUV",
-            dependencies: ["CLibUV"]
+            dependencies: ["CLibUV", "SwitchyardSystem"]
         ),
         .testTarget(
             name: "SwitchyardUVTests",
-            dependencies: ["SwitchyardUV", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardUV", "SwitchyardSystem", "SwitchyardTestSupport"]
         ),
 
         // MARK: - Wire protocol (pure Swift, no Foundation: plugins link it and start-up time matters)
         .target(
-            name: "SwitchyardProtocol"
+            name: "SwitchyardProtocol",
+            exclude: ["JSON/README.md"]
         ),
         .testTarget(
             name: "SwitchyardProtocolTests",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardTestSupport"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSpec", "SwitchyardTestSupport"]
         ),
 
-        // MARK: - Testing tools for protocol users (transcripts, seeded randomness); kept out of the protocol module,
-        // which every plugin links, and offered as a product to plugin authors writing their own tests.
+        // MARK: - The spec's machine-checkable parts: the JSON Schema validator (Protocol/schema/) and transcripts
+        // (Protocol/transcripts/). Not a test module: `switchyard check-plugin` validates a plugin's messages with it.
+        // Kept out of the protocol module, which every plugin links.
         .target(
-            name: "SwitchyardTesting",
+            name: "SwitchyardSpec",
             dependencies: ["SwitchyardProtocol"]
         ),
 
         // MARK: - Control client (no libuv: a tool that only talks to a running host builds without libuv1-dev)
-        // The socket syscalls (connect, SO_PEERCRED, poll), as plain C so the Swift side stays memory-safe.
-        .target(
-            name: "CSwitchyardSocket"
-        ),
         .target(
             name: "SwitchyardClient",
-            dependencies: ["SwitchyardProtocol", "CSwitchyardSocket"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
         // Depends on the client alone, so it also proves the client links without the host.
         .testTarget(
@@ -94,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SwitchyardNavigationTests",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol"]
         ),
 
         // MARK: - Host
@@ -102,6 +114,7 @@ let package = Package(
             name: "SwitchyardHost",
             dependencies: [
                 "SwitchyardUV",
+                "SwitchyardSystem",
                 "SwitchyardProtocol",
                 "SwitchyardNavigation",
                 .product(name: "Logging", package: "swift-log"),
@@ -124,26 +137,19 @@ let package = Package(
         // with the host's own pure parts (chains, deep links, composition) and spawns through SwitchyardUV.
         .target(
             name: "SwitchyardConformance",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV"]
         ),
 
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
-            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"]
+            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV"]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
         .target(
-            name: "CSwitchyardStdio"
-        ),
-        .target(
             name: "SwitchyardPlugin",
-            dependencies: [
-                "SwitchyardProtocol",
-                "CSwitchyardStdio",
-                .product(name: "SystemPackage", package: "swift-system"),
-            ]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
 
         // The host's side of a plugin connection, in-process, for plugin authors' tests: the one user of the SDK's
@@ -169,6 +175,7 @@ let package = Package(
                 "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
+                "SwitchyardSystem",
                 "SwitchyardUV",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
@@ -239,10 +246,8 @@ let package = Package(
             name: "misbehave",
             dependencies: [
                 "SwitchyardProtocol",
-                "SwitchyardTesting",
                 // SystemProcess.run, to leave descendants (--descendants) without forking a threaded Swift process.
-                "SwitchyardUV",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "SwitchyardSystem",
             ],
             path: "Plugins/misbehave",
             swiftSettings: [.defaultIsolation(MainActor.self)]
@@ -253,8 +258,8 @@ let package = Package(
             name: "transcript-replayer",
             dependencies: [
                 "SwitchyardProtocol",
-                "SwitchyardTesting",
-                .product(name: "SystemPackage", package: "swift-system"),
+                "SwitchyardSpec",
+                "SwitchyardSystem",
             ],
             path: "Plugins/transcript-replayer",
             swiftSettings: [.defaultIsolation(MainActor.self)]
@@ -269,7 +274,8 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
-                "SwitchyardTesting",
+                "SwitchyardSpec",
+                "SwitchyardSystem",
                 "SwitchyardUV",
                 "SwitchyardTestSupport",
                 "SwitchyardHostTestSupport",
@@ -299,6 +305,7 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardNavigation",
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
                 // Everything it spawns, so one build command is enough.
@@ -334,12 +341,13 @@ let package = Package(
             linkerSettings: staticPlugin
         ),
 
-        // MARK: - Test support
-        // The core (deadlines, change notification, product paths, CLI processes, schemas, the heavy-suite trait)
-        // needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
+        // MARK: - Test support (package-internal: no product; the public one, for plugin authors, is
+        // SwitchyardPluginTesting, and the shipped CLI links none of them: DependencyTests checks it)
+        // The core (deadlines, change notification, product paths, CLI processes, schemas, probes, the heavy-suite
+        // trait) needs no host, so the protocol and libuv tests link neither the host nor its dependencies.
         .target(
             name: "SwitchyardTestSupport",
-            dependencies: ["SwitchyardProtocol", "SwitchyardTesting", "SwitchyardUV"],
+            dependencies: ["SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV"],
             path: "Tests/SwitchyardTestSupport"
         ),
         // In-process hosts for the integration tests: withHost, log capture, event logs, the test plugins.
@@ -349,6 +357,7 @@ let package = Package(
                 "SwitchyardClient",
                 "SwitchyardHost",
                 "SwitchyardProtocol",
+                "SwitchyardSystem",
                 "SwitchyardTestSupport",
                 "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
@@ -383,8 +392,9 @@ for target in package.targets where target.type != .system {
         .treatAllWarnings(as: .error),
     ]
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0458-strict-memory-safety.md
-    // The libuv wrapper is the one module allowed to use pointers; the compiler holds that line for the rest.
-    if target.name != "SwitchyardUV" && target.type != .test {
+    // The libuv wrapper and the syscall layer are the modules allowed to use pointers; the compiler holds that line
+    // for the rest.
+    if !["SwitchyardUV", "SwitchyardSystem"].contains(target.name) && target.type != .test {
         settings.append(.strictMemorySafety())
     }
     target.swiftSettings = settings

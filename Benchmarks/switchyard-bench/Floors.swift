@@ -1,4 +1,5 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 // The floors: what the pipes, the scheduler and a minimal C program cost, measured over the same kind of libuv

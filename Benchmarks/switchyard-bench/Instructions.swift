@@ -2,7 +2,7 @@ import Glibc
 import Logging
 import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 // Instructions per message, counted by callgrind: the same on a loaded machine as on an idle one, so the figure the
 // software-cost targets are judged on where timings are too noisy. Each subject runs twice, with a small and a large
@@ -10,8 +10,8 @@ import SwitchyardUV
 // cost of one message: start-up, handshake and shutdown cancel out.
 //
 // Two things stop valgrind 3.19 (Debian 12) on these binaries, and both are worked around here rather than avoided:
-// - Its DWARF reader gives up on the DWARF 5 units clang 21 emits for C code (the C floors, and CSwitchyardStdio in
-//   every Swift plugin; swiftc's own units are DWARF 4): "unhandled dwarf2 abbrev form code 0x25" (DW_FORM_strx1),
+// - Its DWARF reader gives up on the DWARF 5 units clang 21 emits for C code (the C floors, and the C shims' inline
+//   functions clang compiles into Swift binaries; swiftc's own units are DWARF 4): "unhandled dwarf2 abbrev form code 0x25" (DW_FORM_strx1),
 //   then "Possibly corrupted debuginfo file ... Giving up". The bench measures copies with the debug info stripped
 //   (`objcopy --strip-debug`; the symbol table stays, so `callgrind_annotate` still names functions).
 // - libdispatch parks its main thread in `sigsuspend` on a `static const sigset_t` (`_dispatch_sigsuspend`, in

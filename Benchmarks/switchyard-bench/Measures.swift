@@ -3,6 +3,7 @@ import Logging
 import SwitchyardClient
 import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 import Synchronization
 
@@ -439,16 +440,15 @@ final class Bench {
     func fanOut(_ server: Server, watchers: Int, target: InstanceID?, deltas: Bool = false) throws -> Double {
         let received = Mutex<[Int: [UInt64]]>([:])
         var sockets: [UnixSocket] = []
-        var threads: [UVThread] = []
+        var threads: [SystemThread] = []
         for index in 0..<watchers {
             let socket = try UnixSocket(connectingTo: server.socket)
             try socket.write(Message.request(id: .number(1), method: TreeSubscribeRequest.method, params: deltas ? ["deltas": true] : [:]).encodedLine())
             _ = try readLine(socket)  // the subscription's answer: the current snapshot
             sockets.append(socket)
-            let box = UncheckedSocket(socket)
-            threads.append(try UVThread.spawn {
+            threads.append(try SystemThread.spawn { @Sendable in
                 var pending = 0
-                while let chunk = try? box.socket.read(timeoutMilliseconds: 120_000), !chunk.isEmpty {
+                while let chunk = try? socket.read(timeoutMilliseconds: 120_000), !chunk.isEmpty {
                     for byte in chunk where byte == 0x0A { pending += 1 }
                     if pending > 0 {
                         let now = UVLoop.hrtime
@@ -480,10 +480,4 @@ final class Bench {
         for socket in sockets { socket.close() }
         return percentile(samples.sorted(), 0.5)
     }
-}
-
-/// Hands a socket to the one watcher thread that reads it.
-struct UncheckedSocket: @unchecked Sendable {
-    let socket: UnixSocket
-    init(_ socket: UnixSocket) { self.socket = socket }
 }

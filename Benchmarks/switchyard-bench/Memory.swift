@@ -1,5 +1,5 @@
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 extension Bench {
     /// Host RSS for a large app: 100 plugins, each owning 100 instances (10,000 in all), with a snapshot taken (the

@@ -1,7 +1,7 @@
 import Glibc
 import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 // `--peers`: the same echo hop and pipelined burst through the hosts a user would pick instead of Switchyard, each
 // with the child its users would write, measured in the same run, under the same placement, trial by trial

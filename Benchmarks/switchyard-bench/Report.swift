@@ -1,5 +1,4 @@
 import SwitchyardProtocol
-import SwitchyardUV
 
 // MARK: - Statistics
 

@@ -16,6 +16,7 @@ import Glibc
 import Logging
 import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 struct Options {
@@ -107,7 +108,7 @@ do { trace = try options.trace.map { try TraceWriter(path: $0, logger: logger) }
 let bench = Bench(options: options, products: products, logger: logger, trace: trace)
 let started = UVLoop.hrtime
 // Before the pinned section narrows this process's CPU set.
-let machine = "\(SystemProcess.availableCPUs) CPUs, \(cpuModel())"
+let machine = "\(SystemProcess.onlineCPUs) CPUs, \(cpuModel())"
 
 var rows: [Row] = []
 var peerRows: [PeerRow] = []

@@ -58,10 +58,8 @@
 //                                chaos`); off by default, since the signal thread costs descriptors of its own
 import Dispatch
 import Glibc
+import SwitchyardSystem
 import SwitchyardProtocol
-import SwitchyardTesting
-import SwitchyardUV
-import SystemPackage
 
 struct Options {
     var name = "misbehave"
@@ -176,16 +174,17 @@ func parseOptions() -> Options {
     return options
 }
 
-func writeStderr(_ text: String) { _ = try? FileDescriptor.standardError.writeAll(text.utf8) }
+func writeStderr(_ text: String) { StandardError.write(text) }
 /// One writer at a time: the SIGUSR1 flood runs on another thread, and a line must never be split.
 let stdoutLock = NSLockLike()
 func writeStdout(_ bytes: [UInt8]) {
     stdoutLock.withLock {
-        do { _ = try FileDescriptor.standardOutput.writeAll(bytes) } catch { exit(0) }
+        do { try Descriptor.writeAll(1, bytes) } catch { exit(0) }
     }
 }
 
-final class NSLockLike: @unchecked Sendable {
+/// Serialises writes to stdout across threads (a semaphore, which needs no `@unchecked`).
+final class NSLockLike: Sendable {
     private let semaphore = DispatchSemaphore(value: 1)
     func withLock(_ body: () -> Void) {
         semaphore.wait()
@@ -285,7 +284,7 @@ if let floodSignal {
 func startStderrFlood() {
     DispatchQueue.global().async {
         let chunk = [UInt8](repeating: UInt8(ascii: "e"), count: 8_191) + [0x0A]
-        while true { _ = try? FileDescriptor.standardError.writeAll(chunk) }
+        while true { try? Descriptor.writeAll(2, chunk) }
     }
 }
 

@@ -8,11 +8,11 @@
 //   transcript-replayer "$(cat TRANSCRIPT.jsonl)"     (the transcript's text; transcripts are small)
 import Glibc
 import SwitchyardProtocol
-import SwitchyardTesting
-import SystemPackage
+import SwitchyardSpec
+import SwitchyardSystem
 
 func fail(_ text: String) -> Never {
-    _ = try? FileDescriptor.standardError.writeAll("transcript-replayer: MISMATCH \(text)\n".utf8)
+    StandardError.write("transcript-replayer: MISMATCH \(text)\n")
     exit(2)
 }
 
@@ -28,7 +28,7 @@ func readMessage(expecting step: Transcript.Step) -> JSONValue {
         if let id = value["id"]?.stringValue, id.hasPrefix("hb-"), value["method"] == "$/ping",
             step.message["id"]?.stringValue?.hasPrefix("hb-") != true
         {
-            _ = try? FileDescriptor.standardOutput.writeAll(Message.response(id: .string(id), result: [:]).encodedLine())
+            try? Descriptor.writeAll(1, Message.response(id: .string(id), result: [:]).encodedLine())
             continue
         }
         return value
@@ -41,7 +41,7 @@ do { transcript = try Transcript(parsing: Array(CommandLine.arguments[1].utf8)) 
 
 for step in transcript.steps {
     if let label = step.sync {
-        _ = try? FileDescriptor.standardError.writeAll("transcript-replayer: sync \(label)\n".utf8)
+        StandardError.write("transcript-replayer: sync \(label)\n")
         continue
     }
     switch step.side {
@@ -52,7 +52,7 @@ for step in transcript.steps {
         } else {
             out = JSONWriter.encode(step.message) + [0x0A]
         }
-        do { _ = try FileDescriptor.standardOutput.writeAll(out) } catch { exit(0) }
+        do { try Descriptor.writeAll(1, out) } catch { exit(0) }
     case .host:
         let actual = readMessage(expecting: step)
         if let problem = Transcript.mismatch(pattern: step.message, actual: actual) {
@@ -62,14 +62,14 @@ for step in transcript.steps {
         fail("at transcript line \(step.line): a control client's message in a transcript replayed by a plugin")
     }
 }
-_ = try? FileDescriptor.standardError.writeAll("transcript-replayer: complete (\(transcript.steps.count) steps)\n".utf8)
+StandardError.write("transcript-replayer: complete (\(transcript.steps.count) steps)\n")
 
 // Afterwards: a well-behaved plugin, so the host can shut it down cleanly.
 while let line = readLine(strippingNewline: true) {
     guard case .message(let message, _) = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0) else { continue }
     switch message {
     case .request(let id, _, _):
-        _ = try? FileDescriptor.standardOutput.writeAll(Message.response(id: id, result: [:]).encodedLine())
+        try? Descriptor.writeAll(1, Message.response(id: id, result: [:]).encodedLine())
     case .notification(let method, _) where method == ExitNotification.method:
         exit(0)
     default:

@@ -1,8 +1,7 @@
 import Glibc
 public import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSystem
 import Synchronization
 
 /// The chaos experiment: a load generator, a fault injector, and a monitor of the host's plugin events.

@@ -1,7 +1,7 @@
-import CSwitchyardSocket
 import Dispatch
 public import SwitchyardProtocol
 import Synchronization
+import SwitchyardSystem
 
 /// A client of a running host's control socket for async code: any number of calls in flight at once, each an
 /// `async throws` call, and the host's notifications (after `tree/subscribe`) as an `AsyncStream`.
@@ -23,9 +23,10 @@ public final class AsyncControlClient: Sendable {
         var notifications: AsyncStream<Message>.Continuation?
     }
 
-    private let socket: ControlSocket
+    private let socket: UnixSocket
     private let path: String
-    private let wake: (read: Int32, write: Int32)
+    /// Pokes the reader out of its wait: a request with an earlier deadline, or ``close()``.
+    private let wake: WakePipe
     private let core: Mutex<Core>
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
@@ -38,14 +39,11 @@ public final class AsyncControlClient: Sendable {
     public init(path: String, timeoutMilliseconds: UInt64? = 30_000) throws(Failure) {
         self.path = path
         self.timeoutMilliseconds = timeoutMilliseconds
-        do { socket = try ControlSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
-        var fds: [Int32] = [-1, -1]
-        let status = unsafe switchyard_socket_pipe(&fds)
-        if status < 0 {
+        do { socket = try UnixSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
+        do { wake = try WakePipe() } catch {
             socket.close()
-            throw .connection("cannot reach the host at \(path): \(SocketError(code: -status, operation: "pipe"))")
+            throw .connection("cannot reach the host at \(path): \(error)")
         }
-        wake = (fds[0], fds[1])
         start = clock.now
         let core = Core()
         let (stream, continuation) = AsyncStream<Message>.makeStream(bufferingPolicy: .unbounded)
@@ -63,11 +61,7 @@ public final class AsyncControlClient: Sendable {
         DispatchQueue(label: "switchyard.control-client").async { reader.run() }
     }
 
-    deinit {
-        switchyard_socket_close(wake.read)
-        switchyard_socket_close(wake.write)
-        socket.close()
-    }
+    deinit { socket.close() }
 
     /// Milliseconds since this client started, on a monotonic clock: the endpoint's time.
     private var now: UInt64 {
@@ -125,7 +119,7 @@ public final class AsyncControlClient: Sendable {
                 }
             }
             // The reader may be asleep until a later deadline, or forever.
-            if deadline != nil { switchyard_socket_poke(wake.write) }
+            if deadline != nil { wake.poke() }
         }
         return try outcome.get()
     }
@@ -133,7 +127,7 @@ public final class AsyncControlClient: Sendable {
     /// Ends the connection: pending calls fail with `connection`, and the notification stream finishes.
     public func close() {
         socket.shutdown()
-        switchyard_socket_poke(wake.write)
+        wake.poke()
     }
 
     // MARK: - Reading
@@ -152,16 +146,16 @@ public final class AsyncControlClient: Sendable {
                     let now = client.now
                     return deadline <= now ? 0 : Int32(clamping: deadline - now)
                 }
-                let ready = switchyard_socket_wait(client.socket.fd, client.wake.read, wait)
-                if ready < 0 {
-                    ended = .connection("cannot read from \(client.path): \(SocketError(code: -ready, operation: "poll"))")
+                let ready: (readable: Bool, woken: Bool)
+                do { ready = try client.socket.waitReadable(waking: client.wake, timeoutMilliseconds: wait) } catch {
+                    ended = .connection("cannot read from \(client.path): \(error)")
                     break
                 }
-                if ready & 2 != 0 { switchyard_socket_drain(client.wake.read) }
+                if ready.woken { client.wake.drain() }
                 client.expire()
-                guard ready & 1 != 0 else { continue }
+                guard ready.readable else { continue }
                 let bytes: [UInt8]
-                do { bytes = try client.socket.receive() } catch {
+                do { bytes = try client.socket.read() } catch {
                     ended = .connection("cannot read from \(client.path): \(error)")
                     break
                 }

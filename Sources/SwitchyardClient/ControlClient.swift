@@ -1,4 +1,5 @@
 public import SwitchyardProtocol
+import SwitchyardSystem
 
 /// A blocking client of a running host's control socket (Protocol/README.md §15): what `switchyard open`, `tree`
 /// and `watch` use, and what a test or a tool can use to drive an app from outside. Needs no libuv (only
@@ -36,7 +37,7 @@ public final class ControlClient {
         }
 
         /// A failure to connect, with a hint when nothing listens at `path`.
-        static func unreachable(_ path: String, _ error: SocketError) -> Failure {
+        static func unreachable(_ path: String, _ error: SystemError) -> Failure {
             guard error.isNotFound || error.isConnectionRefused else { return .connection("cannot reach the host at \(path): \(error)") }
             return .connection(
                 "no host is listening at \(path) (\(error.name)): is `switchyard run` running? "
@@ -48,7 +49,7 @@ public final class ControlClient {
     /// for ``ControlClient``, ``AsyncControlClient`` and ``ControlLineConnection``.
     public static let maxLineLength = 64 << 20
 
-    private let socket: ControlSocket
+    private let socket: UnixSocket
     private let path: String
     private var reader = MessageReader(maxLineLength: ControlClient.maxLineLength)
     private let endpoint = RPCEndpoint()
@@ -62,7 +63,7 @@ public final class ControlClient {
     public init(path: String, timeoutMilliseconds: Int32 = 30_000) throws(Failure) {
         self.path = path
         self.timeoutMilliseconds = timeoutMilliseconds
-        do { socket = try ControlSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
+        do { socket = try UnixSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
         endpoint.send = { [unowned self] line in
             do throws(Failure) { try self.sendRaw(line) } catch { self.writeFailure = error }
         }
@@ -72,7 +73,7 @@ public final class ControlClient {
 
     /// Whether something accepts connections at `path` (a stale socket file does not), whoever runs it.
     public static func isListening(_ path: String) -> Bool {
-        guard let socket = try? ControlSocket(connectingTo: path, requireSameUser: false) else { return false }
+        guard let socket = try? UnixSocket(connectingTo: path, requireSameUser: false) else { return false }
         socket.close()
         return true
     }

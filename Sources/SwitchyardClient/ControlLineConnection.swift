@@ -1,4 +1,5 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import Synchronization
 
 /// A connection to a host's control socket that moves lines as bytes, for a relay that must pass the host's lines on
@@ -9,14 +10,14 @@ import Synchronization
 /// stops calling it, the host's bounded queue for this client fills and the host disconnects it (§15): a slow relay
 /// costs the host no more than that.
 public final class ControlLineConnection: Sendable {
-    private let socket: ControlSocket
+    private let socket: UnixSocket
     private let path: String
     private let framer: Mutex<LineFramer>
 
     /// Connects to the host listening at `path`, refusing a server that runs as another user.
     public init(path: String, maxLineLength: Int = ControlClient.maxLineLength) throws(ControlClient.Failure) {
         self.path = path
-        do { socket = try ControlSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
+        do { socket = try UnixSocket(connectingTo: path) } catch { throw .unreachable(path, error) }
         framer = Mutex(LineFramer(maxLineLength: maxLineLength))
     }
 
@@ -39,7 +40,7 @@ public final class ControlLineConnection: Sendable {
             case nil: break
             }
             let bytes: [UInt8]
-            do { bytes = try socket.receive() } catch { throw .connection("cannot read from \(path): \(error)") }
+            do { bytes = try socket.read() } catch { throw .connection("cannot read from \(path): \(error)") }
             if bytes.isEmpty { return nil }
             framer.withLock { $0.append(bytes) }
         }

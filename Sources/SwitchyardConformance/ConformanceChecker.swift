@@ -1,8 +1,8 @@
 public import SwitchyardNavigation
 public import SwitchyardProtocol
+import SwitchyardSystem
 import Synchronization
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSpec
 
 /// What to run.
 public struct CheckOptions: Sendable {
@@ -53,9 +53,9 @@ public enum ConformanceChecker {
             }
         }
 
-        var threads: [UVThread] = []
+        var threads: [SystemThread] = []
         func spawn(_ body: @escaping @Sendable () -> Void) {
-            do { threads.append(try UVThread.spawn(body)) } catch { body() }
+            do { threads.append(try SystemThread.spawn(body)) } catch { body() }
         }
         let samples = options.timingSamples
         spawn {

@@ -1,6 +1,6 @@
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardTesting
+import SwitchyardSpec
 
 extension PluginSession {
     /// What the checker calls itself in `initialize`'s `host`.

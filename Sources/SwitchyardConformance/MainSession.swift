@@ -1,6 +1,6 @@
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardTesting
+import SwitchyardSpec
 
 /// The main conversation with the plugin, in the order a host has it: the handshake and route table, every
 /// coordinator type created, routed, deep-linked, then the robustness checks on the live instances, then destroy,

@@ -1,8 +1,8 @@
 import Dispatch
 import Glibc
+import SwitchyardSystem
 import Synchronization
 public import SwitchyardProtocol
-import SwitchyardUV
 
 /// How to start the plugin under check: what a manifest entry resolves to, or a bare command.
 public struct PluginLaunch: Sendable {
@@ -113,7 +113,7 @@ final class PluginSession: Sendable {
     private static let boundedWriteBytes = 32 << 10
 
     /// Starts the plugin. Throws when it cannot be spawned at all (no such program).
-    init(_ launch: PluginLaunch) throws(UVError) {
+    init(_ launch: PluginLaunch) throws(SystemError) {
         self.launch = launch
         let inbox = SessionInbox(maxLineBytes: launch.limits.maxLineBytes)
         self.inbox = inbox
@@ -140,7 +140,7 @@ final class PluginSession: Sendable {
         }
         let child = self.child
         let written = DispatchSemaphore(value: 0)
-        let writer = try? UVThread.spawn {
+        let writer = try? SystemThread.spawn {
             child.write(bytes + [0x0A])
             written.signal()
         }

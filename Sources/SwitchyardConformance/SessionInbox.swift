@@ -1,7 +1,7 @@
 import Dispatch
+import SwitchyardSystem
 import Synchronization
 import SwitchyardProtocol
-import SwitchyardUV
 
 /// The lines of a conversation, bounded: past ``capacity`` the oldest half goes (a plugin flooding its stdout), and
 /// positions stay absolute, so a mark taken earlier still names the same line.

@@ -1,5 +1,6 @@
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// A control client's per-session state that a method may change (`tree/subscribe`). The socket's sessions have

@@ -8,7 +8,8 @@
 /// - ``finish()`` at end of stream yields an unterminated last line.
 ///
 /// UTF-8 and JSON validity are the parser's business; the framer is byte-level and has no I/O (LSP's
-/// `JSONMessageParser` shape).
+/// `JSONMessageParser` shape). The rules themselves are ``LineRules``, which a reader that frames in place in its own
+/// buffer (the Swift SDK's stdin loop) applies too.
 public struct LineFramer: Sendable {
     public enum Event: Sendable, Equatable {
         /// A complete line without its terminator, and its 1-based number in the stream.
@@ -68,8 +69,7 @@ public struct LineFramer: Sendable {
                 continue
             }
             if let newline = firstNewline(from: scanFrom) {
-                var end = newline
-                if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+                let end = LineRules.contentEnd(buffer, start: start, terminator: newline)
                 let lineStart = start
                 start = newline + 1
                 scanFrom = start
@@ -108,8 +108,7 @@ public struct LineFramer: Sendable {
             return nil
         }
         guard start < buffer.count else { return nil }
-        var end = buffer.count
-        if buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let end = LineRules.contentEnd(buffer, start: start, terminator: buffer.count)
         lineCount += 1
         if end - start > maxLineLength { return .lineTooLong(length: end - start, lineNumber: lineCount) }
         return .line(buffer[start..<end], lineNumber: lineCount)
@@ -120,9 +119,50 @@ public struct LineFramer: Sendable {
         let bytes = buffer.span
         var index = position
         while index < bytes.count {
-            if bytes[index] == 0x0A { return index }
+            if bytes[index] == LineRules.newline { return index }
             index += 1
         }
         return nil
+    }
+}
+
+/// How JSON Lines are framed on every stream of the protocol (spec §1), stated once for the two readers: the
+/// incremental ``LineFramer`` (host, control client, conformance checker) and the Swift SDK's stdin loop, which
+/// frames in place in its read buffer and hands lines on as ranges.
+///
+/// - A line ends at ``newline``; a `\r` right before it is not part of the line (``contentEnd(_:start:terminator:)``).
+/// - A line of only spaces and tabs is blank (``isBlank(_:start:end:)``): skipped, not an error, but counted, so
+///   line numbers in errors match an editor's.
+/// - An unterminated last line is still a line at end of stream.
+///
+/// The length bound is the reader's: ``LineFramer`` enforces its ``LineFramer/maxLineLength``; the SDK applies
+/// none, since the host bounds what it sends and a plugin has no one to report a long line to. UTF-8 and JSON
+/// validity are the parser's.
+public enum LineRules {
+    /// The byte that ends a line. Computed and inlinable, so a loop over every byte read compares with a constant
+    /// instead of loading a global.
+    @inlinable public static var newline: UInt8 { 0x0A }
+
+    /// The end of the content of the line `bytes[start..<terminator]` (`terminator`: its `\n`, or the end of the
+    /// stream): one `\r` right before the terminator is dropped, so `\r\n` works.
+    @inlinable
+    public static func contentEnd(_ bytes: [UInt8], start: Int, terminator: Int) -> Int {
+        terminator > start && bytes[terminator - 1] == UInt8(ascii: "\r") ? terminator - 1 : terminator
+    }
+
+    /// Whether a line is blank: only spaces and tabs (a stray `print()` in a plugin).
+    @inlinable
+    public static func isBlank(_ bytes: some Collection<UInt8>) -> Bool {
+        bytes.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+    }
+
+    /// ``isBlank(_:)`` for `bytes[start..<end]`, without a slice: a JSON line starts with `{` and is known not
+    /// blank after one byte.
+    @inlinable
+    public static func isBlank(_ bytes: [UInt8], start: Int, end: Int) -> Bool {
+        if start < end && bytes[start] == UInt8(ascii: "{") { return false }
+        var index = start
+        while index < end, bytes[index] == 0x20 || bytes[index] == 0x09 { index += 1 }
+        return index == end
     }
 }

@@ -1,3 +1,6 @@
+import Synchronization
+import SwitchyardSystem
+
 /// The outcome of ``runOnLoopThread(_:timeoutMs:_:)``.
 public struct LoopThreadRun<Value: Sendable>: Sendable {
     public let value: Value
@@ -14,19 +17,45 @@ public struct LoopThreadTimeout: Error, CustomStringConvertible {
 /// Runs `body` on a fresh loop on its own thread until it calls `finish`, then closes the loop.
 ///
 /// A loop timer enforces the time limit. After `finish`, pending close callbacks run and the handles still open are
-/// counted. Used by tests and the benchmark; the host has ``UVThread`` plus its own lifecycle.
+/// counted. Used by tests and the benchmark; the host has a ``SystemThread`` plus its own lifecycle. `body` is sent
+/// to the loop's thread, which owns it from then on.
 public func runOnLoopThread<Value: Sendable>(
     _ type: Value.Type, timeoutMs: UInt64,
-    _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
+    _ body: sending @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
 ) async throws -> LoopThreadRun<Value> {
-    let box = TransferBox(body)
-    return try await withCheckedThrowingContinuation { continuation in
-        do {
-            _ = try UVThread.spawn {
-                continuation.resume(with: runLoopBody(timeoutMs: timeoutMs, box.value))
+    let outcome = LoopOutcome<LoopThreadRun<Value>>()
+    _ = try SystemThread.spawn { outcome.deliver(runLoopBody(timeoutMs: timeoutMs, body)) }
+    return try await outcome.value()
+}
+
+/// A loop thread's outcome, handed to the task awaiting it whichever comes first, the outcome or the wait: the
+/// thread owns the body it was sent, and only this Sendable value crosses back.
+private final class LoopOutcome<Value: Sendable>: Sendable {
+    private enum State {
+        case pending
+        case awaited(CheckedContinuation<Value, any Error>)
+        case delivered(Result<Value, any Error>)
+    }
+
+    private let state = Mutex(State.pending)
+
+    func deliver(_ result: Result<Value, any Error>) {
+        let waiter = state.withLock { state -> CheckedContinuation<Value, any Error>? in
+            defer { state = .delivered(result) }
+            if case .awaited(let continuation) = state { return continuation }
+            return nil
+        }
+        waiter?.resume(with: result)
+    }
+
+    func value() async throws -> Value {
+        try await withCheckedThrowingContinuation { continuation in
+            let delivered = state.withLock { state -> Result<Value, any Error>? in
+                if case .delivered(let result) = state { return result }
+                state = .awaited(continuation)
+                return nil
             }
-        } catch {
-            continuation.resume(throwing: error)
+            if let delivered { continuation.resume(with: delivered) }
         }
     }
 }
@@ -63,10 +92,4 @@ private func runLoopBody<Value: Sendable>(
     case .failure(let error): return .failure(error)
     case nil: return .failure(LoopThreadTimeout(milliseconds: 0))
     }
-}
-
-/// Moves a non-Sendable value to exactly one other thread, which then owns it.
-struct TransferBox<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

@@ -1,4 +1,5 @@
 import CLibUV
+public import SwitchyardSystem
 
 /// A libuv (or errno) failure, with the operation that produced it.
 ///
@@ -20,6 +21,11 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
         self.init(code: -value, operation: operation)
     }
 
+    /// A failed syscall made through ``SwitchyardSystem``: on Unix libuv's codes are `-errno`, so nothing is lost.
+    public init(_ error: SystemError) {
+        self.init(errno: error.errno, operation: error.operation)
+    }
+
     /// `uv_err_name`, e.g. `"EPIPE"`.
     public var name: String {
         guard let cString = uv_err_name(code) else { return "UNKNOWN" }
@@ -38,6 +44,12 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
     public var isConnectionRefused: Bool { code == UV_ECONNREFUSED.rawValue }
     public var isPermissionDenied: Bool { code == UV_EACCES.rawValue || code == UV_EPERM.rawValue }
     public var isTimeout: Bool { code == UV_ETIMEDOUT.rawValue }
+
+    /// A failure that says the system is short of something (descriptors, processes, memory) rather than that the
+    /// request is wrong: worth retrying once resources come back. `ENOENT` or `EACCES` are not.
+    public var isResourceExhaustion: Bool {
+        [UV_EMFILE.rawValue, UV_ENFILE.rawValue, UV_EAGAIN.rawValue, UV_ENOMEM.rawValue, UV_ENOBUFS.rawValue].contains(code)
+    }
 
     /// The error a closed handle raises, instead of touching freed memory.
     public static func closed(_ operation: String) -> UVError {

@@ -63,7 +63,7 @@ public final class UVLoop {
 
     /// Runs until no referenced handle is active or ``stop()`` is called.
     ///
-    /// - Important: Never call this on a Swift-concurrency pool thread: it blocks. Use ``UVThread``.
+    /// - Important: Never call this on a Swift-concurrency pool thread: it blocks. Use a `SystemThread`.
     public func run() {
         claimThread()
         uv_run(raw, UV_RUN_DEFAULT)

@@ -1,5 +1,6 @@
 import CLibUV
 import Glibc
+import SwitchyardSystem
 
 /// A pipe or Unix-domain socket stream (`uv_pipe_t`).
 ///
@@ -258,12 +259,7 @@ public final class UVPipe: UVHandle {
     /// The peer's process id and user id of a connected Unix socket (`SO_PEERCRED`).
     public func peerCredentials() throws(UVError) -> (pid: Int32, uid: UInt32) {
         guard let fd = fileDescriptor else { throw UVError.closed("getsockopt(SO_PEERCRED)") }
-        var uid: UInt32 = 0
-        var pid: Int32 = 0
-        if switchyard_peer_uid(fd, &uid, &pid) != 0 {
-            throw UVError(errno: errno, operation: "getsockopt(SO_PEERCRED)")
-        }
-        return (pid, uid)
+        do { return try UnixSocket.peerCredentials(fd, "getsockopt(SO_PEERCRED)") } catch { throw UVError(error) }
     }
 
     /// Wraps an existing descriptor (for example stdin) in this pipe.

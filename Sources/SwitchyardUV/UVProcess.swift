@@ -1,4 +1,5 @@
 import CLibUV
+public import SwitchyardSystem
 import Glibc
 import Synchronization
 
@@ -208,12 +209,10 @@ public final class UVProcess: UVHandle {
             throw UVError(code: status, operation: "uv_spawn \(options.executable)")
         }
         pid = handle.pointee.pid
-        UVProcess.spawned.withLock { _ = $0.insert(pid) }
+        // Recorded until reaped: the children that are not in here were adopted (see
+        // ``SystemProcess/endAdoptedOrphans()``).
+        SystemProcess.spawnedByLoop.withLock { _ = $0.insert(pid) }
     }
-
-    /// Every child spawned through ``spawn(loop:options:onExit:)`` in this process and not yet reaped: the children
-    /// that are not in here were adopted (see ``SystemProcess/endAdoptedOrphans()``).
-    static let spawned = Mutex<Set<Int32>>([])
 
     private func spawn(
         _ handle: UnsafeMutablePointer<uv_process_t>, _ spawnOptions: inout uv_process_options_t,
@@ -263,7 +262,7 @@ public final class UVProcess: UVHandle {
     fileprivate func exited(status: Int64, signal: Int32) {
         let termination: TerminationStatus = signal != 0 ? .signaled(signal) : .exited(status)
         terminationStatus = termination
-        UVProcess.spawned.withLock { _ = $0.remove(pid) }
+        SystemProcess.spawnedByLoop.withLock { _ = $0.remove(pid) }
         let handler = exitHandler
         exitHandler = nil
         handler?(termination)

@@ -1,5 +1,6 @@
 import CLibUV
 import Glibc
+import SwitchyardSystem
 
 /// A listening Unix-domain socket that survives running out of descriptors.
 ///
@@ -22,7 +23,7 @@ public final class UVUnixListener: UVHandle {
     /// Creates the socket file at `path` with `mode` (applied between `bind` and `listen`, so no client can connect
     /// before it holds) and listens.
     public init(loop: UVLoop, path: String, mode: UInt32 = 0o600, backlog: Int32 = 64) throws(UVError) {
-        fd = try Self.listeningSocket(path: path, mode: mode, backlog: backlog)
+        do { fd = try UnixSocket.listen(at: path, mode: mode, backlog: backlog) } catch { throw UVError(error) }
         super.init(loop: loop, type: UV_POLL)
         guard let raw else {
             Glibc.close(fd)
@@ -36,23 +37,6 @@ public final class UVUnixListener: UVHandle {
             throw UVError(code: status, operation: "uv_poll_init")
         }
         adopt()
-    }
-
-    private static func listeningSocket(path: String, mode: UInt32, backlog: Int32) throws(UVError) -> Int32 {
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue), 0)
-        if fd < 0 { throw UVError(errno: errno, operation: "socket") }
-        if unixAddressCall(fd, path, "bind", Glibc.bind) != 0 {
-            let error = UVError(errno: errno, operation: "bind \(path)")
-            Glibc.close(fd)
-            throw error
-        }
-        if chmod(path, mode) != 0 || Glibc.listen(fd, backlog) != 0 {
-            let error = UVError(errno: errno, operation: "listen \(path)")
-            Glibc.close(fd)
-            unlink(path)
-            throw error
-        }
-        return fd
     }
 
     /// Starts accepting; `handler` gets each connection as an open ``UVPipe``.
@@ -76,15 +60,16 @@ public final class UVUnixListener: UVHandle {
         // A bounded batch per wake-up: a flood of connections must not starve the plugins' pipes.
         for _ in 0..<32 {
             guard isOpen else { return }
-            let client = retryingEINTR { switchyard_accept_cloexec(fd) }
-            if client < 0 {
-                let failure = errno
-                if failure == ECONNABORTED { continue }
-                if failure == EAGAIN || failure == EWOULDBLOCK {
+            let client: Int32
+            do throws(SystemError) {
+                guard let accepted = try UnixSocket.accept(fd) else {
                     backoffMs = 0
                     return
                 }
-                pause(UVError(errno: failure, operation: "accept4"))
+                client = accepted
+            } catch {
+                if error.errno == ECONNABORTED { continue }
+                pause(UVError(error))
                 return
             }
             backoffMs = 0

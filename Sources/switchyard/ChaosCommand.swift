@@ -3,7 +3,7 @@ import Logging
 import SwitchyardChaos
 import SwitchyardHost
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `switchyard chaos`: the demo app under a stream of navigation requests while plugins are killed, stopped and
 /// flooded at random; a report of what was sent, answered, failed (typed) and lost, and how fast the host recovered.

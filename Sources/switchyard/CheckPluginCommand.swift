@@ -1,7 +1,7 @@
 import ArgumentParser
 import SwitchyardConformance
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `switchyard check-plugin`: runs one plugin executable on its own through the conformance checks.
 struct CheckPluginCommand: ParsableCommand {

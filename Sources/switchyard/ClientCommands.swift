@@ -4,7 +4,7 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 
 /// Where the running host listens (`--socket PATH`, or the default path of `--app NAME`), and how the client logs.
 struct ClientOptions: ParsableArguments {

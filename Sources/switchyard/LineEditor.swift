@@ -1,6 +1,6 @@
 import Dispatch
+import SwitchyardSystem
 import Synchronization
-import SwitchyardUV
 
 /// The prompt's line editor, as shells behave: insert, backspace, Delete, left/right, Home/End (Ctrl-A/E), up/down
 /// through the history, Ctrl-U clears, Ctrl-C abandons the line (never quits), Ctrl-D on an empty line ends input,

@@ -1,6 +1,6 @@
 import ArgumentParser
 import SwitchyardHost
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `--manifest` and `--allow-unknown-keys`, for the commands that start an app (`run`, `chaos`).
 struct ManifestOptions: ParsableArguments {

@@ -1,8 +1,8 @@
+import SwitchyardSystem
 import Synchronization
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardUV
 
 /// `switchyard run` on a terminal: reads commands and deep links, prints the tree after each change it makes, and
 /// prints the changes made elsewhere — another client (`switchyard open`), a plugin's own navigation, a plugin

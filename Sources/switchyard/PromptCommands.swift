@@ -1,6 +1,6 @@
 import ArgumentParser
 import SwitchyardClient
-import SwitchyardUV
+import SwitchyardSystem
 
 /// The type that names one prompt command (swift-argument-parser tells subcommands apart by type).
 protocol PromptCommandSpec {

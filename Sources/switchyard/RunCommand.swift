@@ -4,7 +4,7 @@ import Logging
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardUV
+import SwitchyardSystem
 import Synchronization
 
 /// `switchyard run`: starts an app from its manifest; interactive on a terminal, or runs a script.

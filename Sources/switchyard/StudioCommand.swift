@@ -2,7 +2,7 @@ import ArgumentParser
 import Glibc
 import SwitchyardClient
 import SwitchyardHost
-import SwitchyardUV
+import SwitchyardSystem
 
 /// Starts `switchyard-studio` (the web server, a separate executable so that this process, which may be the host,
 /// never links SwiftNIO) as a child pointed at a host's control socket. It talks to the host only through that

@@ -1,6 +1,6 @@
 import ArgumentParser
 import Glibc
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `switchyard`: runs a composed app of coordinator plugins and talks to a running one.
 @main

@@ -1,17 +1,18 @@
 import Foundation
 import Testing
 
-/// The point of the SwitchyardClient module: talking to a host must not need libuv. Read from the manifest itself
-/// (`swift package dump-package` loads only this package's manifest, resolves nothing and takes ~0.3 s), so the
-/// check fails the moment someone adds a libuv-linked dependency, directly or through another target.
-@Suite("SwitchyardClient needs no libuv", .timeLimit(.minutes(1)))
+/// The package's layering, read from the manifest itself (`swift package dump-package` loads only this package's
+/// manifest, resolves nothing and takes ~0.3 s), so a check fails the moment someone adds a dependency that breaks
+/// it, directly or through another target: talking to a host (SwitchyardClient) and writing a plugin (the SDK) must
+/// not need libuv, and only the libuv wrapper and the syscall layer may use pointers.
+@Suite("Package layering: no libuv in the client or the SDK, strict memory safety elsewhere", .timeLimit(.minutes(1)))
 struct DependencyTests {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    /// Each target's direct dependencies by name (targets of this package and products of others alike).
-    static func targetDependencies() throws -> [String: [String]] {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-dump-\(getpid())")
+    /// The manifest's targets, as `dump-package` writes them.
+    static func targets() throws -> [[String: Any]] {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -24,8 +25,13 @@ struct DependencyTests {
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let manifest = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        return manifest["targets"] as? [[String: Any]] ?? []
+    }
+
+    /// Each target's direct dependencies by name (targets of this package and products of others alike).
+    static func targetDependencies() throws -> [String: [String]] {
         var dependencies: [String: [String]] = [:]
-        for target in manifest["targets"] as? [[String: Any]] ?? [] {
+        for target in try targets() {
             guard let name = target["name"] as? String else { continue }
             dependencies[name] = (target["dependencies"] as? [[String: Any]] ?? []).compactMap { dependency in
                 // {"byName": [name, condition]}, {"target": [name, condition]}, {"product": [name, package, ...]}
@@ -38,19 +44,40 @@ struct DependencyTests {
         return dependencies
     }
 
-    @Test("the transitive target dependencies of SwitchyardClient include neither CLibUV nor SwitchyardUV")
-    func noLibUV() throws {
+    @Test(
+        "the transitive target dependencies of the client and of the plugin SDK include neither CLibUV nor SwitchyardUV",
+        arguments: ["SwitchyardClient", "SwitchyardPlugin", "SwitchyardPluginTesting"])
+    func noLibUV(_ target: String) throws {
         let graph = try Self.targetDependencies()
-        try #require(graph["SwitchyardClient"] != nil, "the manifest has no SwitchyardClient target")
-        var seen: Set<String> = []
-        var queue = ["SwitchyardClient"]
-        while let next = queue.popLast() {
-            guard seen.insert(next).inserted else { continue }
-            queue += graph[next] ?? []
-        }
+        try #require(graph[target] != nil, "the manifest has no \(target) target")
+        let seen = Self.reach(target, in: graph)
         #expect(!seen.contains("CLibUV") && !seen.contains("SwitchyardUV") && !seen.contains("SwitchyardHost"), "\(seen.sorted())")
         // The check itself is alive: the host does reach libuv through the same walk.
-        #expect(graph["SwitchyardUV"]?.contains("CLibUV") == true)
+        #expect(Self.reach("SwitchyardHost", in: graph).contains("CLibUV"))
+    }
+
+    @Test("the shipped CLI links no test module: the schema validator and transcripts it needs are SwitchyardSpec")
+    func noTestModuleInTheCLI() throws {
+        let graph = try Self.targetDependencies()
+        let tests = ["SwitchyardTestSupport", "SwitchyardHostTestSupport", "SwitchyardPluginTesting", "Testing", "XCTest"]
+        let reached = Self.reach("switchyard", in: graph)
+        #expect(reached.isDisjoint(with: tests), "switchyard reaches \(reached.intersection(tests).sorted())")
+        // The check itself is alive: the CLI does reach the spec's module through the same walk.
+        #expect(reached.contains("SwitchyardSpec"))
+    }
+
+    @Test("every Swift module but the libuv wrapper and the syscall layer is built with strict memory safety")
+    func strictMemorySafety() throws {
+        var exempt: [String] = []
+        for target in try Self.targets() {
+            guard let name = target["name"] as? String, let type = target["type"] as? String,
+                type != "system", type != "test"
+            else { continue }
+            let settings = target["settings"] as? [[String: Any]] ?? []
+            let strict = settings.contains { ($0["kind"] as? [String: Any])?["strictMemorySafety"] != nil }
+            if !strict { exempt.append(name) }
+        }
+        #expect(exempt.sorted() == ["SwitchyardSystem", "SwitchyardUV"])
     }
 
     /// Every target `start` reaches through the graph (itself included).

@@ -2,6 +2,7 @@ import Logging
 package import SwitchyardClient
 package import SwitchyardHost
 package import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
 import SwitchyardUV
 import Synchronization

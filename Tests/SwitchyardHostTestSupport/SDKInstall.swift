@@ -1,5 +1,5 @@
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 
 /// The Python and Node SDK packages installed the way the README tells a plugin author to, into fresh temporary
 /// places, offline (`pip --no-index`, `npm --offline`): the proof that the packages install without network and work

@@ -1,6 +1,6 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The benchmark is not part of CI's pass/fail on figures (no timing assertions anywhere in `swift test`), but it

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The `switchyard` executable end to end: the real CLI, the real host, the demo app's real plugin processes.

@@ -1,8 +1,8 @@
 import SwitchyardConformance
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// `switchyard check-plugin` through the real CLI, against the real plugin executables: every bundled plugin passes,

@@ -3,8 +3,8 @@ import Glibc
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Every descendant of a plugin ends with the host, including ones that `setsid()` or double-fork, under each

@@ -5,8 +5,8 @@ import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 @Suite("Control interface and composition at start-up", .heavy, .timeLimit(.minutes(1)))

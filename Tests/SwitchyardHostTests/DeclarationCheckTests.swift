@@ -1,6 +1,6 @@
 import Foundation
 import SwitchyardHostTestSupport
-import SwitchyardUV
+import SwitchyardSystem
 import SwitchyardTestSupport
 import Testing
 

@@ -3,9 +3,9 @@ import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSpec
 import Testing
 
 /// An app degrades instead of refusing: a tab whose plugin does not serve is a placeholder, unavailable with the

@@ -4,7 +4,6 @@ import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardTesting
 import SwitchyardTestSupport
 import Testing
 

@@ -5,8 +5,8 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Protocol/README.md §7 walked row by row: each code is produced through the real host and real plugin processes,

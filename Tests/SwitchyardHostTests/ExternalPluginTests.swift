@@ -1,6 +1,6 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Feature modules are built independently: a plugin in its own package, depending only on the SDK product, joins

@@ -2,8 +2,8 @@ import Glibc
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// One way a plugin misbehaves, and what the host must do about it.

@@ -1,7 +1,7 @@
 import Foundation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Issue 15, "the CLI" and the second host: the CLI behaves like the tools people know. Hosts here get a private

@@ -1,8 +1,8 @@
 import Foundation
 import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The README's Troubleshooting section quotes what the CLI prints for the likeliest mistakes. Each quote sits in a

@@ -2,8 +2,8 @@ import Glibc
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// `switchyard init plugin` as an author uses it: the plugin it writes, in each language and with each kind of root,

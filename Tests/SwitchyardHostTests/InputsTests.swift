@@ -4,8 +4,8 @@ import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// A folder for one test, removed (whatever it holds, whoever owns it) when the test ends.

@@ -2,8 +2,8 @@ import Glibc
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 @Suite("Plugin lifecycle: handshake, faults, descriptors, shutdown", .heavy, .timeLimit(.minutes(1)))

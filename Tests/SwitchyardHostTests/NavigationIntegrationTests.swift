@@ -3,7 +3,6 @@ import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The composed tree through the real host and the real demo plugins: Swift (main, authenticated, todos), Python

@@ -1,7 +1,7 @@
 import Glibc
 import SwitchyardHostTestSupport
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Children never outlive the host: after a normal exit, SIGTERM or SIGKILL of `switchyard run`, no plugin is left.

@@ -1,8 +1,8 @@
 import Foundation
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The fenced blocks of the README that follow a `<!-- MARKER: LABEL -->` line, in order: the label and the block's text.

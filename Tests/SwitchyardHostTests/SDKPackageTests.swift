@@ -2,8 +2,8 @@ import Glibc
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The Python and Node packages in Protocol/sdk as a plugin author and a UI author get them: installed offline into a

@@ -4,8 +4,8 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
 import SwitchyardUV
 import Testing
 

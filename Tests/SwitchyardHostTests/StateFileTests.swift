@@ -3,8 +3,8 @@ import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// `--state FILE`: the tree survives the host, atomically.

@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// The studio in a real headless Chromium (Debian's `chromium` and `chromium-driver`, driven by Selenium from a Python

@@ -3,9 +3,9 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSpec
 import Testing
 
 /// The protocol trace through the real CLI and host: the file, the log, and control subscribers (spec §15.1).

@@ -3,9 +3,9 @@ import SwitchyardClient
 import SwitchyardHost
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSpec
 import Testing
 
 /// Every `Protocol/transcripts/*.jsonl` is replayed against the real code, so the spec cannot drift from it.

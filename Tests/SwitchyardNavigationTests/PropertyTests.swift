@@ -1,6 +1,5 @@
 @testable import SwitchyardNavigation
 import SwitchyardProtocol
-import SwitchyardTesting
 import Testing
 
 @Suite("Tree properties under random operation sequences", .timeLimit(.minutes(1)))

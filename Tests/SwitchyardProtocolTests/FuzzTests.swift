@@ -1,7 +1,6 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
-import SwitchyardUV
 import Testing
 
 /// A bounded random/mutation fuzz of the host's JSON-lines parsing, run by `swift test` on every CI run (the

@@ -1,6 +1,6 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Testing
 
 /// Nicolas Seriot's JSONTestSuite (vendored under Tests/Fixtures with its MIT licence): `y_` must parse, `n_` must

@@ -1,7 +1,7 @@
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardTesting
-import SwitchyardUV
+import SwitchyardSpec
 import Testing
 
 /// `Protocol/schema/` is checked against the code and the transcripts, so neither can drift from the spec.

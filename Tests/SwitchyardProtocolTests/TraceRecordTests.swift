@@ -1,6 +1,6 @@
 import SwitchyardProtocol
 import SwitchyardTestSupport
-import SwitchyardTesting
+import SwitchyardSpec
 import Testing
 
 @Suite("Protocol trace records", .timeLimit(.minutes(1)))

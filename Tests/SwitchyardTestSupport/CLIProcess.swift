@@ -1,6 +1,6 @@
 import Foundation
+import SwitchyardSystem
 import Synchronization
-import SwitchyardUV
 
 /// A process started by a test (the `switchyard` CLI by default), with its stdout and stderr collected line by line.
 ///

@@ -1,6 +1,6 @@
+import SwitchyardSystem
 package import Testing
 import Synchronization
-import SwitchyardUV
 
 /// At most a few heavy suites (real hosts, real plugin processes, builds) run at once: on a 2-core machine, forty
 /// hosts starting together starve each other into timeouts, which a larger timeout would only hide.

@@ -1,6 +1,6 @@
-package import SwitchyardTesting
+import SwitchyardSystem
+package import SwitchyardSpec
 import SwitchyardProtocol
-import SwitchyardUV
 
 extension SchemaValidator {
     /// A validator over the schema files in `directory` (`Protocol/schema`).

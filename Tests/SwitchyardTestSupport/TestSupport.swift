@@ -1,3 +1,4 @@
+import SwitchyardSystem
 package import SwitchyardUV
 import Synchronization
 
@@ -111,7 +112,7 @@ private final class DeadlineRace<T: Sendable>: Sendable {
 /// ``runOnLoopThread(_:timeoutMs:_:)``.
 package func runOnLoop<Value: Sendable>(
     _ type: Value.Type, timeout: Double = defaultTimeout,
-    _ body: @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
+    _ body: sending @escaping (UVLoop, @escaping (Result<Value, any Error>) -> Void) throws -> Void
 ) async throws -> LoopThreadRun<Value> {
     try await runOnLoopThread(type, timeoutMs: UInt64(timeout * 1000), body)
 }

@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardSystem
 import SwitchyardTestSupport
 import SwitchyardUV
 import Testing
@@ -29,7 +30,7 @@ struct UVProcessTests {
     }
 
     /// Runs `cat`; `write` feeds its stdin (and half-closes it) and returns what it observed on the way.
-    func runCat(_ write: @escaping (UVPipe) throws -> [Int]) async throws -> LoopThreadRun<CatOutcome> {
+    func runCat(_ write: sending @escaping (UVPipe) throws -> [Int]) async throws -> LoopThreadRun<CatOutcome> {
         try await runOnLoop(CatOutcome.self) { loop, finish in
             var outcome = CatOutcome()
             func maybeFinish() {
@@ -216,7 +217,7 @@ struct UVProcessTests {
                 keepAlive.close()
                 finish(.success(loop.inLoopThread))
             })
-            _ = try UVThread.spawn {
+            _ = try SystemThread.spawn {
                 remote.execute { box.value() }
             }
         }

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import SwitchyardNavigation
 public import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// How to run a host (everything the manifest does not say).

@@ -1,5 +1,6 @@
 public import Logging
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// How log lines are written.

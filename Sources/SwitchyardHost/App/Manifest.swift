@@ -1,4 +1,5 @@
 public import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// The app description: which plugins to run and how (`switchyard.json`).

@@ -1,4 +1,5 @@
 public import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// One finding about a manifest, printed in the compiler's format — `file:line:column: error: message`, then the

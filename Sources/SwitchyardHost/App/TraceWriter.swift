@@ -1,6 +1,6 @@
 public import Logging
 public import SwitchyardProtocol
-public import SwitchyardUV
+public import SwitchyardSystem
 
 /// A protocol trace file (Protocol/README.md §15.1): one ``TraceRecord`` per line, written on its own thread.
 ///
@@ -20,7 +20,7 @@ public final class TraceWriter: Sendable {
     private let lines: RotatingLineWriter
 
     /// Creates (or truncates) `path`, mode 0600. Write errors later are logged once to `logger`, and end the trace.
-    public init(path: String, maxBytes: Int = defaultMaxBytes, logger: Logger? = nil) throws(UVError) {
+    public init(path: String, maxBytes: Int = defaultMaxBytes, logger: Logger? = nil) throws(SystemError) {
         lines = try RotatingLineWriter(
             path: path, maxFileBytes: max(Self.minimumMaxBytes, maxBytes),
             droppedLine: { count in TraceRecord.encodeDropped(milliseconds: WallClock.milliseconds, count: count) },

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// The control interface: JSON-RPC lines over a Unix socket, for the CLI, tests and UI shells.

@@ -2,6 +2,7 @@ public import Logging
 public import SwitchyardNavigation
 public import SwitchyardProtocol
 import Glibc
+import SwitchyardSystem
 import Synchronization
 import SwitchyardUV
 
@@ -30,7 +31,7 @@ public final class HostHandle: Sendable {
         let stopped = StopSignal()
         let handle: HostHandle = try await withCheckedThrowingContinuation { continuation in
             do {
-                _ = try UVThread.spawn {
+                _ = try SystemThread.spawn {
                     let loop: UVLoop
                     do { loop = try UVLoop() } catch {
                         continuation.resume(throwing: error)

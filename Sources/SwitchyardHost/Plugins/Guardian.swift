@@ -1,6 +1,7 @@
 import Glibc
 import Logging
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// How a host makes sure that no descendant of its plugins outlives it, strongest first.

@@ -1,6 +1,7 @@
 import DequeModule
 import Logging
 public import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// A plugin's state as the host reports it.

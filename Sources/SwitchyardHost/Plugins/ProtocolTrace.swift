@@ -1,5 +1,6 @@
 import Logging
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// Where a host's protocol trace goes: the trace file, the log (at level `trace`) and control clients subscribed

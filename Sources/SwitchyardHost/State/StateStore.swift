@@ -1,6 +1,7 @@
 import Logging
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 import Synchronization
 

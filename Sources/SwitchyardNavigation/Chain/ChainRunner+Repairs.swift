@@ -1,4 +1,4 @@
-public import SwitchyardProtocol
+package import SwitchyardProtocol
 
 // Chains that bring the tree up to what the route tables declare, outside any user navigation: a tab a restored
 // tree lacks (spec §17), a placeholder whose plugin now serves (spec §11), and content a restored instance lost
@@ -8,7 +8,7 @@ extension ChainRunner {
     /// saved before the tab existed): the owner answers `coordinator/route` for it (transition `tab`), and the
     /// entry goes in declaration order among the tabs the instance has. A coordinator the tab opens is created
     /// as a tab's would be, a placeholder if its plugin does not serve.
-    public static func addingTab(
+    package static func addingTab(
         tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, instance: InstanceID, tab: String
     ) throws(ResponseError) -> ChainRunner {
         let runner = ChainRunner(tree: tree, registry: registry, allocator: allocator, start: instance, steps: [])
@@ -26,7 +26,7 @@ extension ChainRunner {
 
     /// A runner that creates a placeholder in its plugin, which now serves: `coordinator/create` with reason `new`,
     /// the params it was opened with and its place in the tree, as when its parent was created.
-    public static func creatingPlaceholder(
+    package static func creatingPlaceholder(
         tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, instance id: InstanceID
     ) throws(ResponseError) -> ChainRunner {
         guard var placeholder = tree[id] else { throw .instanceNotFound(id) }

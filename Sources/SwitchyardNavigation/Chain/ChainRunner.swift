@@ -1,4 +1,4 @@
-public import SwitchyardProtocol
+package import SwitchyardProtocol
 
 /// Runs a chain of navigation steps against a working copy of the tree, without I/O ("sans-I/O").
 ///
@@ -59,7 +59,7 @@ public final class ChainRunner {
 
     /// A runner applying `steps` from `start` on a working copy of `tree`; `links` carries the deep-link context
     /// for the steps that came from one (by step index).
-    public init(
+    package init(
         tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, requester: Requester = .control,
         start: InstanceID, steps: [NavigationStep], links: [Int: DeepLinkContext] = [:],
         dismissReason: CoordinatorDismissedNotification.Reason = .navigation
@@ -76,7 +76,7 @@ public final class ChainRunner {
     }
 
     /// A runner that creates the tree's root instance (no steps).
-    public static func creatingRoot(
+    package static func creatingRoot(
         tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, root: RouteRegistry.TypeKey, params: JSONValue? = nil
     ) -> ChainRunner {
         let runner = ChainRunner(tree: tree, registry: registry, allocator: allocator, start: InstanceID(0), steps: [])

@@ -46,7 +46,7 @@ extension NavigationTree {
     }
 
     /// Marks ids handed out by `allocator` as used (so a persisted tree never reuses them).
-    public mutating func reserveIDs(from allocator: IDAllocator) { absorb(allocator) }
+    package mutating func reserveIDs(from allocator: IDAllocator) { absorb(allocator) }
 }
 
 extension Instance {

@@ -228,25 +228,29 @@ public struct NavigationTree: Sendable, Equatable {
 }
 
 /// Hands out instance and entry ids, shared by every chain of a host so concurrent chains never collide.
-public final class IDAllocator: @unchecked Sendable {
-    public private(set) var nextInstance: Int64
-    public private(set) var nextEntry: Int64
+///
+/// A class, so the chains in flight share one counter; not `Sendable`, so the compiler keeps it in the region of
+/// whoever owns it (the host's navigator on its loop, a test, the conformance checker's session), with the chain
+/// runners it is handed to. Package-internal: ids are the host's to give.
+package final class IDAllocator {
+    package private(set) var nextInstance: Int64
+    package private(set) var nextEntry: Int64
 
-    public init(nextInstance: Int64 = 1, nextEntry: Int64 = 1) {
+    package init(nextInstance: Int64 = 1, nextEntry: Int64 = 1) {
         self.nextInstance = nextInstance
         self.nextEntry = nextEntry
     }
 
-    public convenience init(continuing tree: NavigationTree) {
+    package convenience init(continuing tree: NavigationTree) {
         self.init(nextInstance: tree.nextInstanceID, nextEntry: tree.nextEntryID)
     }
 
-    public func instance() -> InstanceID {
+    package func instance() -> InstanceID {
         defer { nextInstance += 1 }
         return InstanceID(nextInstance)
     }
 
-    public func entry() -> EntryID {
+    package func entry() -> EntryID {
         defer { nextEntry += 1 }
         return EntryID(nextEntry)
     }

@@ -5,7 +5,6 @@ import Glibc
 import Darwin
 #endif
 public import SwitchyardProtocol
-import SystemPackage
 
 /// The plugin side of the protocol on stdio: the handshake, `$/ping`, `shutdown`/`exit`, request dispatch, and
 /// requests to the host.

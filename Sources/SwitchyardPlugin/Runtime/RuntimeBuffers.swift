@@ -1,16 +1,16 @@
-import CSwitchyardStdio
-import SwitchyardProtocol
-import SystemPackage
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import SwitchyardProtocol
+import SwitchyardSystem
 
 /// Pending output, written in one `write` per batch. Answers are written into ``pending`` in place (the request
 /// fast lane writes a whole response line there), so an answer costs no array of its own.
 struct Output {
-    var descriptor: FileDescriptor?
+    /// Where ``flush()`` writes (stdout's protocol descriptor); nil until ``PluginRuntime/run(_:)`` starts, and for an in-process peer, which takes the bytes.
+    var descriptor: Int32?
     /// The bytes not written yet: whole lines, in the order they were produced.
     var pending = JSONWriter(capacity: 16 * 1024)
 
@@ -29,18 +29,12 @@ struct Output {
         guard !pending.bytes.isEmpty else { return }
         // Not started by ``PluginRuntime/run(_:)`` yet: keep the bytes until stdout is known.
         guard let descriptor else { return }
-        // A plain `write` loop in C: `FileDescriptor.writeAll`'s generic buffer handling cost a fifth of a lone
-        // `$/ping`'s instructions.
-        guard unsafe switchyard_stdio_write_all(descriptor.rawValue, pending.bytes, pending.bytes.count) >= 0 else {
+        // A plain `write` loop: swift-system's `FileDescriptor.writeAll` and its generic buffer handling cost a fifth
+        // of a lone `$/ping`'s instructions.
+        do { try Descriptor.writeAll(descriptor, pending.bytes) } catch {
             // The host is gone (EPIPE): the contract is to exit.
             exit(0)
         }
         pending.removeAll()
     }
-}
-
-/// Moves a main-actor object into a closure that only ever uses it back on the main actor.
-struct UnsafeSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
 }

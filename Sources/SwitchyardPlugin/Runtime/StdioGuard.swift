@@ -1,5 +1,4 @@
-import CSwitchyardStdio
-import SystemPackage
+import SwitchyardSystem
 
 /// Keeps stdout for the protocol alone.
 enum StdioGuard {
@@ -12,11 +11,11 @@ enum StdioGuard {
     ///
     /// - Returns: the descriptor to write protocol messages to.
     static func protectStdout() -> Int32 {
-        switchyard_redirect_stdout_to_stderr()
+        StandardError.redirectStandardOutput()
         return 1
     }
 
     static func writeError(_ text: String) {
-        _ = try? FileDescriptor.standardError.writeAll(text.utf8)
+        StandardError.write(text)
     }
 }

@@ -1,7 +1,6 @@
-import CSwitchyardStdio
 import Dispatch
 import SwitchyardProtocol
-import SystemPackage
+import SwitchyardSystem
 
 extension PluginRuntime {
     /// Takes over stdio and serves the host until stdin closes. Never returns.
@@ -12,7 +11,7 @@ extension PluginRuntime {
         let protocolFD = StdioGuard.protectStdout()
         DispatchQueue.main.async {
             let runtime = makeRuntime()
-            runtime.output.descriptor = FileDescriptor(rawValue: protocolFD)
+            runtime.output.descriptor = protocolFD
             StdioLoop.start(runtime)
         }
         dispatchMain()
@@ -32,10 +31,10 @@ extension PluginRuntime {
 /// One write per read: a lone request is answered as soon as its handler returns, and a pipelined burst (many lines
 /// per read) costs one `write` for all its answers, not one each.
 ///
-/// Lines are framed in place in the read buffer (`memchr`) and handed to ``PluginRuntime/serve(_:start:end:lineNumber:)``
-/// as ranges: no array or slice per line. Framing follows ``LineFramer``: a line ends at `\n`, a `\r` before it is
-/// dropped, blank lines (spaces and tabs) are skipped but counted, and an unterminated last line is served at end
-/// of file. No line limit: the host bounds what it sends, and a plugin has no one to report a long line to.
+/// Lines are framed in place in the read buffer and handed to ``PluginRuntime/serve(_:start:end:lineNumber:)`` as
+/// ranges: no array or slice per line. Framing is the protocol's ``LineRules``, as ``LineFramer`` applies them
+/// (newlines found with `memchr`, ``Bytes/firstIndex(of:in:from:to:)``); the SDK sets no line limit, since the
+/// host bounds what it sends and a plugin has no one to report a long line to.
 enum StdioLoop {
     /// Bytes asked for per `read`: a pipelined burst of small requests arrives in one or two reads. The buffer
     /// grows (doubling) only for a line longer than it.
@@ -43,11 +42,12 @@ enum StdioLoop {
 
     @MainActor
     static func start(_ runtime: PluginRuntime) {
-        let target = UnsafeSendable(runtime)
-        DispatchQueue(label: "switchyard.stdin").async { serve(target) }
+        // The runtime is main-actor isolated (so Sendable): the reader thread only ever uses it inside
+        // `DispatchQueue.main.sync`, on the main actor.
+        DispatchQueue(label: "switchyard.stdin").async { serve(runtime) }
     }
 
-    private static func serve(_ target: UnsafeSendable<PluginRuntime>) -> Never {
+    private static func serve(_ runtime: PluginRuntime) -> Never {
         var buffer = [UInt8](repeating: 0, count: readSize)
         // `buffer[0..<filled]` holds bytes read; lines before `consumed` are served, `lineCount` numbers them.
         var filled = 0
@@ -56,15 +56,14 @@ enum StdioLoop {
         let main = DispatchQueue.main
         while true {
             if filled == buffer.count { buffer.append(contentsOf: repeatElement(0, count: buffer.count)) }
-            let count = unsafe switchyard_stdio_read_at(0, &buffer, filled, buffer.count)
-            guard count > 0 else {
-                // End of file (or an unreadable stdin, which ends the conversation the same way): the unterminated
-                // last line, if any, then the plugin contract: exit.
-                finish(buffer, filled, lineCount, on: target)
+            // End of file, or an unreadable stdin (which ends the conversation the same way): the unterminated last
+            // line, if any, then the plugin contract: exit.
+            guard let count = try? Descriptor.read(0, into: &buffer, at: filled), count > 0 else {
+                finish(buffer, filled, lineCount, on: runtime)
             }
             let scanFrom = filled
             filled += count
-            let consumed = run(buffer, scanFrom: scanFrom, filled: filled, lineCount: &lineCount, on: target, main)
+            let consumed = run(buffer, scanFrom: scanFrom, filled: filled, lineCount: &lineCount, on: runtime, main)
             if consumed > 0 {
                 // The partial line (rare: a burst cut by the read size) moves to the front.
                 for index in 0..<(filled - consumed) { buffer[index] = buffer[consumed + index] }
@@ -76,27 +75,26 @@ enum StdioLoop {
     /// Serves every complete line in `buffer[..<filled]` (new bytes from `scanFrom`); returns how many bytes they
     /// took.
     private static func run(
-        _ buffer: [UInt8], scanFrom: Int, filled: Int, lineCount: inout Int, on target: UnsafeSendable<PluginRuntime>,
+        _ buffer: [UInt8], scanFrom: Int, filled: Int, lineCount: inout Int, on runtime: PluginRuntime,
         _ main: DispatchQueue
     ) -> Int {
         // Only the first newline is searched here: the rest are found on the main actor, line by line.
-        guard unsafe switchyard_find_newline(buffer, scanFrom, filled) >= 0 else { return 0 }
+        guard Bytes.firstIndex(of: LineRules.newline, in: buffer, from: scanFrom, to: filled) != nil else { return 0 }
         var count = lineCount
         var consumed = 0
         // The `Void` overload: the generic one (a result) instantiates `Optional<T>` metadata on every call.
         main.sync {
-            MainActor.assumeIsolated { consumed = serveLines(buffer, filled: filled, lineCount: &count, target.value) }
+            MainActor.assumeIsolated { consumed = serveLines(buffer, filled: filled, lineCount: &count, runtime) }
         }
         lineCount = count
         return consumed
     }
 
     /// The last bytes, then exit.
-    private static func finish(_ buffer: [UInt8], _ filled: Int, _ lineCount: Int, on target: UnsafeSendable<PluginRuntime>) -> Never {
+    private static func finish(_ buffer: [UInt8], _ filled: Int, _ lineCount: Int, on runtime: PluginRuntime) -> Never {
         DispatchQueue.main.sync {
             MainActor.assumeIsolated {
                 var count = lineCount
-                let runtime = target.value
                 runtime.inBatch = true
                 let consumed = serveLines(buffer, filled: filled, lineCount: &count, runtime)
                 if consumed < filled { serveLine(buffer, start: consumed, terminator: filled, lineNumber: count + 1, runtime) }
@@ -111,9 +109,7 @@ enum StdioLoop {
     private static func serveLines(_ buffer: [UInt8], filled: Int, lineCount: inout Int, _ runtime: PluginRuntime) -> Int {
         var start = 0
         runtime.inBatch = true
-        while true {
-            let newline = unsafe switchyard_find_newline(buffer, start, filled)
-            guard newline >= 0 else { break }
+        while let newline = Bytes.firstIndex(of: LineRules.newline, in: buffer, from: start, to: filled) {
             lineCount += 1
             serveLine(buffer, start: start, terminator: newline, lineNumber: lineCount, runtime)
             start = newline + 1
@@ -125,14 +121,9 @@ enum StdioLoop {
 
     @MainActor
     private static func serveLine(_ buffer: [UInt8], start: Int, terminator: Int, lineNumber: Int, _ runtime: PluginRuntime) {
-        var end = terminator
-        if end > start && buffer[end - 1] == UInt8(ascii: "\r") { end -= 1 }
+        let end = LineRules.contentEnd(buffer, start: start, terminator: terminator)
         // Blank lines (a stray `print()`) are no fault: skipped, as ``MessageReader`` skips them.
-        if start == end || buffer[start] != UInt8(ascii: "{") {
-            var index = start
-            while index < end, buffer[index] == 0x20 || buffer[index] == 0x09 { index += 1 }
-            if index == end { return }
-        }
+        if LineRules.isBlank(buffer, start: start, end: end) { return }
         runtime.serve(buffer, start: start, end: end, lineNumber: lineNumber)
     }
 }

@@ -74,7 +74,7 @@ public struct MessageReader: Sendable {
                 data: ["line": .int(Int64(lineNumber)), "limit": .int(Int64(framer.maxLineLength)), "field": "line"])
             return .violation(ProtocolViolation(error: error, lineNumber: lineNumber, requestID: nil))
         case .line(let bytes, let lineNumber):
-            if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return nil }
+            if LineRules.isBlank(bytes) { return nil }
             return Self.decodeLine(bytes, lineNumber: lineNumber, maxDepth: maxDepth)
         }
     }

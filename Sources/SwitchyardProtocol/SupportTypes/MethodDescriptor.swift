@@ -39,14 +39,3 @@ public struct Empty: Codable, Sendable, Equatable {
         _ = encoder.container(keyedBy: IndexKey.self)
     }
 }
-
-/// Typed encoding and decoding of `params` and `result` values.
-public enum Coding {
-    public static func decode<T: Decodable>(_ type: T.Type, from value: JSONValue?) throws -> T {
-        try JSONValueDecoder().decode(type, from: value ?? .object(JSONObject()))
-    }
-
-    public static func encode<T: Encodable>(_ value: T) throws -> JSONValue {
-        try JSONValueEncoder().encode(value)
-    }
-}

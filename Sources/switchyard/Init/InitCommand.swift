@@ -1,5 +1,5 @@
 import ArgumentParser
-import SwitchyardUV
+import SwitchyardSystem
 
 /// `switchyard init`: starting points for plugin authors.
 struct InitCommand: ParsableCommand {

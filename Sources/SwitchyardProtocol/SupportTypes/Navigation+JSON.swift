@@ -1,23 +1,8 @@
-/// A type that writes its own compact JSON, byte for byte what its `Encodable` conformance produces.
-///
-/// Why: snapshots are the largest thing the host writes (`tree/get`, `tree/changed`, the state file). Through
-/// Codable a 1,000-instance tree took ~36 ms to encode, almost all of it generic container dispatch; written
-/// directly it is a few ms. `JSONStreamEncoderTests` pins every conformance to its Codable output.
-public protocol JSONWritable {
-    func write(to writer: inout JSONWriter)
-}
-
-extension JSONWriter {
-    /// A member name known not to need escaping.
-    mutating func key(_ name: String, first: inout Bool) {
-        if !first { append(UInt8(ascii: ",")) }
-        first = false
-        append(UInt8(ascii: "\""))
-        writeRaw(name)
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: ":"))
-    }
-}
+// The shared navigation types written straight to bytes, byte for byte what their `Encodable` conformances
+// produce, and read straight from a parsed tree as their `Decodable` conformances read them. Snapshots are the
+// largest thing the host writes (`tree/get`, `tree/changed`, the state file); the others are members of the
+// messages every navigation hop carries. Pinned by `JSONStreamEncoderTests` and `RouteRequestWritableTests`
+// (see JSON/README.md).
 
 extension ScreenDescriptor: JSONWritable {
     public func write(to writer: inout JSONWriter) {
@@ -44,31 +29,6 @@ extension ContentSnapshot: JSONWritable {
         case .coordinator(let id):
             writer.key("coordinator", first: &first)
             writer.writeInteger(id.rawValue)
-        }
-        writer.append(UInt8(ascii: "}"))
-    }
-}
-
-extension PresentationOptions: JSONWritable {
-    public func write(to writer: inout JSONWriter) {
-        var first = true
-        writer.append(UInt8(ascii: "{"))
-        if let detents {
-            writer.key("detents", first: &first)
-            writer.append(UInt8(ascii: "["))
-            for (index, detent) in detents.enumerated() {
-                if index > 0 { writer.append(UInt8(ascii: ",")) }
-                writer.writeString(detent)
-            }
-            writer.append(UInt8(ascii: "]"))
-        }
-        if let interactiveDismissDisabled {
-            writer.key("interactiveDismissDisabled", first: &first)
-            writer.writeRaw(interactiveDismissDisabled ? "true" : "false")
-        }
-        if let customTransition {
-            writer.key("customTransition", first: &first)
-            writer.writeString(customTransition)
         }
         writer.append(UInt8(ascii: "}"))
     }
@@ -192,5 +152,85 @@ extension TreeSnapshot: JSONWritable {
         }
         writer.append(UInt8(ascii: "]"))
         writer.append(UInt8(ascii: "}"))
+    }
+}
+
+/// `coordinator/appeared`'s params (``CoordinatorAppearedNotification``).
+extension EntryReference: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.openInstance(instance)
+        writer.field(",\"entry\":", entry.rawValue)
+        writer.append(UInt8(ascii: "}"))
+    }
+}
+
+extension DeepLinkContext: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        writer.writeRaw("{\"url\":")
+        writer.writeString(url)
+        writer.writeRaw(",\"segments\":[")
+        for (position, segment) in segments.enumerated() {
+            if position > 0 { writer.append(UInt8(ascii: ",")) }
+            writer.writeString(segment)
+        }
+        writer.writeRaw("],\"index\":")
+        writer.writeInteger(Int64(index))
+        writer.writeRaw(",\"query\":{")
+        // The dictionary's own iteration order, as `Dictionary.encode(to:)` walks it.
+        var first = true
+        for (name, value) in query {
+            if !first { writer.append(UInt8(ascii: ",")) }
+            first = false
+            writer.writeString(name)
+            writer.append(UInt8(ascii: ":"))
+            writer.writeString(value)
+        }
+        writer.writeRaw("}}")
+    }
+}
+
+extension RouteContent: JSONWritable {
+    public func write(to writer: inout JSONWriter) {
+        switch self {
+        case .screen(let screen):
+            writer.writeRaw("{\"screen\":")
+            screen.write(to: &writer)
+        case .coordinator(let reference, let params):
+            writer.writeRaw("{\"coordinator\":{")
+            if let plugin = reference.plugin {
+                writer.writeRaw("\"plugin\":")
+                writer.writeString(plugin)
+                writer.append(UInt8(ascii: ","))
+            }
+            writer.writeRaw("\"type\":")
+            writer.writeString(reference.type)
+            if let params {
+                writer.writeRaw(",\"params\":")
+                writer.write(params)
+            }
+            writer.append(UInt8(ascii: "}"))
+        }
+        writer.append(UInt8(ascii: "}"))
+    }
+}
+
+extension RouteContent {
+    /// `{"screen":…}` or `{"coordinator":…}` read as the `Decodable` conformance reads it (absent and null
+    /// optional strings and screens are nil; a null `props` or `params` is kept as null; other members are
+    /// ignored), or nil for anything it would reject.
+    init?(reading value: JSONValue) {
+        guard case .object(let content) = value else { return nil }
+        switch content["screen"] {
+        case .object(let screen)?:
+            guard case .string(let name)? = screen["name"] else { return nil }
+            self = .screen(ScreenDescriptor(name: name, props: screen["props"]))
+        case nil, .null?:
+            guard case .object(let coordinator)? = content["coordinator"], case .string(let type)? = coordinator["type"],
+                let plugin = JSONValue.optionalString(coordinator["plugin"])
+            else { return nil }
+            self = .coordinator(CoordinatorReference(plugin: plugin, type: type), params: coordinator["params"])
+        default:
+            return nil
+        }
     }
 }

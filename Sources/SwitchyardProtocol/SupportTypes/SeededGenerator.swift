@@ -1,5 +1,6 @@
 /// SplitMix64: a small seedable random number generator. The chaos experiment, the fuzzers and the misbehaving
-/// plugin share it so a seed always means the same sequence and a failing run can be replayed from its seed.
+/// plugin share it so a seed always means the same sequence and a failing run can be replayed from its seed. It
+/// lives here because this is the one module all of them link (the misbehaving plugin links nothing of the host).
 public struct SeededGenerator: RandomNumberGenerator, Sendable {
     private var state: UInt64
 

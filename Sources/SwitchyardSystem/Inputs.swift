@@ -1,4 +1,3 @@
-import CLibUV
 import Glibc
 
 // Paths are inputs too: a file the host reads and a folder it listens in can be anything another user or a typo
@@ -14,7 +13,7 @@ public struct FileReadError: Error, CustomStringConvertible, Sendable, Equatable
         /// It holds more than the bound allows.
         case tooLarge(limit: Int)
         /// The system refused (`ENOENT`, `EACCES`...).
-        case system(UVError)
+        case system(SystemError)
     }
 
     public let path: String
@@ -54,10 +53,10 @@ extension FileSystem {
     /// byte is read. At most `maxBytes + 1` bytes are read, so a file that grows while being read is refused too.
     public static func readRegularFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(FileReadError) -> [UInt8] {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        if fd < 0 { throw FileReadError(path: path, problem: .system(UVError(errno: errno, operation: "open"))) }
+        if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
         defer { Glibc.close(fd) }
         var info = stat()
-        if fstat(fd, &info) != 0 { throw FileReadError(path: path, problem: .system(UVError(errno: errno, operation: "fstat"))) }
+        if fstat(fd, &info) != 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat"))) }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
         }
@@ -70,7 +69,7 @@ extension FileSystem {
             let wanted = min(chunk.count, maxBytes + 1 - result.count)
             let count = retryingEINTR { chunk.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, wanted) } }
             if count < 0 {
-                throw FileReadError(path: path, problem: .system(UVError(errno: errno, operation: "read")))
+                throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "read")))
             }
             if count == 0 { break }
             result.append(contentsOf: chunk[0..<count])
@@ -123,7 +122,7 @@ extension FileSystem {
         }
         // mkdir with the final mode, never mkdir-then-chmod: there is no moment at which the folder is open to others.
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw SocketPathError(path: directory, problem: "cannot be created: \(UVError(errno: errno, operation: "mkdir"))")
+            throw SocketPathError(path: directory, problem: "cannot be created: \(SystemError(errno: errno, operation: "mkdir"))")
         }
         let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
@@ -135,12 +134,12 @@ extension FileSystem {
             if failure == ENOTDIR || failure == ELOOP {
                 throw SocketPathError(path: directory, problem: "is \(describeKind(info.st_mode)), not a folder")
             }
-            throw SocketPathError(path: directory, problem: "cannot be opened: \(UVError(errno: failure, operation: "open"))")
+            throw SocketPathError(path: directory, problem: "cannot be opened: \(SystemError(errno: failure, operation: "open"))")
         }
         defer { Glibc.close(fd) }
         var info = stat()
         if fstat(fd, &info) != 0 {
-            throw SocketPathError(path: directory, problem: "cannot be checked: \(UVError(errno: errno, operation: "fstat"))")
+            throw SocketPathError(path: directory, problem: "cannot be checked: \(SystemError(errno: errno, operation: "fstat"))")
         }
         let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
         guard info.st_uid == geteuid() else {
@@ -170,7 +169,7 @@ extension FileSystem {
         var info = stat()
         if lstat(path, &info) != 0 {
             if errno == ENOENT { return .absent }
-            throw SocketPathError(path: path, problem: "cannot be checked: \(UVError(errno: errno, operation: "lstat"))")
+            throw SocketPathError(path: path, problem: "cannot be checked: \(SystemError(errno: errno, operation: "lstat"))")
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
             throw SocketPathError(path: path, problem: "is \(describeKind(info.st_mode)), not a socket; not removing it")
@@ -180,13 +179,5 @@ extension FileSystem {
                 path: path, problem: "is a socket of \(describeOwner(info.st_uid)), not of this user (\(describeOwner(geteuid()))); not removing another user's socket")
         }
         return .ownSocket
-    }
-}
-
-extension UVError {
-    /// A failure that says the system is short of something (descriptors, processes, memory) rather than that the
-    /// request is wrong: worth retrying once resources come back. `ENOENT` or `EACCES` are not.
-    public var isResourceExhaustion: Bool {
-        [UV_EMFILE.rawValue, UV_ENFILE.rawValue, UV_EAGAIN.rawValue, UV_ENOMEM.rawValue, UV_ENOBUFS.rawValue].contains(code)
     }
 }

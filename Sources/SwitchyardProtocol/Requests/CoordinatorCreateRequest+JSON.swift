@@ -1,32 +1,8 @@
-// `coordinator/create` written straight to bytes, byte for byte what the `Encodable` conformances produce
-// (`JSONStreamEncoderTests` pins them): the host sends one per instance when a plugin restarts (a 1,000-instance
-// plugin gets 1,000 of them at once), and the Swift SDK answers them, so neither side should pay Codable's generic
-// container dispatch per instance.
-
-extension RouteContent: JSONWritable {
-    public func write(to writer: inout JSONWriter) {
-        switch self {
-        case .screen(let screen):
-            writer.writeRaw("{\"screen\":")
-            screen.write(to: &writer)
-        case .coordinator(let reference, let params):
-            writer.writeRaw("{\"coordinator\":{")
-            if let plugin = reference.plugin {
-                writer.writeRaw("\"plugin\":")
-                writer.writeString(plugin)
-                writer.append(UInt8(ascii: ","))
-            }
-            writer.writeRaw("\"type\":")
-            writer.writeString(reference.type)
-            if let params {
-                writer.writeRaw(",\"params\":")
-                writer.write(params)
-            }
-            writer.append(UInt8(ascii: "}"))
-        }
-        writer.append(UInt8(ascii: "}"))
-    }
-}
+// `coordinator/create` on the byte path (JSON/README.md): the host sends one per instance when a plugin restarts
+// (a 1,000-instance plugin gets 1,000 at once) and the Swift SDK answers them, so neither side pays Codable's
+// generic container dispatch per instance. The writers are byte for byte what the `Encodable` conformances produce
+// (`CreateRequestWritableTests`, `JSONStreamEncoderTests`); the answer's reader reads what the `Decodable`
+// conformance reads (`RouteRequestWritableTests`).
 
 extension CoordinatorCreateRequest.Params: JSONWritable {
     public func write(to writer: inout JSONWriter) {
@@ -83,44 +59,57 @@ extension CoordinatorCreateRequest.Result: JSONWritable {
     }
 }
 
+extension CoordinatorCreateRequest.Result {
+    /// The answer read straight from the parsed tree, as ``CoordinatorRouteRequest/Result/init(reading:)`` reads a
+    /// route's: nil for anything Codable would reject, which Codable then reports. A deep link creates a
+    /// coordinator at each plugin it crosses.
+    public init?(reading value: JSONValue) {
+        guard case .object(let object) = value else { return nil }
+        var root: CoordinatorCreateRequest.Root?
+        switch object["root"] {
+        case nil, .null?: root = nil
+        case .object(let member)?:
+            guard case .string(let route)? = member["route"], let content = member["content"].flatMap(RouteContent.init(reading:)) else {
+                return nil
+            }
+            root = .init(route: route, params: member["params"], content: content)
+        default: return nil
+        }
+        var tabs: [CoordinatorCreateRequest.Tab]?
+        switch object["tabs"] {
+        case nil, .null?: tabs = nil
+        case .array(let elements)?:
+            var read: [CoordinatorCreateRequest.Tab] = []
+            read.reserveCapacity(elements.count)
+            for element in elements {
+                guard case .string(let route)? = element["route"], let content = element["content"].flatMap(RouteContent.init(reading:)) else {
+                    return nil
+                }
+                read.append(.init(route: route, content: content))
+            }
+            tabs = read
+        default: return nil
+        }
+        guard let selectedTab = JSONValue.optionalString(object["selectedTab"]) else { return nil }
+        var child: RouteContent?
+        switch object["child"] {
+        case nil, .null?: child = nil
+        case let member?:
+            guard let content = RouteContent(reading: member) else { return nil }
+            child = content
+        }
+        self.init(root: root, tabs: tabs, selectedTab: selectedTab, child: child, state: object["state"])
+    }
+}
+
 extension JSONWriter {
     /// A stack's root or a tab: `{"route":…,"params":…,"content":…}`.
-    mutating func initialContent(route: String, params: JSONValue?, content: RouteContent) {
+    fileprivate mutating func initialContent(route: String, params: JSONValue?, content: RouteContent) {
         var first = true
         append(UInt8(ascii: "{"))
         member("route", route, first: &first)
         member("params", params, first: &first)
         member("content", content, first: &first)
         append(UInt8(ascii: "}"))
-    }
-
-    /// `"name":value` (after a comma unless first), or nothing for nil: how Codable writes an optional member.
-    mutating func member(_ name: String, _ value: JSONValue?, first: inout Bool) {
-        guard let value else { return }
-        key(name, first: &first)
-        write(value)
-    }
-
-    mutating func member(_ name: String, _ value: String?, first: inout Bool) {
-        guard let value else { return }
-        key(name, first: &first)
-        writeString(value)
-    }
-
-    mutating func member(_ name: String, _ value: (some JSONWritable)?, first: inout Bool) {
-        guard let value else { return }
-        key(name, first: &first)
-        value.write(to: &self)
-    }
-
-    mutating func member(_ name: String, _ values: [some JSONWritable]?, first: inout Bool) {
-        guard let values else { return }
-        key(name, first: &first)
-        append(UInt8(ascii: "["))
-        for (index, value) in values.enumerated() {
-            if index > 0 { append(UInt8(ascii: ",")) }
-            value.write(to: &self)
-        }
-        append(UInt8(ascii: "]"))
     }
 }

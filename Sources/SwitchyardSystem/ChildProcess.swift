@@ -1,4 +1,4 @@
-import CLibUV
+import CSwitchyardSystem
 import Glibc
 import Synchronization
 
@@ -35,7 +35,7 @@ public final class ChildProcess: Sendable {
     public convenience init(
         _ arguments: [String], environment: [String: String], directory: String? = nil,
         onStdout: @escaping @Sendable (String?) -> Void, onStderr: @escaping @Sendable (String?) -> Void
-    ) throws(UVError) {
+    ) throws(SystemError) {
         try self.init(arguments, environment: environment, directory: directory, stdout: .lines(onStdout), stderr: .lines(onStderr))
     }
 
@@ -50,44 +50,50 @@ public final class ChildProcess: Sendable {
     public init(
         _ arguments: [String], environment: [String: String], directory: String? = nil, newSession: Bool = false,
         stdout: Output, stderr: Output
-    ) throws(UVError) {
-        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "spawn: no program") }
-        ProcessSetup.ignoreBrokenPipes()
-        var input: [Int32] = [-1, -1]
-        var output: [Int32] = [-1, -1]
-        var errors: [Int32] = [-1, -1]
-        func closeAll() { for fd in input + output + errors where fd >= 0 { Glibc.close(fd) } }
+    ) throws(SystemError) {
+        guard let program = arguments.first else { throw SystemError(errno: EINVAL, operation: "spawn: no program") }
+        SystemProcess.ignoreBrokenPipes()
         // pipe2 with O_CLOEXEC: no thread's fork sees these descriptors as inheritable, not even for an instant.
-        guard switchyard_pipe_cloexec(&input) == 0, switchyard_pipe_cloexec(&output) == 0, switchyard_pipe_cloexec(&errors) == 0 else {
-            let error = UVError(errno: errno, operation: "pipe2")
-            closeAll()
+        var opened: [Int32] = []
+        func pipe() throws(SystemError) -> (read: Int32, write: Int32) {
+            let ends = try Descriptor.pipe()
+            opened += [ends.read, ends.write]
+            return ends
+        }
+        let input, output, errors: (read: Int32, write: Int32)
+        do throws(SystemError) {
+            input = try pipe()
+            output = try pipe()
+            errors = try pipe()
+        } catch {
+            for fd in opened { Glibc.close(fd) }
             throw error
         }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, input[0], 0)
-        posix_spawn_file_actions_adddup2(&actions, output[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, errors[1], 2)
-        if let directory { _ = switchyard_spawn_addchdir(&actions, directory) }
+        posix_spawn_file_actions_adddup2(&actions, input.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, output.write, 1)
+        posix_spawn_file_actions_adddup2(&actions, errors.write, 2)
+        if let directory { _ = posix_spawn_file_actions_addchdir_np(&actions, directory) }
         let argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let envp: [UnsafeMutablePointer<CChar>?] = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
         var child: pid_t = 0
         let spawned = SystemProcess.spawnWithCleanSignals(&child, program, &actions, argv, envp, newSession: newSession)
-        Glibc.close(input[0])
-        Glibc.close(output[1])
-        Glibc.close(errors[1])
+        Glibc.close(input.read)
+        Glibc.close(output.write)
+        Glibc.close(errors.write)
         if spawned != 0 {
-            for fd in [input[1], output[0], errors[0]] { Glibc.close(fd) }
-            throw UVError(errno: spawned, operation: "posix_spawn \(program)")
+            for fd in [input.write, output.read, errors.read] { Glibc.close(fd) }
+            throw SystemError(errno: spawned, operation: "posix_spawn \(program)")
         }
         pid = child
-        stdinFD = Mutex(input[1])
+        stdinFD = Mutex(input.write)
         do {
-            try Self.read(output[0], stdout)
-            try Self.read(errors[0], stderr)
+            try Self.read(output.read, stdout)
+            try Self.read(errors.read, stderr)
         } catch {
             Glibc.kill(child, SIGKILL)
             throw error
@@ -105,11 +111,11 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private static func read(_ fd: Int32, _ output: Output) throws(UVError) {
+    private static func read(_ fd: Int32, _ output: Output) throws(SystemError) {
         switch output {
         case .lines(let deliver): try readLines(fd, deliver)
         case .bytes(let deliver):
-            _ = try UVThread.spawn {
+            _ = try SystemThread.spawn {
                 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
                 while true {
                     let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
@@ -122,8 +128,8 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    private static func readLines(_ fd: Int32, _ deliver: @escaping @Sendable (String?) -> Void) throws(UVError) {
-        _ = try UVThread.spawn {
+    private static func readLines(_ fd: Int32, _ deliver: @escaping @Sendable (String?) -> Void) throws(SystemError) {
+        _ = try SystemThread.spawn {
             var partial: [UInt8] = []
             var buffer = [UInt8](repeating: 0, count: 16 * 1024)
             while true {

@@ -1,4 +1,3 @@
-import CLibUV
 import Glibc
 import Synchronization
 
@@ -54,7 +53,7 @@ public final class RotatingLineWriter: Sendable {
     private let queue = Mutex(Queue())
     private let wake = WakeSignal()
     private let finished = WakeSignal()
-    private let thread: Mutex<UVThread?> = Mutex(nil)
+    private let thread: Mutex<SystemThread?> = Mutex(nil)
 
     /// Opens (creates or truncates) `path` and starts the writer thread.
     ///
@@ -64,15 +63,15 @@ public final class RotatingLineWriter: Sendable {
     public init(
         path: String, maxFileBytes: Int, maxQueuedBytes: Int = 8 << 20,
         droppedLine: @escaping @Sendable (Int) -> [UInt8],
-        onFailure: @escaping @Sendable (UVError) -> Void = { _ in }
-    ) throws(UVError) {
+        onFailure: @escaping @Sendable (SystemError) -> Void = { _ in }
+    ) throws(SystemError) {
         self.path = path
         self.maxFileBytes = max(1, maxFileBytes)
         self.maxQueuedBytes = max(1, maxQueuedBytes)
         let fd = try Self.open(path)
         let file = LineFile(fd: fd, path: path, maxBytes: self.maxFileBytes)
         do {
-            let started = try UVThread.spawn { [self] in self.run(file, droppedLine, onFailure) }
+            let started = try SystemThread.spawn { [self] in self.run(file, droppedLine, onFailure) }
             thread.withLock { $0 = started }
         } catch {
             Glibc.close(fd)
@@ -126,7 +125,7 @@ public final class RotatingLineWriter: Sendable {
 
     // MARK: - The writer thread
 
-    private func run(_ file: LineFile, _ droppedLine: @Sendable (Int) -> [UInt8], _ onFailure: @Sendable (UVError) -> Void) {
+    private func run(_ file: LineFile, _ droppedLine: @Sendable (Int) -> [UInt8], _ onFailure: @Sendable (SystemError) -> Void) {
         var file = file
         var done = false
         while !done {
@@ -145,7 +144,7 @@ public final class RotatingLineWriter: Sendable {
             var written = 0
             var writtenBytes = 0
             var rotations = 0
-            var failure: UVError?
+            var failure: SystemError?
             for entry in entries where failure == nil {
                 let line: [UInt8]
                 switch entry {
@@ -154,14 +153,14 @@ public final class RotatingLineWriter: Sendable {
                     writtenBytes += bytes.count + 1
                 case .dropped(let count): line = droppedLine(count)
                 }
-                do throws(UVError) {
+                do throws(SystemError) {
                     if try file.write(line) { rotations += 1 }
                     written += 1
                 } catch {
                     failure = error
                 }
             }
-            do throws(UVError) { try file.flush() } catch { failure = failure ?? error }
+            do throws(SystemError) { try file.flush() } catch { failure = failure ?? error }
             queue.withLock { queue in
                 queue.bytes -= writtenBytes
                 queue.statistics.writtenLines += written
@@ -180,9 +179,9 @@ public final class RotatingLineWriter: Sendable {
         finished.signal()
     }
 
-    private static func open(_ path: String) throws(UVError) -> Int32 {
+    private static func open(_ path: String) throws(SystemError) -> Int32 {
         let fd = retryingEINTR { Glibc.open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
-        if fd < 0 { throw UVError(errno: errno, operation: "open \(path)") }
+        if fd < 0 { throw SystemError(errno: errno, operation: "open \(path)") }
         return fd
     }
 
@@ -204,7 +203,7 @@ public final class RotatingLineWriter: Sendable {
 
         /// Appends one line (and its newline), moving the file aside first when the line would not fit.
         /// - Returns: whether the file was rotated.
-        mutating func write(_ line: [UInt8]) throws(UVError) -> Bool {
+        mutating func write(_ line: [UInt8]) throws(SystemError) -> Bool {
             let cost = line.count + 1
             var rotated = false
             if size + cost > maxBytes && size > 0 {
@@ -218,18 +217,18 @@ public final class RotatingLineWriter: Sendable {
             return rotated
         }
 
-        mutating func flush() throws(UVError) {
+        mutating func flush() throws(SystemError) {
             guard !buffer.isEmpty else { return }
             let failure = writeFully(buffer) { Glibc.write(fd, $0, $1) }
             buffer.removeAll(keepingCapacity: true)
-            if failure != 0 { throw UVError(errno: failure, operation: "write \(path)") }
+            if failure != 0 { throw SystemError(errno: failure, operation: "write \(path)") }
         }
 
-        mutating func rotate() throws(UVError) {
+        mutating func rotate() throws(SystemError) {
             try flush()
             Glibc.close(fd)
             fd = -1
-            if Glibc.rename(path, path + ".1") != 0 { throw UVError(errno: errno, operation: "rename \(path)") }
+            if Glibc.rename(path, path + ".1") != 0 { throw SystemError(errno: errno, operation: "rename \(path)") }
             fd = try RotatingLineWriter.open(path)
             size = 0
         }
@@ -238,52 +237,5 @@ public final class RotatingLineWriter: Sendable {
             if fd >= 0 { Glibc.close(fd) }
             fd = -1
         }
-    }
-}
-
-/// A one-shot-per-wait wake-up between threads: ``signal()`` sets a flag and wakes a waiter; ``wait(timeoutMs:)``
-/// returns once the flag is set (clearing it), so a signal sent before the wait is not lost.
-final class WakeSignal: @unchecked Sendable {
-    // @unchecked: the mutex and condition are libuv's, used as their contract says; `pending` is only touched with
-    // the mutex held.
-    private let mutex = UnsafeMutablePointer<uv_mutex_t>.allocate(capacity: 1)
-    private let condition = UnsafeMutablePointer<uv_cond_t>.allocate(capacity: 1)
-    private var pending = false
-
-    init() {
-        uv_mutex_init(mutex)
-        uv_cond_init(condition)
-    }
-
-    deinit {
-        uv_cond_destroy(condition)
-        uv_mutex_destroy(mutex)
-        condition.deallocate()
-        mutex.deallocate()
-    }
-
-    func signal() {
-        uv_mutex_lock(mutex)
-        pending = true
-        uv_cond_signal(condition)
-        uv_mutex_unlock(mutex)
-    }
-
-    /// - Returns: false if `timeoutMs` passed without a signal (nil: wait for as long as it takes).
-    func wait(timeoutMs: UInt64?) -> Bool {
-        uv_mutex_lock(mutex)
-        defer { uv_mutex_unlock(mutex) }
-        let deadline = timeoutMs.map { uv_hrtime() + $0 * 1_000_000 }
-        while !pending {
-            if let deadline {
-                let now = uv_hrtime()
-                if now >= deadline { return false }
-                _ = uv_cond_timedwait(condition, mutex, deadline - now)
-            } else {
-                uv_cond_wait(condition, mutex)
-            }
-        }
-        pending = false
-        return true
     }
 }

@@ -1,4 +1,4 @@
-import CLibUV
+import CSwitchyardSystem
 import Glibc
 
 // Short-lived helper programs for tests and tools: posix_spawn with a clean signal state, outside any loop.
@@ -40,12 +40,10 @@ extension SystemProcess {
     /// Runs a helper program (looked up in `PATH`) to completion with stdin from /dev/null, collecting stdout and
     /// stderr together. Used by tests and tools for programs that daemonize (tmux): unlike Foundation's `Process`,
     /// it waits for the child's exit (a pidfd event), not for every inherited descriptor to close.
-    public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(UVError) -> Completed {
-        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "run: no program") }
-        var pipeFDs: [Int32] = [0, 0]
+    public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(SystemError) -> Completed {
+        guard let program = arguments.first else { throw SystemError(errno: EINVAL, operation: "run: no program") }
         // Close-on-exec from birth (dup2 clears it on the child's 1 and 2), so no other thread's fork inherits them.
-        guard switchyard_pipe_cloexec(&pipeFDs) == 0 else { throw UVError(errno: errno, operation: "pipe2") }
-        let (readEnd, writeEnd) = (pipeFDs[0], pipeFDs[1])
+        let (readEnd, writeEnd) = try Descriptor.pipe()
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -58,17 +56,17 @@ extension SystemProcess {
         let spawned = spawnWithCleanSignals(&pid, program, &actions, argv)
         Glibc.close(writeEnd)
         defer { Glibc.close(readEnd) }
-        if spawned != 0 { throw UVError(errno: spawned, operation: "posix_spawn \(program)") }
+        if spawned != 0 { throw SystemError(errno: spawned, operation: "posix_spawn \(program)") }
 
-        let pidFD = switchyard_pidfd_open(pid)
-        defer { if pidFD >= 0 { Glibc.close(pidFD) } }
+        // Kept for the whole wait: the pidfd's readiness is the child's exit (-1, ignored by poll, without pidfds).
+        let child = ProcessDescriptor(pid)
+        let pidFD = child?.fd ?? -1
         var output: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
         var pipeOpen = true
         var exited = false
         var waitStatus: Int32 = 0
-        func monotonicMilliseconds() -> Int64 { Int64(uv_hrtime() / 1_000_000) }
-        let deadline = monotonicMilliseconds() + Int64(timeoutMilliseconds)
+        let deadline = MonotonicClock.milliseconds + Int64(timeoutMilliseconds)
         func drain() {
             while pipeOpen {
                 let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) } }
@@ -84,11 +82,11 @@ extension SystemProcess {
         // Non-blocking reads after the exit: a daemonized grandchild may keep the write end open forever.
         _ = fcntl(readEnd, F_SETFL, fcntl(readEnd, F_GETFL) | O_NONBLOCK)
         while !exited {
-            let remaining = deadline - monotonicMilliseconds()
+            let remaining = deadline - MonotonicClock.milliseconds
             if remaining <= 0 {
                 Glibc.kill(pid, SIGKILL)
                 _ = waitpid(pid, &waitStatus, 0)
-                throw UVError(code: UV_ETIMEDOUT.rawValue, operation: "run \(program)")
+                throw SystemError(errno: ETIMEDOUT, operation: "run \(program)")
             }
             var descriptors = [pollfd(fd: pidFD, events: Int16(POLLIN), revents: 0)]
             if pipeOpen { descriptors.append(pollfd(fd: readEnd, events: Int16(POLLIN), revents: 0)) }
@@ -107,8 +105,8 @@ extension SystemProcess {
     /// Starts a long-running helper (looked up in `PATH`) without waiting for it: stdin from /dev/null, stdout and
     /// stderr to `logPath` (or /dev/null). Returns its pid; ``reap(_:)`` collects it after it exits. For tools that
     /// drive a separate `switchyard run` process (the benchmark).
-    public static func launch(_ arguments: [String], logPath: String? = nil) throws(UVError) -> Int32 {
-        guard let program = arguments.first else { throw UVError(code: UV_EINVAL.rawValue, operation: "launch: no program") }
+    public static func launch(_ arguments: [String], logPath: String? = nil) throws(SystemError) -> Int32 {
+        guard let program = arguments.first else { throw SystemError(errno: EINVAL, operation: "launch: no program") }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -119,7 +117,7 @@ extension SystemProcess {
         defer { for pointer in argv { free(pointer) } }
         var pid: pid_t = 0
         let status = spawnWithCleanSignals(&pid, program, &actions, argv)
-        if status != 0 { throw UVError(errno: status, operation: "posix_spawn \(program)") }
+        if status != 0 { throw SystemError(errno: status, operation: "posix_spawn \(program)") }
         return pid
     }
 

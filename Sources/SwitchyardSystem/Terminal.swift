@@ -1,5 +1,5 @@
-// termios reaches Swift through CLibUV (uv.h includes <termios.h>), so its members need that import.
-import CLibUV
+// termios reaches Swift through the shim (<termios.h> is not in the Glibc module), so its members need that import.
+import CSwitchyardSystem
 import Glibc
 import Synchronization
 

@@ -1,6 +1,6 @@
 import Glibc
+import SwitchyardSystem
 import SwitchyardTestSupport
-import SwitchyardUV
 import Synchronization
 import Testing
 
@@ -68,10 +68,10 @@ struct RotatingLineWriterTests {
         // The disk comes back: a thread of its own drains the FIFO until EOF (the writer closed its end), while this
         // one closes the writer, which writes what it still holds and the last gap marker.
         let drained = Mutex<[UInt8]>([])
-        let drainer = try UVThread.spawn {
+        let drainer = try SystemThread.spawn {
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let deadline = UVLoop.hrtime + UInt64(defaultTimeout * 1e9)
-            while UVLoop.hrtime < deadline {
+            let deadline = MonotonicClock.nanoseconds + UInt64(defaultTimeout * 1e9)
+            while MonotonicClock.nanoseconds < deadline {
                 var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
                 guard poll(&descriptor, 1, 1_000) >= 0 else { continue }
                 let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }

@@ -1,42 +1,41 @@
-import CLibUV
 import Glibc
 import Synchronization
 
 /// Synchronous file operations the host needs outside the loop's I/O path (manifest, state file).
 public enum FileSystem {
     /// Reads a whole regular file of at most `maxBytes` (see ``readRegularFile(_:maxBytes:)``, whose typed error
-    /// says what was wrong; this variant folds it into a ``UVError`` for callers that only report it).
-    public static func readFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(UVError) -> [UInt8] {
+    /// says what was wrong; this variant folds it into a ``SystemError`` for callers that only report it).
+    public static func readFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(SystemError) -> [UInt8] {
         do { return try readRegularFile(path, maxBytes: maxBytes) } catch {
             switch error.problem {
-            case .system(let cause): throw UVError(code: cause.code, operation: "\(cause.operation) \(path)")
-            case .notRegular: throw UVError(code: UV_EINVAL.rawValue, operation: error.description)
-            case .tooLarge: throw UVError(code: UV_EFBIG.rawValue, operation: error.description)
+            case .system(let cause): throw SystemError(errno: cause.errno, operation: "\(cause.operation) \(path)")
+            case .notRegular: throw SystemError(errno: EINVAL, operation: error.description)
+            case .tooLarge: throw SystemError(errno: EFBIG, operation: error.description)
             }
         }
     }
 
     /// Replaces `path` atomically: write a temporary file beside it, fsync it, rename it over `path`, fsync the
     /// directory. A crash at any point leaves either the old or the new content, never a torn file.
-    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o600) throws(UVError) {
+    public static func writeFileAtomically(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o600) throws(SystemError) {
         let temporary = "\(path).tmp-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
         let fd = Glibc.open(temporary, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)
-        if fd < 0 { throw UVError(errno: errno, operation: "open \(temporary)") }
+        if fd < 0 { throw SystemError(errno: errno, operation: "open \(temporary)") }
         let failure = writeFully(bytes) { Glibc.write(fd, $0, $1) }
         if failure != 0 {
             Glibc.close(fd)
             unlink(temporary)
-            throw UVError(errno: failure, operation: "write \(temporary)")
+            throw SystemError(errno: failure, operation: "write \(temporary)")
         }
         if fsync(fd) != 0 {
-            let error = UVError(errno: errno, operation: "fsync \(temporary)")
+            let error = SystemError(errno: errno, operation: "fsync \(temporary)")
             Glibc.close(fd)
             unlink(temporary)
             throw error
         }
         Glibc.close(fd)
         if Glibc.rename(temporary, path) != 0 {
-            let error = UVError(errno: errno, operation: "rename \(temporary)")
+            let error = SystemError(errno: errno, operation: "rename \(temporary)")
             unlink(temporary)
             throw error
         }
@@ -50,17 +49,17 @@ public enum FileSystem {
 
     private static let temporaryCounter = Atomic<Int>(0)
 
-    /// Creates `path` with `bytes`, failing with `EEXIST` (``UVError/alreadyExists``) if anything is there already,
+    /// Creates `path` with `bytes`, failing with `EEXIST` (``SystemError/alreadyExists``) if anything is there already,
     /// even a file that appeared after the caller looked: the check and the creation are one `open(O_EXCL)`, so a
     /// generator never overwrites a user's file. A failed write removes the partial file.
-    public static func createFile(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(UVError) {
+    public static func createFile(_ path: String, _ bytes: [UInt8], mode: UInt32 = 0o644) throws(SystemError) {
         let fd = Glibc.open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode)
-        if fd < 0 { throw UVError(errno: errno, operation: "create \(path)") }
+        if fd < 0 { throw SystemError(errno: errno, operation: "create \(path)") }
         let failure = writeFully(bytes) { Glibc.write(fd, $0, $1) }
         Glibc.close(fd)
         if failure != 0 {
             unlink(path)
-            throw UVError(errno: failure, operation: "write \(path)")
+            throw SystemError(errno: failure, operation: "write \(path)")
         }
     }
 
@@ -87,19 +86,19 @@ public enum FileSystem {
         return info.st_mode & 0o7777
     }
 
-    public static func setPermissions(_ path: String, _ mode: UInt32) throws(UVError) {
-        if chmod(path, mode) != 0 { throw UVError(errno: errno, operation: "chmod \(path)") }
+    public static func setPermissions(_ path: String, _ mode: UInt32) throws(SystemError) {
+        if chmod(path, mode) != 0 { throw SystemError(errno: errno, operation: "chmod \(path)") }
     }
 
     /// Creates a directory (and missing parents) with `mode`.
-    public static func makeDirectory(_ path: String, mode: UInt32 = 0o700) throws(UVError) {
+    public static func makeDirectory(_ path: String, mode: UInt32 = 0o700) throws(SystemError) {
         if isDirectory(path) { return }
         let parent = parentDirectory(of: path)
         if parent != path && !parent.isEmpty && parent != "." && !isDirectory(parent) {
             try makeDirectory(parent, mode: mode)
         }
         if mkdir(path, mode) != 0 && errno != EEXIST {
-            throw UVError(errno: errno, operation: "mkdir \(path)")
+            throw SystemError(errno: errno, operation: "mkdir \(path)")
         }
     }
 
@@ -107,13 +106,13 @@ public enum FileSystem {
     public static func remove(_ path: String) -> Bool { unlink(path) == 0 }
     /// Writes `text` to an existing file in one `write` (no create, no rename): for kernel control files such as
     /// `cgroup.procs`, where each write is one command.
-    public static func writeExisting(_ path: String, _ text: String) throws(UVError) {
+    public static func writeExisting(_ path: String, _ text: String) throws(SystemError) {
         let fd = open(path, O_WRONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw UVError(errno: errno, operation: "open \(path)") }
+        guard fd >= 0 else { throw SystemError(errno: errno, operation: "open \(path)") }
         defer { Glibc.close(fd) }
         let bytes = Array(text.utf8)
         let written = bytes.withUnsafeBytes { Glibc.write(fd, $0.baseAddress, $0.count) }
-        guard written == bytes.count else { throw UVError(errno: errno, operation: "write \(path)") }
+        guard written == bytes.count else { throw SystemError(errno: errno, operation: "write \(path)") }
     }
 
     /// Removes an empty directory. Returns false if it failed.
@@ -135,11 +134,11 @@ public enum FileSystem {
     /// in its folder and renaming it over the path. Creates a probe file there and removes it; throws the error
     /// the real write would meet (`ENOENT`: no such folder, `EACCES`/`EROFS`: not writable, `EISDIR`: the path is a
     /// folder), so a program can refuse at start instead of failing at its first write.
-    public static func checkReplaceable(_ path: String) throws(UVError) {
-        if isDirectory(path) { throw UVError(code: UV_EISDIR.rawValue, operation: "write \(path)") }
+    public static func checkReplaceable(_ path: String) throws(SystemError) {
+        if isDirectory(path) { throw SystemError(errno: EISDIR, operation: "write \(path)") }
         let probe = "\(path).probe-\(getpid())-\(temporaryCounter.add(1, ordering: .relaxed).newValue)"
         let fd = Glibc.open(probe, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600)
-        if fd < 0 { throw UVError(errno: errno, operation: "create a file in \(parentDirectory(of: path))") }
+        if fd < 0 { throw SystemError(errno: errno, operation: "create a file in \(parentDirectory(of: path))") }
         Glibc.close(fd)
         unlink(probe)
     }
@@ -158,8 +157,8 @@ public enum FileSystem {
         return names.sorted()
     }
 
-    public static func move(_ source: String, to destination: String) throws(UVError) {
-        if Glibc.rename(source, destination) != 0 { throw UVError(errno: errno, operation: "rename \(source)") }
+    public static func move(_ source: String, to destination: String) throws(SystemError) {
+        if Glibc.rename(source, destination) != 0 { throw SystemError(errno: errno, operation: "rename \(source)") }
     }
 
     public static var currentDirectory: String {
