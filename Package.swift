@@ -10,7 +10,8 @@ import PackageDescription
 // Opt-in, because SwiftPM links executable targets into the test bundle with their linker flags, and Swift
 // Testing has no static library: `swift test` would not link. The benchmark and deployments build with it; a
 // plugin package sets the flag in its own Package.swift (SwitchyardPlugin.docc, GettingStarted: "Start fast").
-let staticPlugin: [LinkerSetting] = Context.environment["SWITCHYARD_STATIC_PLUGINS"] == "1"
+let staticPlugin: [LinkerSetting] =
+    Context.environment["SWITCHYARD_STATIC_PLUGINS"] == "1"
     ? [.unsafeFlags(["-static-stdlib"], .when(platforms: [.linux]))] : []
 
 let package = Package(
@@ -124,7 +125,7 @@ let package = Package(
                 // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md
                 // The host's parts are non-Sendable objects owned by the `Host` actor; their async methods run on the
                 // caller's executor (the loop), so a chain awaits its plugins without ever leaving the loop's thread.
-                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault")
             ]
         ),
         // Kills every plugin process group if the host dies (see its main.c). Plain C, spawned once per host.
@@ -137,7 +138,9 @@ let package = Package(
         // with the host's own pure parts (chains, deep links, composition) and spawns through SwitchyardUV.
         .target(
             name: "SwitchyardConformance",
-            dependencies: ["SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV"]
+            dependencies: [
+                "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec", "SwitchyardSystem", "SwitchyardUV",
+            ]
         ),
 
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls

@@ -14,7 +14,8 @@ final class BenchCoordinator: StackCoordinator, StatefulCoordinator {
     @Root var home = makeHome
     @Route(.push, deepLink: "item/:id") var item = makeItem
     @Route(.push, deepLink: "sub") var sub = makeSub
-    @Route(.push, target: .coordinator("bench", in: PluginArguments.value("--peer") ?? "bench"), deepLink: "remote") var remote = makeRemote
+    @Route(.push, target: .coordinator("bench", in: PluginArguments.value("--peer") ?? "bench"), deepLink: "remote")
+    var remote = makeRemote
 
     var state = State()
 

@@ -21,7 +21,9 @@ let package = Package(
         .executableTarget(name: "foundation-host", dependencies: ["PeerHarness"]),
         .executableTarget(name: "foundation-child"),
         // The MCP Swift SDK: its `Client` and `Server` over its `StdioTransport`, MCP's own `ping`.
-        .executableTarget(name: "mcp-host", dependencies: ["PeerHarness", mcp, .product(name: "SystemPackage", package: "swift-system")]),
+        .executableTarget(
+            name: "mcp-host",
+            dependencies: ["PeerHarness", mcp, .product(name: "SystemPackage", package: "swift-system")]),
         .executableTarget(name: "mcp-child", dependencies: [mcp]),
     ]
 )

@@ -44,7 +44,8 @@ func echoRoundTrips(_ line: [UInt8], count: Int, echo: [String]) async throws ->
 /// `count` copies of `line` written back to back through the echo child; nanoseconds until every one came back.
 func echoPipelined(_ line: [UInt8], count: Int, echo: String) async throws -> UInt64 {
     try await runOnLoopThread(UInt64.self, timeoutMs: 120_000) { loop, finish in
-        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in }
+        let process = try UVProcess.spawn(loop: loop, options: UVSpawnOptions(executable: echo, stderr: .ignore)) { _ in
+        }
         let start = UVLoop.hrtime
         var newlines = 0
         try process.stdout?.startReading { event in

@@ -24,15 +24,23 @@ extension Bench {
     /// The request lines a host sends one plugin: the handshake, then `count` requests of `method` (sequential ids).
     static func pluginInput(method: String, params: JSONValue, count: Int) -> [UInt8] {
         let limits: JSONValue = [
-            "maxLineBytes": 1_048_576, "maxMessagesPerSecond": 1_000_000, "maxOutstandingRequests": 64, "maxInstances": 10_000,
+            "maxLineBytes": 1_048_576, "maxMessagesPerSecond": 1_000_000, "maxOutstandingRequests": 64,
+            "maxInstances": 10_000,
             "maxStderrBytesPerSecond": 65_536, "requestTimeoutMs": 600_000, "heartbeatIntervalMs": 600_000,
             "heartbeatTimeoutMs": 600_000, "maxProtocolErrors": 20,
         ]
-        let initialize: JSONValue = ["protocolVersions": [1], "host": ["name": "switchyard", "version": "bench"], "pluginName": "bench", "limits": limits]
+        let initialize: JSONValue = [
+            "protocolVersions": [1], "host": ["name": "switchyard", "version": "bench"], "pluginName": "bench",
+            "limits": limits,
+        ]
         var bytes = Message.request(id: .number(1), method: "initialize", params: initialize).encodedLine()
         bytes += Message.notification(method: "initialized", params: nil).encodedLine()
-        bytes += Message.request(id: .number(2), method: "coordinator/create", params: ["instance": 1, "type": "bench", "reason": "new"]).encodedLine()
-        for id in 0..<count { bytes += Message.request(id: .number(Int64(id + 3)), method: method, params: params).encodedLine() }
+        bytes += Message.request(
+            id: .number(2), method: "coordinator/create", params: ["instance": 1, "type": "bench", "reason": "new"]
+        ).encodedLine()
+        for id in 0..<count {
+            bytes += Message.request(id: .number(Int64(id + 3)), method: method, params: params).encodedLine()
+        }
         return bytes
     }
 
@@ -51,7 +59,9 @@ extension Bench {
         try FileSystem.makeDirectory(folder)
         defer { _ = try? SystemProcess.run(["rm", "-rf", folder]) }
         let shim = "\(folder)/sigsuspend-shim.so"
-        let compiled = try SystemProcess.run(["cc", "-O2", "-shared", "-fPIC", "-o", shim, "\(directory)/Benchmarks/callgrind/sigsuspend-shim.c"])
+        let compiled = try SystemProcess.run([
+            "cc", "-O2", "-shared", "-fPIC", "-o", shim, "\(directory)/Benchmarks/callgrind/sigsuspend-shim.c",
+        ])
         guard compiled.status == 0 else { throw BenchFailure("cannot build the sigsuspend shim: \(compiled.text)") }
         func stripped(_ product: String) throws -> String {
             let copy = "\(folder)/\(product)"
@@ -63,16 +73,22 @@ extension Bench {
         func count(_ command: [String], input: [UInt8]?) throws -> Double {
             let inputPath = "\(folder)/input"
             try FileSystem.writeFileAtomically(inputPath, input ?? [], mode: 0o644)
-            let traced = [
-                "env", "LD_PRELOAD=\(shim)", "SWITCHYARD_PRODUCTS_DIR=\(products)", valgrind, "--tool=callgrind",
-                "--callgrind-out-file=\(folder)/callgrind.out",
-            ] + command
+            let traced =
+                [
+                    "env", "LD_PRELOAD=\(shim)", "SWITCHYARD_PRODUCTS_DIR=\(products)", valgrind, "--tool=callgrind",
+                    "--callgrind-out-file=\(folder)/callgrind.out",
+                ] + command
             // Through sh only for the redirections; the arguments are passed as "$@", never parsed by the shell.
-            let result = try SystemProcess.run(["/bin/sh", "-c", "exec \"$@\" < \"$0\" > /dev/null", inputPath] + traced, timeoutMilliseconds: 1_200_000)
-            guard result.status == 0, let line = result.text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
+            let result = try SystemProcess.run(
+                ["/bin/sh", "-c", "exec \"$@\" < \"$0\" > /dev/null", inputPath] + traced,
+                timeoutMilliseconds: 1_200_000)
+            guard result.status == 0,
+                let line = result.text.split(separator: "\n").last(where: { $0.contains("Collected :") }),
                 let total = Double(line.split(separator: " ").last ?? "")
             else {
-                throw BenchFailure("callgrind failed (\(result.status)): \(traced.joined(separator: " "))\n\(result.text.suffix(1_500))")
+                throw BenchFailure(
+                    "callgrind failed (\(result.status)): \(traced.joined(separator: " "))\n\(result.text.suffix(1_500))"
+                )
             }
             return total
         }
@@ -85,7 +101,9 @@ extension Bench {
         let cHost = try stripped("switchyard-c-host"), bench = try stripped("switchyard-bench")
         let (few, many) = options.quick ? (20, 120) : (1_000, 5_000)
         func plugin(_ binary: String, _ method: String, _ params: JSONValue) throws -> Double {
-            try perMessage(few, many) { try count([binary], input: Self.pluginInput(method: method, params: params, count: $0)) }
+            try perMessage(few, many) {
+                try count([binary], input: Self.pluginInput(method: method, params: params, count: $0))
+            }
         }
         StandardError.write("  the plugins (\(few) and \(many) requests)…\n")
         let sdkPing = try plugin(sdk, PingRequest.method, [:])
@@ -96,17 +114,26 @@ extension Bench {
         let (hostFew, hostMany) = options.quick ? (20, 120) : (300, 1_300)
         StandardError.write("  the hosts (\(hostFew) and \(hostMany) requests)…\n")
         func host(_ method: String, _ product: String) throws -> Double {
-            try perMessage(hostFew, hostMany) { try count([bench, "--host-messages", method, product, String($0)], input: nil) }
+            try perMessage(hostFew, hostMany) {
+                try count([bench, "--host-messages", method, product, String($0)], input: nil)
+            }
         }
         let hostPing = try host(PingRequest.method, "switchyard-c-plugin")
         let hostRoute = try host(CoordinatorRouteRequest.method, "BenchPlugin")
-        let cHostPing = try perMessage(hostFew, hostMany) { try count([cHost, "\(products)/switchyard-c-plugin", String($0)], input: nil) }
+        let cHostPing = try perMessage(hostFew, hostMany) {
+            try count([cHost, "\(products)/switchyard-c-plugin", String($0)], input: nil)
+        }
         func row(_ measure: String, _ value: Double, _ floor: Double, _ floorName: String) -> Row {
-            Row(section: section, measure: measure, unit: "instr", switchyard: value, floor: floor, floorName: floorName, target: nil)
+            Row(
+                section: section, measure: measure, unit: "instr", switchyard: value, floor: floor,
+                floorName: floorName, target: nil)
         }
         return [
-            row("host: a `$/ping` round trip (Switchyard host ↔ C plugin)", hostPing, cHostPing, "C libuv host ↔ C plugin"),
-            row("host: a `coordinator/route` round trip (↔ Swift plugin)", hostRoute, cHostPing, "C libuv host, a ping"),
+            row(
+                "host: a `$/ping` round trip (Switchyard host ↔ C plugin)", hostPing, cHostPing,
+                "C libuv host ↔ C plugin"),
+            row(
+                "host: a `coordinator/route` round trip (↔ Swift plugin)", hostRoute, cHostPing, "C libuv host, a ping"),
             row("Swift SDK: a `$/ping` answered", sdkPing, cPing, "C plugin"),
             row("Swift SDK: a `coordinator/route` answered", sdkRoute, cRoute, "C plugin, `{}`"),
         ]
@@ -117,11 +144,16 @@ extension Bench {
 /// then stops; what callgrind counts for the host's side.
 @MainActor
 func hostMessages(_ arguments: [String], logger: Logger) async throws {
-    guard arguments.count == 3, let count = Int(arguments[2]) else { throw BenchFailure("usage: --host-messages METHOD PRODUCT COUNT") }
+    guard arguments.count == 3, let count = Int(arguments[2]) else {
+        throw BenchFailure("usage: --host-messages METHOD PRODUCT COUNT")
+    }
     // The C plugin declares no "bench" type: no root, a ping needs no instance.
     let root = arguments[1] == "BenchPlugin" ? Bench.benchRoot : nil
-    let manifest = Manifest(app: "bench", root: root, plugins: [PluginManifest(name: "bench", product: arguments[1])], directory: FileSystem.currentDirectory)
-    let host = try await HostHandle.start(manifest: manifest, options: HostOptions(productsDirectory: defaultProductsDirectory()), logger: logger)
+    let manifest = Manifest(
+        app: "bench", root: root, plugins: [PluginManifest(name: "bench", product: arguments[1])],
+        directory: FileSystem.currentDirectory)
+    let host = try await HostHandle.start(
+        manifest: manifest, options: HostOptions(productsDirectory: defaultProductsDirectory()), logger: logger)
     let params: JSONValue = arguments[0] == CoordinatorRouteRequest.method ? Bench.routeParams : [:]
     _ = try await host.requestSeries("bench", method: arguments[0], params: params, count: count)
     await host.shutdown()

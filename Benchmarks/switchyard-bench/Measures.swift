@@ -39,9 +39,13 @@ final class Bench {
     }
 
     static let benchRoot = CoordinatorReference(plugin: "bench", type: "bench")
-    static let routeParams: JSONValue = ["instance": 1, "type": "bench", "route": "item", "transition": "push", "params": ["id": "42"]]
+    static let routeParams: JSONValue = [
+        "instance": 1, "type": "bench", "route": "item", "transition": "push", "params": ["id": "42"],
+    ]
     static let pingLine = Message.request(id: .number(123_456), method: PingRequest.method, params: [:]).encodedLine()
-    static let routeLine = Message.request(id: .number(123_456), method: CoordinatorRouteRequest.method, params: routeParams).encodedLine()
+    static let routeLine = Message.request(
+        id: .number(123_456), method: CoordinatorRouteRequest.method, params: routeParams
+    ).encodedLine()
 
     func trimmed(_ samples: [UInt64]) -> [UInt64] { Array(samples.dropFirst(warmup)).sorted() }
 
@@ -50,9 +54,11 @@ final class Bench {
     /// Round trips host ↔ plugin against the echo floor; pinned, also the host's own cost against a C libuv host.
     /// `pair`: the host (this process) on CPU 0, the plugin and the echo child on CPU 1, the floor and Switchyard alike.
     func hops(pinned: Bool, pair: Bool = false) async throws -> [Row] {
-        let section = pair
+        let section =
+            pair
             ? "Hop, host on CPU 0 and plugin or echo on CPU 1 (the same placement for floor and Switchyard)"
-            : pinned ? "Hop, pinned to one CPU (software cost)" : "Hop host ↔ plugin, unpinned (what a deployed host sees)"
+            : pinned
+                ? "Hop, pinned to one CPU (software cost)" : "Hop host ↔ plugin, unpinned (what a deployed host sees)"
         StandardError.write("\(section)…\n")
         let placement: Placement = pair ? .pair : .unpinned
         if pair { try placement.placeThisProcess() }
@@ -81,7 +87,9 @@ final class Bench {
                 floorPing += trimmed(try await echoRoundTrips(Self.pingLine, count: block, echo: echo))
                 ping += trimmed(try await host.pingSeries("bench", count: block))
                 floorRoute += trimmed(try await echoRoundTrips(Self.routeLine, count: block, echo: echo))
-                route += trimmed(try await host.requestSeries("bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: block))
+                route += trimmed(
+                    try await host.requestSeries(
+                        "bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: block))
             }
             floorPing.sort()
             ping.sort()
@@ -92,35 +100,62 @@ final class Bench {
             keep("floorRoute", floorRoute)
             keep("route", route)
             if pinned {
-                keep("cHost", trimmed(try cHostRoundTrips(host: "\(products)/switchyard-c-host", plugin: "\(products)/switchyard-c-plugin", count: total)))
+                keep(
+                    "cHost",
+                    trimmed(
+                        try cHostRoundTrips(
+                            host: "\(products)/switchyard-c-host", plugin: "\(products)/switchyard-c-plugin",
+                            count: total)))
                 keep("hostC", trimmed(try await host.pingSeries("c", count: total)))
             } else if !pair {
                 pictureSamples = (ping, floorPing)
             }
-            StandardError.write("  run \(run): $/ping p50 \(format(percentile(ping, 0.5) / 1_000)) µs (echo \(format(percentile(floorPing, 0.5) / 1_000)) µs), route p50 \(format(percentile(route, 0.5) / 1_000)) µs\n")
+            StandardError.write(
+                "  run \(run): $/ping p50 \(format(percentile(ping, 0.5) / 1_000)) µs (echo \(format(percentile(floorPing, 0.5) / 1_000)) µs), route p50 \(format(percentile(route, 0.5) / 1_000)) µs\n"
+            )
         }
         func value(_ key: String) -> Double { median(values[key] ?? []) }
         if !pinned && !pair {
             echoP50 = value("floorPing.p50")
             echoP99 = value("floorPing.p99")
         }
-        func row(_ measure: String, _ key: String, _ floorKey: String, _ floorName: String, target: String?, limit: Double?) -> Row {
-            var row = Row(section: section, measure: measure, unit: "µs", switchyard: value(key), floor: value(floorKey), floorName: floorName, target: target)
+        func row(
+            _ measure: String, _ key: String, _ floorKey: String, _ floorName: String, target: String?, limit: Double?
+        ) -> Row {
+            var row = Row(
+                section: section, measure: measure, unit: "µs", switchyard: value(key), floor: value(floorKey),
+                floorName: floorName, target: target)
             row.spread = ratioSpread(values[key] ?? [], values[floorKey] ?? [])
             if let limit { row.met = row.ratio <= limit }
             return row
         }
         var rows = [
-            row("`$/ping` round trip p50, host ↔ Swift plugin", "ping.p50", "floorPing.p50", "C echo", target: pinned || pair ? nil : "≤ 1.25×", limit: pinned || pair ? nil : 1.25),
-            row("`$/ping` round trip p99", "ping.p99", "floorPing.p99", "C echo", target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
-            row("`coordinator/route` round trip p50", "route.p50", "floorRoute.p50", "C echo", target: pinned || pair ? nil : "≤ 1.2×", limit: pinned || pair ? nil : 1.2),
-            row("`coordinator/route` round trip p99", "route.p99", "floorRoute.p99", "C echo", target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
+            row(
+                "`$/ping` round trip p50, host ↔ Swift plugin", "ping.p50", "floorPing.p50", "C echo",
+                target: pinned || pair ? nil : "≤ 1.25×", limit: pinned || pair ? nil : 1.25),
+            row(
+                "`$/ping` round trip p99", "ping.p99", "floorPing.p99", "C echo",
+                target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
+            row(
+                "`coordinator/route` round trip p50", "route.p50", "floorRoute.p50", "C echo",
+                target: pinned || pair ? nil : "≤ 1.2×", limit: pinned || pair ? nil : 1.2),
+            row(
+                "`coordinator/route` round trip p99", "route.p99", "floorRoute.p99", "C echo",
+                target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
         ]
         if pinned {
-            rows.append(row("host's own cost p50: Switchyard host ↔ C plugin", "hostC.p50", "cHost.p50", "C libuv host ↔ C plugin", target: "≤ 1.5×", limit: 1.5))
-            rows.append(row("host's own cost p99", "hostC.p99", "cHost.p99", "C libuv host ↔ C plugin", target: nil, limit: nil))
+            rows.append(
+                row(
+                    "host's own cost p50: Switchyard host ↔ C plugin", "hostC.p50", "cHost.p50",
+                    "C libuv host ↔ C plugin", target: "≤ 1.5×", limit: 1.5))
+            rows.append(
+                row("host's own cost p99", "hostC.p99", "cHost.p99", "C libuv host ↔ C plugin", target: nil, limit: nil)
+            )
             // What a route costs in software, host and SDK together, against the same exchange between two C programs.
-            rows.append(row("host + SDK cost p50: `coordinator/route`, host ↔ Swift plugin", "route.p50", "cHost.p50", "C libuv host ↔ C plugin", target: "≤ 2×", limit: 2))
+            rows.append(
+                row(
+                    "host + SDK cost p50: `coordinator/route`, host ↔ Swift plugin", "route.p50", "cHost.p50",
+                    "C libuv host ↔ C plugin", target: "≤ 2×", limit: 2))
         }
         return rows
     }
@@ -137,20 +172,34 @@ final class Bench {
         var floor: [Double] = [], pings: [Double] = [], routes: [Double] = []
         _ = await host.requestBurst("bench", method: PingRequest.method, params: [:], count: count / 10)  // warm-up
         for run in 1...options.runs {
-            floor.append(Double(count) / (Double(try await echoPipelined(Self.pingLine, count: count, echo: echo)) / 1e9))
-            let ping = await host.requestBurst("bench", method: PingRequest.method, params: [:], count: count, window: Self.peerWindow)
-            let route = await host.requestBurst("bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: count, window: Self.peerWindow)
+            floor.append(
+                Double(count) / (Double(try await echoPipelined(Self.pingLine, count: count, echo: echo)) / 1e9))
+            let ping = await host.requestBurst(
+                "bench", method: PingRequest.method, params: [:], count: count, window: Self.peerWindow)
+            let route = await host.requestBurst(
+                "bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: count,
+                window: Self.peerWindow)
             guard ping.errors.isEmpty, route.errors.isEmpty else {
-                throw BenchFailure("pipelined burst failed: \((ping.errors + route.errors).first.map { "\($0)" } ?? "")")
+                throw BenchFailure(
+                    "pipelined burst failed: \((ping.errors + route.errors).first.map { "\($0)" } ?? "")")
             }
             pings.append(Double(ping.answered) / (Double(ping.elapsedNanoseconds) / 1e9))
             routes.append(Double(route.answered) / (Double(route.elapsedNanoseconds) / 1e9))
-            StandardError.write("  run \(run): \(Int(pings.last ?? 0)) pings/s, \(Int(routes.last ?? 0)) routes/s, echo \(Int(floor.last ?? 0)) lines/s\n")
+            StandardError.write(
+                "  run \(run): \(Int(pings.last ?? 0)) pings/s, \(Int(routes.last ?? 0)) routes/s, echo \(Int(floor.last ?? 0)) lines/s\n"
+            )
         }
-        var ping = Row(section: section, measure: "`$/ping` answered per second (\(count) sent, at most \(Self.peerWindow) in flight)", unit: "/s", switchyard: median(pings), floor: median(floor), floorName: "C echo, no window", target: "≥ 500,000/s", higherIsBetter: true)
+        var ping = Row(
+            section: section,
+            measure: "`$/ping` answered per second (\(count) sent, at most \(Self.peerWindow) in flight)", unit: "/s",
+            switchyard: median(pings), floor: median(floor), floorName: "C echo, no window", target: "≥ 500,000/s",
+            higherIsBetter: true)
         ping.met = ping.switchyard >= 500_000
         ping.spread = ratioSpread(pings, floor, higherIsBetter: true)
-        var route = Row(section: section, measure: "`coordinator/route` answered per second", unit: "/s", switchyard: median(routes), floor: median(floor), floorName: "C echo, no window", target: "≥ 300,000/s", higherIsBetter: true)
+        var route = Row(
+            section: section, measure: "`coordinator/route` answered per second", unit: "/s",
+            switchyard: median(routes), floor: median(floor), floorName: "C echo, no window", target: "≥ 300,000/s",
+            higherIsBetter: true)
         route.met = route.switchyard >= 300_000
         route.spread = ratioSpread(routes, floor, higherIsBetter: true)
         return [ping, route]
@@ -166,7 +215,9 @@ final class Bench {
         func measure(_ plugin: PluginManifest) async throws -> Double {
             var samples: [Double] = []
             for index in 0..<options.spawns {
-                let server = try await Server(manifest: Manifest(app: "bench-spawn", plugins: [plugin]), products: products, name: "spawn-\(plugin.name)-\(index)")
+                let server = try await Server(
+                    manifest: Manifest(app: "bench-spawn", plugins: [plugin]), products: products,
+                    name: "spawn-\(plugin.name)-\(index)")
                 _ = try? server.tree()  // answered once start-up is over (host/status answers at once)
                 let status = try? server.client.call(HostStatusRequest.self, Empty()).plugins.first
                 server.stop()
@@ -179,21 +230,36 @@ final class Bench {
         }
         let c = try await measure(PluginManifest(name: "c", product: "switchyard-c-plugin"))
         var rows: [Row] = []
-        var swift = Row(section: section, measure: "Swift SDK plugin", unit: "ms", switchyard: try await measure(PluginManifest(name: "bench", product: "BenchPlugin")), floor: c, floorName: "C plugin", target: "≤ 1.3×")
+        var swift = Row(
+            section: section, measure: "Swift SDK plugin", unit: "ms",
+            switchyard: try await measure(PluginManifest(name: "bench", product: "BenchPlugin")), floor: c,
+            floorName: "C plugin", target: "≤ 1.3×")
         swift.met = swift.ratio <= 1.3
         rows.append(swift)
         if let python = realPython() {
-            rows.append(Row(section: section, measure: "Python plugin (\(python.split(separator: "/").last ?? ""))", unit: "ms", switchyard: try await measure(PluginManifest(name: "python", command: [python, "\(directory)/Plugins/python/hello.py"])), floor: c, floorName: "C plugin", target: nil))
+            rows.append(
+                Row(
+                    section: section, measure: "Python plugin (\(python.split(separator: "/").last ?? ""))", unit: "ms",
+                    switchyard: try await measure(
+                        PluginManifest(name: "python", command: [python, "\(directory)/Plugins/python/hello.py"])),
+                    floor: c, floorName: "C plugin", target: nil))
         }
         if let node = FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) {
-            rows.append(Row(section: section, measure: "Node plugin (hello.js)", unit: "ms", switchyard: try await measure(PluginManifest(name: "node", command: [node, "\(directory)/Plugins/node/hello.js"])), floor: c, floorName: "C plugin", target: nil))
+            rows.append(
+                Row(
+                    section: section, measure: "Node plugin (hello.js)", unit: "ms",
+                    switchyard: try await measure(
+                        PluginManifest(name: "node", command: [node, "\(directory)/Plugins/node/hello.js"])), floor: c,
+                    floorName: "C plugin", target: nil))
         }
         return rows
     }
 
     /// The interpreter itself, not a pyenv shim (which costs ~50 ms per start).
     func realPython() -> String? {
-        guard let result = try? SystemProcess.run(["python3", "-c", "import sys; print(sys.executable)"]), result.status == 0 else { return nil }
+        guard let result = try? SystemProcess.run(["python3", "-c", "import sys; print(sys.executable)"]),
+            result.status == 0
+        else { return nil }
         let path = result.text.trimmingCharacters()
         return FileSystem.isExecutable(path) ? path : nil
     }
@@ -210,25 +276,32 @@ final class Bench {
         let section = "Crash to restored tree"
         StandardError.write("\(section) (\(count) instances)…\n")
         // No backoff, no intensity limit: every kill is a first restart.
-        let plugin = PluginManifest(name: "bench", product: "BenchPlugin", restart: RestartPolicy(policy: .permanent, maxRestarts: 1_000, windowSeconds: 1, backoffMs: 0))
+        let plugin = PluginManifest(
+            name: "bench", product: "BenchPlugin",
+            restart: RestartPolicy(policy: .permanent, maxRestarts: 1_000, windowSeconds: 1, backoffMs: 0))
         let host = try await startHost([plugin], root: Self.benchRoot)
         defer { Task { await host.shutdown() } }
         // The root and its children on its stack, 100 per chain (a chain has at most 256 steps).
         var made = 1
         while made < count {
             let batch = min(100, count - made)
-            _ = try await host.navigate(Array(repeating: [NavigationStep.route("sub"), .parent], count: batch).flatMap { $0 })
+            _ = try await host.navigate(
+                Array(repeating: [NavigationStep.route("sub"), .parent], count: batch).flatMap { $0 })
             made += batch
         }
         let before = await host.snapshot()
-        guard before.instances.count == count else { throw BenchFailure("expected \(count) instances, got \(before.instances.count)") }
+        guard before.instances.count == count else {
+            throw BenchFailure("expected \(count) instances, got \(before.instances.count)")
+        }
         var iterator = host.events().makeAsyncIterator()
         var recoveries: [Double] = [], spawns: [Double] = []
         for kill in 1...max(2, options.spawns / (count > 100 ? 5 : 3)) {
             let start = UVLoop.hrtime
             await host.signal(plugin: "bench", SIGKILL)
             while let event = await iterator.next() {
-                if case .pluginChanged(let status) = event, status.name == "bench", status.state == .ready, status.restarts == kill {
+                if case .pluginChanged(let status) = event, status.name == "bench", status.state == .ready,
+                    status.restarts == kill
+                {
                     recoveries.append(Double(UVLoop.hrtime - start) / 1e6)
                     spawns.append(Double(status.startupMicroseconds ?? 0) / 1_000)
                     break
@@ -236,7 +309,10 @@ final class Bench {
             }
             guard await host.snapshot() == before else { throw BenchFailure("the tree changed across a restart") }
         }
-        var row = Row(section: section, measure: "SIGKILL a plugin owning \(count) instances → tree served again", unit: "ms", switchyard: median(recoveries), floor: median(spawns), floorName: "its spawn to ready", target: "≤ floor + 2 ms")
+        var row = Row(
+            section: section, measure: "SIGKILL a plugin owning \(count) instances → tree served again", unit: "ms",
+            switchyard: median(recoveries), floor: median(spawns), floorName: "its spawn to ready",
+            target: "≤ floor + 2 ms")
         row.met = row.switchyard <= row.floor + 2
         return row
     }
@@ -257,7 +333,10 @@ final class Bench {
             try FileSystem.writeFileAtomically(manifestPath, try JSONValueEncoder().encodeBytes(manifest))
             socket = "\(folder)/control.sock"
             pid = try SystemProcess.launch(
-                ["\(products)/switchyard", "run", "--manifest", manifestPath, "--socket", socket, "--log-level", "error"],
+                [
+                    "\(products)/switchyard", "run", "--manifest", manifestPath, "--socket", socket, "--log-level",
+                    "error",
+                ],
                 logPath: "\(folder)/host.log")
             // Polling a socket path: the host has no way to tell a process it did not start that it is ready.
             let deadline = UVLoop.hrtime + 60_000_000_000
@@ -288,7 +367,8 @@ final class Bench {
         Manifest(
             app: "bench-\(count)", root: CoordinatorReference(plugin: "\(root)0", type: "bench"),
             plugins: (0..<count).map { index in
-                PluginManifest(name: "\(root)\(index)", product: "BenchPlugin", args: ["--peer", "\(root)\((index + 1) % count)"])
+                PluginManifest(
+                    name: "\(root)\(index)", product: "BenchPlugin", args: ["--peer", "\(root)\((index + 1) % count)"])
             })
     }
 
@@ -318,8 +398,12 @@ final class Bench {
         let floor50 = percentile(pings, 0.5) / 1_000 + 7 * echoP50
         let floor99 = percentile(pings, 0.99) / 1_000 + 7 * echoP99
         return [
-            Row(section: section, measure: "`open` \(url) p50", unit: "µs", switchyard: percentile(links, 0.5) / 1_000, floor: floor50, floorName: "socket ping + 7 echo hops", target: nil),
-            Row(section: section, measure: "`open` p99", unit: "µs", switchyard: percentile(links, 0.99) / 1_000, floor: floor99, floorName: "socket ping + 7 echo hops", target: nil),
+            Row(
+                section: section, measure: "`open` \(url) p50", unit: "µs", switchyard: percentile(links, 0.5) / 1_000,
+                floor: floor50, floorName: "socket ping + 7 echo hops", target: nil),
+            Row(
+                section: section, measure: "`open` p99", unit: "µs", switchyard: percentile(links, 0.99) / 1_000,
+                floor: floor99, floorName: "socket ping + 7 echo hops", target: nil),
         ]
     }
 
@@ -358,14 +442,20 @@ final class Bench {
 
         var rows: [Row] = []
         var rss = Row(
-            section: section, measure: "host RSS (`switchyard run`, \(plugins) plugins, \(bigTree.instances.count) instances, \(entries) entries)", unit: "MiB",
-            switchyard: Double(big.residentBytes) / 1_048_576, floor: Double(small.residentBytes) / 1_048_576, floorName: "1 plugin, 20 instances", target: "≤ 25 MiB")
+            section: section,
+            measure:
+                "host RSS (`switchyard run`, \(plugins) plugins, \(bigTree.instances.count) instances, \(entries) entries)",
+            unit: "MiB",
+            switchyard: Double(big.residentBytes) / 1_048_576, floor: Double(small.residentBytes) / 1_048_576,
+            floorName: "1 plugin, 20 instances", target: "≤ 25 MiB")
         rss.met = rss.switchyard <= 25
         rows.append(rss)
 
         // A tree operation on a node deep in the big tree, against the same on the small one.
         func operations(_ server: Server, _ tree: TreeSnapshot, plugin: String) throws -> (route: Double, pop: Double) {
-            guard let target = tree.instances.last(where: { $0.plugin == plugin }) else { throw BenchFailure("no instance of \(plugin)") }
+            guard let target = tree.instances.last(where: { $0.plugin == plugin }) else {
+                throw BenchFailure("no instance of \(plugin)")
+            }
             var routes: [UInt64] = [], pops: [UInt64] = []
             for _ in 0..<max(20, options.count / 50) {
                 var start = UVLoop.hrtime
@@ -380,30 +470,42 @@ final class Bench {
         let deep = "bench\(plugins / 2)"
         let bigOps = try operations(big, bigTree, plugin: deep)
         let smallOps = try operations(small, smallTree, plugin: "bench0")
-        var route = Row(section: section, measure: "a route on a node at depth \(plugins / 2 + 1) (one plugin hop), p50", unit: "µs", switchyard: bigOps.route, floor: smallOps.route, floorName: "same on the small tree", target: "≈ 1× (O(depth))")
+        var route = Row(
+            section: section, measure: "a route on a node at depth \(plugins / 2 + 1) (one plugin hop), p50",
+            unit: "µs", switchyard: bigOps.route, floor: smallOps.route, floorName: "same on the small tree",
+            target: "≈ 1× (O(depth))")
         route.met = route.ratio <= 1.5
-        var pop = Row(section: section, measure: "a `popLast` there (no plugin hop), p50", unit: "µs", switchyard: bigOps.pop, floor: smallOps.pop, floorName: "same on the small tree", target: "≈ 1× (O(depth))")
+        var pop = Row(
+            section: section, measure: "a `popLast` there (no plugin hop), p50", unit: "µs", switchyard: bigOps.pop,
+            floor: smallOps.pop, floorName: "same on the small tree", target: "≈ 1× (O(depth))")
         pop.met = pop.ratio <= 1.5
         rows += [route, pop]
 
         let bigGet = try rawRoundTrips(big.socket, request: "tree/get", count: max(3, options.runs * 5))
         let smallGet = try rawRoundTrips(small.socket, request: "tree/get", count: max(3, options.runs * 5))
         var get = Row(
-            section: section, measure: "`tree/get`: snapshot built, encoded (\(format(Double(bigGet.bytes) / 1_048_576)) MiB) and read by a client, p50", unit: "ms",
-            switchyard: bigGet.p50 / 1e6, floor: smallGet.p50 / 1e6, floorName: "same for the small tree", target: "≤ 5 ms")
+            section: section,
+            measure:
+                "`tree/get`: snapshot built, encoded (\(format(Double(bigGet.bytes) / 1_048_576)) MiB) and read by a client, p50",
+            unit: "ms",
+            switchyard: bigGet.p50 / 1e6, floor: smallGet.p50 / 1e6, floorName: "same for the small tree",
+            target: "≤ 5 ms")
         get.met = get.switchyard <= 5
         rows.append(get)
 
         let target = bigTree.instances.last(where: { $0.plugin == deep })?.id
         let ten = try fanOut(big, watchers: 10, target: target)
         let one = try fanOut(big, watchers: 1, target: target)
-        rows.append(Row(
-            section: section, measure: "a change until 10 watchers have its `tree/changed` with the snapshot, p50", unit: "ms",
-            switchyard: ten / 1e6, floor: one / 1e6, floorName: "1 watcher", target: nil))
+        rows.append(
+            Row(
+                section: section, measure: "a change until 10 watchers have its `tree/changed` with the snapshot, p50",
+                unit: "ms",
+                switchyard: ten / 1e6, floor: one / 1e6, floorName: "1 watcher", target: nil))
         let bigDeltas = try fanOut(big, watchers: 10, target: target, deltas: true)
         let smallDeltas = try fanOut(small, watchers: 10, target: smallTree.instances.last?.id, deltas: true)
         var deltas = Row(
-            section: section, measure: "a change until 10 watchers have its `tree/changed` as a patch (deltas), p50", unit: "ms",
+            section: section, measure: "a change until 10 watchers have its `tree/changed` as a patch (deltas), p50",
+            unit: "ms",
             switchyard: bigDeltas / 1e6, floor: smallDeltas / 1e6, floorName: "same on the small tree", target: "≤ 2×")
         deltas.met = deltas.ratio <= 2
         rows.append(deltas)
@@ -443,20 +545,24 @@ final class Bench {
         var threads: [SystemThread] = []
         for index in 0..<watchers {
             let socket = try UnixSocket(connectingTo: server.socket)
-            try socket.write(Message.request(id: .number(1), method: TreeSubscribeRequest.method, params: deltas ? ["deltas": true] : [:]).encodedLine())
+            try socket.write(
+                Message.request(
+                    id: .number(1), method: TreeSubscribeRequest.method, params: deltas ? ["deltas": true] : [:]
+                ).encodedLine())
             _ = try readLine(socket)  // the subscription's answer: the current snapshot
             sockets.append(socket)
-            threads.append(try SystemThread.spawn { @Sendable in
-                var pending = 0
-                while let chunk = try? socket.read(timeoutMilliseconds: 120_000), !chunk.isEmpty {
-                    for byte in chunk where byte == 0x0A { pending += 1 }
-                    if pending > 0 {
-                        let now = UVLoop.hrtime
-                        received.withLock { $0[index, default: []] += Array(repeating: now, count: pending) }
-                        pending = 0
+            threads.append(
+                try SystemThread.spawn { @Sendable in
+                    var pending = 0
+                    while let chunk = try? socket.read(timeoutMilliseconds: 120_000), !chunk.isEmpty {
+                        for byte in chunk where byte == 0x0A { pending += 1 }
+                        if pending > 0 {
+                            let now = UVLoop.hrtime
+                            received.withLock { $0[index, default: []] += Array(repeating: now, count: pending) }
+                            pending = 0
+                        }
                     }
-                }
-            })
+                })
         }
         var samples: [UInt64] = []
         for change in 1...max(3, options.runs * 4) {

@@ -13,7 +13,9 @@ extension Bench {
         let tree = try build(server, plugins: plugins, subs: 99, items: 0)
         let watcher = try UnixSocket(connectingTo: server.socket)
         defer { watcher.close() }
-        try watcher.write(Message.request(id: .number(1), method: TreeSubscribeRequest.method, params: ["deltas": true]).encodedLine())
+        try watcher.write(
+            Message.request(id: .number(1), method: TreeSubscribeRequest.method, params: ["deltas": true]).encodedLine()
+        )
         while true {  // the subscription's answer: the whole snapshot
             let chunk = try watcher.read(timeoutMilliseconds: 60_000)
             if chunk.isEmpty { throw BenchFailure("the host closed the socket") }
@@ -24,8 +26,11 @@ extension Bench {
         _ = try build(small, plugins: 1, subs: 19, items: 0)
         StandardError.write("  built \(tree.instances.count) instances on \(plugins) plugins\n")
         var row = Row(
-            section: section, measure: "host RSS (`switchyard run`, \(plugins) plugins, \(tree.instances.count) instances, a snapshot taken, a delta watcher)",
-            unit: "MiB", switchyard: Double(server.residentBytes) / 1_048_576, floor: Double(small.residentBytes) / 1_048_576,
+            section: section,
+            measure:
+                "host RSS (`switchyard run`, \(plugins) plugins, \(tree.instances.count) instances, a snapshot taken, a delta watcher)",
+            unit: "MiB", switchyard: Double(server.residentBytes) / 1_048_576,
+            floor: Double(small.residentBytes) / 1_048_576,
             floorName: "1 plugin, 20 instances", target: "≤ 32 MiB")
         row.met = row.switchyard <= 32
         return [row]

@@ -23,7 +23,8 @@ enum Placement: String, CaseIterable {
     }
 
     /// An absolute path: Foundation's `Process` (the Swift peers) does not search `PATH`.
-    static let taskset = FileSystem.findExecutable("taskset", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/taskset"
+    static let taskset =
+        FileSystem.findExecutable("taskset", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/taskset"
 
     /// `command` started on the host's CPU (a peer host is a process of its own).
     func host(_ command: [String]) -> [String] { self == .pair ? [Self.taskset, "-c", "0"] + command : command }
@@ -65,16 +66,22 @@ struct PeerRow {
     var switchyard: [PeerFigures] = []
 
     /// The median over runs of the per-run ratio peer ÷ Switchyard (so > 1 means the peer is slower), with its range.
-    func ratio(_ value: (PeerFigures) -> Double, higherIsBetter: Bool = false) -> (median: Double, low: Double, high: Double) {
+    func ratio(
+        _ value: (PeerFigures) -> Double, higherIsBetter: Bool = false
+    ) -> (median: Double, low: Double, high: Double) {
         let ratios = zip(peer, switchyard).map { higherIsBetter ? value($1) / value($0) : value($0) / value($1) }
         return (median(ratios), ratios.min() ?? .nan, ratios.max() ?? .nan)
     }
 
     var json: JSONValue {
         func figures(_ runs: [PeerFigures]) -> JSONValue {
-            .array(runs.map { ["p50Us": .double($0.p50), "p99Us": .double($0.p99), "perSecond": .double($0.perSecond)] })
+            .array(
+                runs.map { ["p50Us": .double($0.p50), "p99Us": .double($0.p99), "perSecond": .double($0.perSecond)] })
         }
-        return ["placement": .string(placement.rawValue), "peer": .string(name), "runs": figures(peer), "switchyardRuns": figures(switchyard)]
+        return [
+            "placement": .string(placement.rawValue), "peer": .string(name), "runs": figures(peer),
+            "switchyardRuns": figures(switchyard),
+        ]
     }
 }
 
@@ -88,12 +95,18 @@ extension Bench {
         let folder = "\(directory)/\(Self.peersPackage)"
         var peers: [Peer] = []
         if let node = FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) {
-            peers.append(Peer(name: "Node `child_process` + `readline`", host: [node, "\(folder)/node/host.js"], child: [node, "\(folder)/node/child.js"]))
+            peers.append(
+                Peer(
+                    name: "Node `child_process` + `readline`", host: [node, "\(folder)/node/host.js"],
+                    child: [node, "\(folder)/node/child.js"]))
         } else {
             StandardError.write("  no node on PATH: the Node peer is skipped\n")
         }
         if let python = realPython() {
-            peers.append(Peer(name: "Python `asyncio` subprocess", host: [python, "\(folder)/python/host.py"], child: [python, "\(folder)/python/child.py"]))
+            peers.append(
+                Peer(
+                    name: "Python `asyncio` subprocess", host: [python, "\(folder)/python/host.py"],
+                    child: [python, "\(folder)/python/child.py"]))
         } else {
             StandardError.write("  no python3: the Python peer is skipped\n")
         }
@@ -104,11 +117,19 @@ extension Bench {
             StandardError.write("  building the Swift peers: \(command.joined(separator: " "))\n")
             let result = try SystemProcess.run(command, timeoutMilliseconds: 1_800_000)
             guard result.status == 0 else {
-                throw BenchFailure("building the Swift peers failed; run `\(command.joined(separator: " "))`:\n\(result.text.suffix(2_000))")
+                throw BenchFailure(
+                    "building the Swift peers failed; run `\(command.joined(separator: " "))`:\n\(result.text.suffix(2_000))"
+                )
             }
         }
-        peers.append(Peer(name: "Swift Foundation `Process` + `JSONDecoder`", host: ["\(built)/foundation-host"], child: ["\(built)/foundation-child"]))
-        peers.append(Peer(name: "MCP Swift SDK 0.12.1 stdio (`ping`)", host: ["\(built)/mcp-host"], child: ["\(built)/mcp-child"], limit: 1_000))
+        peers.append(
+            Peer(
+                name: "Swift Foundation `Process` + `JSONDecoder`", host: ["\(built)/foundation-host"],
+                child: ["\(built)/foundation-child"]))
+        peers.append(
+            Peer(
+                name: "MCP Swift SDK 0.12.1 stdio (`ping`)", host: ["\(built)/mcp-host"], child: ["\(built)/mcp-child"],
+                limit: 1_000))
         return peers
     }
 
@@ -127,31 +148,44 @@ extension Bench {
             for index in rows.indices {
                 // Switchyard right before each peer: every ratio compares two neighbouring trials.
                 let series = trimmed(try await host.pingSeries("bench", count: total))
-                let burst = await host.requestBurst("bench", method: PingRequest.method, params: [:], count: pipelined, window: Self.peerWindow)
+                let burst = await host.requestBurst(
+                    "bench", method: PingRequest.method, params: [:], count: pipelined, window: Self.peerWindow)
                 guard burst.errors.isEmpty else { throw BenchFailure("pipelined burst failed: \(burst.errors[0])") }
-                rows[index].switchyard.append(PeerFigures(
-                    p50: percentile(series, 0.5) / 1_000, p99: percentile(series, 0.99) / 1_000,
-                    perSecond: Double(burst.answered) / (Double(burst.elapsedNanoseconds) / 1e9)))
+                rows[index].switchyard.append(
+                    PeerFigures(
+                        p50: percentile(series, 0.5) / 1_000, p99: percentile(series, 0.99) / 1_000,
+                        perSecond: Double(burst.answered) / (Double(burst.elapsedNanoseconds) / 1e9)))
                 let peer = list[index]
-                rows[index].peer.append(try runPeer(peer, placement: placement, count: peer.limit.map { min(total, $0 + warmup) } ?? total, pipelined: peer.limit.map { min(pipelined, 20 * $0) } ?? pipelined))
+                rows[index].peer.append(
+                    try runPeer(
+                        peer, placement: placement, count: peer.limit.map { min(total, $0 + warmup) } ?? total,
+                        pipelined: peer.limit.map { min(pipelined, 20 * $0) } ?? pipelined))
                 let last = rows[index].peer[run - 1]
-                StandardError.write("  run \(run): \(list[index].name): p50 \(format(last.p50)) µs, \(Int(last.perSecond)) /s (Switchyard \(format(rows[index].switchyard[run - 1].p50)) µs, \(Int(rows[index].switchyard[run - 1].perSecond)) /s)\n")
+                StandardError.write(
+                    "  run \(run): \(list[index].name): p50 \(format(last.p50)) µs, \(Int(last.perSecond)) /s (Switchyard \(format(rows[index].switchyard[run - 1].p50)) µs, \(Int(rows[index].switchyard[run - 1].perSecond)) /s)\n"
+                )
             }
         }
         return rows
     }
 
     func runPeer(_ peer: Peer, placement: Placement, count: Int, pipelined: Int) throws -> PeerFigures {
-        let command = placement.host(peer.host) + [String(count), String(pipelined), String(Self.peerWindow), "--"] + placement.child(peer.child)
+        let command =
+            placement.host(peer.host) + [String(count), String(pipelined), String(Self.peerWindow), "--"]
+            + placement.child(peer.child)
         let result = try SystemProcess.run(command, timeoutMilliseconds: 600_000)
         let line = result.text.split(separator: "\n").last { $0.hasPrefix("{") }
         guard result.status == 0, let line, let value = try? JSONParser.parse(Array(line.utf8)),
             let samples = value["samples"]?.arrayValue, let nanoseconds = value["pipelinedNs"]?.intValue
         else {
-            throw BenchFailure("\(peer.name) failed (\(result.status)): \(command.joined(separator: " "))\n\(result.text.suffix(1_000))")
+            throw BenchFailure(
+                "\(peer.name) failed (\(result.status)): \(command.joined(separator: " "))\n\(result.text.suffix(1_000))"
+            )
         }
         let sorted = trimmed(samples.compactMap { $0.intValue.map { UInt64($0) } })
-        return PeerFigures(p50: percentile(sorted, 0.5) / 1_000, p99: percentile(sorted, 0.99) / 1_000, perSecond: Double(pipelined) / (Double(nanoseconds) / 1e9))
+        return PeerFigures(
+            p50: percentile(sorted, 0.5) / 1_000, p99: percentile(sorted, 0.99) / 1_000,
+            perSecond: Double(pipelined) / (Double(nanoseconds) / 1e9))
     }
 }
 
@@ -168,12 +202,14 @@ func peersTable(_ rows: [PeerRow], runs: Int) -> String {
             placement = row.placement
             let own = rows.filter { $0.placement == row.placement }.flatMap(\.switchyard)
             let p50 = median(own.map(\.p50)), p99 = median(own.map(\.p99)), rate = median(own.map(\.perSecond))
-            text += "| **\(row.placement.title)** — Switchyard host ↔ Swift SDK plugin | \(format(p50)) µs | 1× | \(format(p99)) µs | 1× | \(format(rate)) | 1× |\n"
+            text +=
+                "| **\(row.placement.title)** — Switchyard host ↔ Swift SDK plugin | \(format(p50)) µs | 1× | \(format(p99)) µs | 1× | \(format(rate)) | 1× |\n"
         }
         func cell(_ ratio: (median: Double, low: Double, high: Double)) -> String {
             "\(format(ratio.median))× (\(format(ratio.low))–\(format(ratio.high)))"
         }
-        text += "| \(row.name) | \(format(median(row.peer.map(\.p50)))) µs | \(cell(row.ratio(\.p50))) | \(format(median(row.peer.map(\.p99)))) µs | \(cell(row.ratio(\.p99))) | \(format(median(row.peer.map(\.perSecond)))) | \(cell(row.ratio(\.perSecond, higherIsBetter: true))) |\n"
+        text +=
+            "| \(row.name) | \(format(median(row.peer.map(\.p50)))) µs | \(cell(row.ratio(\.p50))) | \(format(median(row.peer.map(\.p99)))) µs | \(cell(row.ratio(\.p99))) | \(format(median(row.peer.map(\.perSecond)))) | \(cell(row.ratio(\.perSecond, higherIsBetter: true))) |\n"
     }
     return text
 }

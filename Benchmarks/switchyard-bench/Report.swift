@@ -11,7 +11,8 @@ func percentile(_ sorted: [UInt64], _ fraction: Double) -> Double {
 func median(_ values: [Double]) -> Double {
     let sorted = values.filter { !$0.isNaN }.sorted()
     guard !sorted.isEmpty else { return .nan }
-    return sorted.count % 2 == 1 ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+    return sorted.count % 2 == 1
+        ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
 }
 
 // MARK: - Rows
@@ -35,7 +36,8 @@ struct Row {
 
     var json: JSONValue {
         [
-            "section": .string(section), "measure": .string(measure), "unit": .string(unit), "switchyard": .double(switchyard),
+            "section": .string(section), "measure": .string(measure), "unit": .string(unit),
+            "switchyard": .double(switchyard),
             "floor": .double(floor), "floorName": .string(floorName), "ratio": .double(ratio),
             "target": target.map(JSONValue.string) ?? .null, "met": met.map(JSONValue.bool) ?? .null,
             "ratioLow": spread.map { .double($0.low) } ?? .null, "ratioHigh": spread.map { .double($0.high) } ?? .null,
@@ -50,8 +52,12 @@ extension Row {
             let unit = json["unit"]?.stringValue, let switchyard = json["switchyard"]?.doubleValue,
             let floor = json["floor"]?.doubleValue, let floorName = json["floorName"]?.stringValue
         else { return nil }
-        self.init(section: section, measure: measure, unit: unit, switchyard: switchyard, floor: floor, floorName: floorName, target: json["target"]?.stringValue)
-        if let ratio = json["ratio"]?.doubleValue { higherIsBetter = abs(ratio - floor / switchyard) < abs(ratio - switchyard / floor) }
+        self.init(
+            section: section, measure: measure, unit: unit, switchyard: switchyard, floor: floor, floorName: floorName,
+            target: json["target"]?.stringValue)
+        if let ratio = json["ratio"]?.doubleValue {
+            higherIsBetter = abs(ratio - floor / switchyard) < abs(ratio - switchyard / floor)
+        }
         met = json["met"]?.boolValue
         if let low = json["ratioLow"]?.doubleValue, let high = json["ratioHigh"]?.doubleValue { spread = (low, high) }
     }
@@ -103,7 +109,8 @@ func table(_ rows: [Row]) -> String {
         }
         let verdict = row.met.map { $0 ? " ✓" : " ✗" } ?? ""
         let spread = row.spread.map { " (\(format($0.low))–\(format($0.high)))" } ?? ""
-        text += "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))×\(spread) | \(row.target ?? "")\(verdict) |\n"
+        text +=
+            "| \(row.measure) | \(format(row.switchyard)) \(row.unit) | \(format(row.floor)) \(row.unit) (\(row.floorName)) | \(format(row.ratio))×\(spread) | \(row.target ?? "")\(verdict) |\n"
     }
     return text
 }
@@ -127,7 +134,8 @@ func cdfSVG(title: String, series: [(name: String, color: String, samples: [UInt
     // Grid and axes.
     for step in 0...5 {
         let fraction = Double(step) / 5
-        svg += "<line x1=\"\(left)\" y1=\"\(y(fraction))\" x2=\"\(width - right)\" y2=\"\(y(fraction))\" stroke=\"#ddd\"/>"
+        svg +=
+            "<line x1=\"\(left)\" y1=\"\(y(fraction))\" x2=\"\(width - right)\" y2=\"\(y(fraction))\" stroke=\"#ddd\"/>"
         svg += "<text x=\"\(left - 8)\" y=\"\(y(fraction) + 4)\" text-anchor=\"end\">\(Int(fraction * 100))%</text>\n"
     }
     let tick = niceTick(maxX / 6)
@@ -137,8 +145,10 @@ func cdfSVG(title: String, series: [(name: String, color: String, samples: [UInt
         svg += "<text x=\"\(x(value))\" y=\"\(height - bottom + 18)\" text-anchor=\"middle\">\(format(value))</text>\n"
         value += tick
     }
-    svg += "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 14)\" text-anchor=\"middle\">round trip, µs (up to the 99.9th percentile)</text>\n"
-    svg += "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width - right)\" y2=\"\(height - bottom)\" stroke=\"black\"/>"
+    svg +=
+        "<text x=\"\(left + plotWidth / 2)\" y=\"\(height - 14)\" text-anchor=\"middle\">round trip, µs (up to the 99.9th percentile)</text>\n"
+    svg +=
+        "<line x1=\"\(left)\" y1=\"\(height - bottom)\" x2=\"\(width - right)\" y2=\"\(height - bottom)\" stroke=\"black\"/>"
     svg += "<line x1=\"\(left)\" y1=\"\(top)\" x2=\"\(left)\" y2=\"\(height - bottom)\" stroke=\"black\"/>\n"
     for (index, entry) in series.enumerated() {
         let sorted = entry.samples.sorted()
@@ -149,10 +159,13 @@ func cdfSVG(title: String, series: [(name: String, color: String, samples: [UInt
             let fraction = Double(step) / Double(steps) * 0.999
             points.append("\(format(x(percentile(sorted, fraction) / 1_000))),\(format(y(fraction)))")
         }
-        svg += "<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
+        svg +=
+            "<polyline fill=\"none\" stroke=\"\(entry.color)\" stroke-width=\"2\" points=\"\(points.joined(separator: " "))\"/>\n"
         let legendY = top + 18 + Double(index) * 18
-        svg += "<line x1=\"\(width - right - 250)\" y1=\"\(legendY - 4)\" x2=\"\(width - right - 226)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"3\"/>"
-        svg += "<text x=\"\(width - right - 220)\" y=\"\(legendY)\">\(entry.name) (p50 \(format(percentile(sorted, 0.5) / 1_000)) µs, p99 \(format(percentile(sorted, 0.99) / 1_000)) µs)</text>\n"
+        svg +=
+            "<line x1=\"\(width - right - 250)\" y1=\"\(legendY - 4)\" x2=\"\(width - right - 226)\" y2=\"\(legendY - 4)\" stroke=\"\(entry.color)\" stroke-width=\"3\"/>"
+        svg +=
+            "<text x=\"\(width - right - 220)\" y=\"\(legendY)\">\(entry.name) (p50 \(format(percentile(sorted, 0.5) / 1_000)) µs, p99 \(format(percentile(sorted, 0.99) / 1_000)) µs)</text>\n"
     }
     return svg + "</svg>\n"
 }

@@ -70,7 +70,9 @@ struct Options {
                 // Internal: what the instructions section runs under callgrind.
                 options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
-                StandardError.write("usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,memory,instructions,pinned,peers]\n")
+                StandardError.write(
+                    "usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,memory,instructions,pinned,peers]\n"
+                )
                 exit(0)
             default:
                 StandardError.write("switchyard-bench: unknown option \(flag)\n")
@@ -92,9 +94,12 @@ if let arguments = options.hostMessages {
     }
     exit(0)
 }
-for product in ["switchyard", "switchyard-echo", "switchyard-c-plugin", "switchyard-c-host", "BenchPlugin", "HelloPlugin"] {
+for product in [
+    "switchyard", "switchyard-echo", "switchyard-c-plugin", "switchyard-c-host", "BenchPlugin", "HelloPlugin",
+] {
     guard FileSystem.isExecutable("\(products)/\(product)") else {
-        StandardError.write("switchyard-bench: \(product) is missing: swift build -c release --product switchyard-bench\n")
+        StandardError.write(
+            "switchyard-bench: \(product) is missing: swift build -c release --product switchyard-bench\n")
         exit(1)
     }
 }
@@ -138,7 +143,9 @@ do {
 if let trace {
     trace.close()
     let statistics = trace.statistics
-    StandardError.write("trace: \(statistics.writtenLines) records written, \(statistics.droppedLines) dropped, \(statistics.rotations) rotations\n")
+    StandardError.write(
+        "trace: \(statistics.writtenLines) records written, \(statistics.droppedLines) dropped, \(statistics.rotations) rotations\n"
+    )
 }
 let seconds = Double(UVLoop.hrtime - started) / 1e9
 var header = """
@@ -147,14 +154,19 @@ var header = """
 
     """
 if options.merge && !rows.isEmpty {
-    let previous = (try? JSONParser.parse(FileSystem.readFile("\(options.output)/latest.json")))?["results"]?.arrayValue ?? []
+    let previous =
+        (try? JSONParser.parse(FileSystem.readFile("\(options.output)/latest.json")))?["results"]?.arrayValue ?? []
     let sections = Set(rows.map(\.section)).sorted().joined(separator: "; ")
     rows = merged(previous.compactMap(Row.init(json:)), rows)
-    header = String(header.dropLast()) + " (merged: this run measured \(sections); the other rows are from the previous run)\n"
+    header =
+        String(header.dropLast())
+        + " (merged: this run measured \(sections); the other rows are from the previous run)\n"
 }
 let text = header + (rows.isEmpty ? "" : table(rows))
 let peersText = peerRows.isEmpty ? "" : header + peersTable(peerRows, runs: options.runs)
-print(text + (peersText.isEmpty || rows.isEmpty ? "" : "\n") + (peersText.isEmpty ? "" : peersTable(peerRows, runs: options.runs)), terminator: "")
+print(
+    text + (peersText.isEmpty || rows.isEmpty ? "" : "\n")
+        + (peersText.isEmpty ? "" : peersTable(peerRows, runs: options.runs)), terminator: "")
 
 if !options.quick || options.output != "Benchmarks/results" {
     try? FileSystem.makeDirectory(options.output, mode: 0o755)
@@ -164,15 +176,18 @@ if !options.quick || options.output != "Benchmarks/results" {
     ]
     // A peers-only run leaves the main table alone; the peers have their own files.
     if !rows.isEmpty {
-        try FileSystem.writeFileAtomically("\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically(
+            "\(options.output)/latest.json", JSONWriter.encode(document) + [0x0A], mode: 0o644)
         try FileSystem.writeFileAtomically("\(options.output)/latest.md", Array(text.utf8), mode: 0o644)
     }
     if !peerRows.isEmpty {
         let peersDocument: JSONValue = [
-            "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)), "pipelined": .int(Int64(options.pipelined)),
+            "runs": .int(Int64(options.runs)), "count": .int(Int64(options.count)),
+            "pipelined": .int(Int64(options.pipelined)),
             "window": .int(Int64(Bench.peerWindow)), "machine": .string(machine), "peers": .array(peerRows.map(\.json)),
         ]
-        try FileSystem.writeFileAtomically("\(options.output)/peers.json", JSONWriter.encode(peersDocument) + [0x0A], mode: 0o644)
+        try FileSystem.writeFileAtomically(
+            "\(options.output)/peers.json", JSONWriter.encode(peersDocument) + [0x0A], mode: 0o644)
         try FileSystem.writeFileAtomically("\(options.output)/peers.md", Array(peersText.utf8), mode: 0o644)
     }
     if let samples = bench.pictureSamples {
@@ -181,7 +196,9 @@ if !options.quick || options.output != "Benchmarks/results" {
             series: [("switchyard", "#d62728", samples.switchyard), ("floor: C echo", "#1f77b4", samples.floor)])
         try FileSystem.writeFileAtomically("\(options.output)/latency-cdf.svg", Array(svg.utf8), mode: 0o644)
     }
-    StandardError.write("wrote \(options.output)/\(rows.isEmpty ? "" : "latest.json, latest.md, latency-cdf.svg ")\(peerRows.isEmpty ? "" : "peers.json, peers.md")\n")
+    StandardError.write(
+        "wrote \(options.output)/\(rows.isEmpty ? "" : "latest.json, latest.md, latency-cdf.svg ")\(peerRows.isEmpty ? "" : "peers.json, peers.md")\n"
+    )
 }
 let missed = rows.filter { $0.met == false }
 if !missed.isEmpty {

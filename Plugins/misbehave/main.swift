@@ -141,7 +141,8 @@ func parseOptions() -> Options {
         case "--navigate-on-ping": options.navigateOnPing = arguments.next()
         case "--route-table": options.routeTable = arguments.next()
         case "--play-table": options.playTable = true
-        case "--faulty-runs": options.faultyRuns = Set((arguments.next() ?? "").split(separator: ",").compactMap { Int($0) })
+        case "--faulty-runs":
+            options.faultyRuns = Set((arguments.next() ?? "").split(separator: ",").compactMap { Int($0) })
         case "--type": options.typeName = arguments.next() ?? options.typeName
         case "--flood-on-sigusr1": options.floodOnSignal = true
         case "--trigger-route": options.triggerRoute = arguments.next()
@@ -159,7 +160,9 @@ func parseOptions() -> Options {
         case "--descendants-at-eof": options.descendantsAtEOF = true
         case "--slow-route":
             let parts = (arguments.next() ?? "").split(separator: ":")
-            if parts.count == 2, let milliseconds = Int(parts[1]) { options.slowRoute = (String(parts[0]), milliseconds) }
+            if parts.count == 2, let milliseconds = Int(parts[1]) {
+                options.slowRoute = (String(parts[0]), milliseconds)
+            }
         case "--wrong-content": options.wrongContent = arguments.next()
         case "--answer-unknown-methods": options.answerUnknownMethods = true
         case "--reject-unknown-members": options.rejectUnknownMembers = true
@@ -219,8 +222,10 @@ let defaultTable: JSONValue = [
     "type": .string(options.typeName), "kind": "stack", "initialRoute": "bench",
     "routes": [
         ["name": "bench", "transition": "root"],
-        ["name": "sample", "transition": "push", "deepLink": "sample/:id",
-         "params": [["name": "id", "type": "string"]]],
+        [
+            "name": "sample", "transition": "push", "deepLink": "sample/:id",
+            "params": [["name": "id", "type": "string"]],
+        ],
         ["name": "sheet", "transition": "modal"],
         ["name": "fault", "transition": "modal"],
     ],
@@ -246,16 +251,24 @@ func initialContent(of type: String) -> JSONValue {
     func named(_ transition: String) -> [JSONValue] { all.filter { $0["transition"]?.stringValue == transition } }
     switch declaration?["kind"]?.stringValue {
     case "tabs":
-        return ["tabs": .array(named("tab").map { tab in
-            let name = tab["name"]?.stringValue ?? "?"
-            return ["route": .string(name), "content": content(of: tab, name: name, params: nil)]
-        })]
+        return [
+            "tabs": .array(
+                named("tab").map { tab in
+                    let name = tab["name"]?.stringValue ?? "?"
+                    return ["route": .string(name), "content": content(of: tab, name: name, params: nil)]
+                })
+        ]
     case "wrapper":
         return ["child": content(of: named("child").first, name: "child", params: nil)]
     default:
         let initial = declaration?["initialRoute"]?.stringValue ?? "bench"
         let root = all.first { $0["name"]?.stringValue == initial }
-        return ["root": ["route": .string(initial), "content": content(of: root, name: initial == "bench" ? "Bench" : initial, params: nil)]]
+        return [
+            "root": [
+                "route": .string(initial),
+                "content": content(of: root, name: initial == "bench" ? "Bench" : initial, params: nil),
+            ]
+        ]
     }
 }
 
@@ -274,7 +287,8 @@ func flood() {
     for _ in 0..<max(1, options.floodLines / 256) { writeStdout(batch) }
 }
 
-let floodSignal: (any DispatchSourceSignal)? = options.floodOnSignal ? DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global()) : nil
+let floodSignal: (any DispatchSourceSignal)? =
+    options.floodOnSignal ? DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global()) : nil
 if let floodSignal {
     signal(SIGUSR1, SIG_IGN)
     floodSignal.setEventHandler { flood() }
@@ -294,7 +308,9 @@ func fuzz() {
     func random() -> UInt64 { generator.next() }
     let seeds: [Message] = [
         .notification(method: "log", params: ["level": "info", "message": "fuzz"]),
-        .request(id: .string("f"), method: "navigate", params: ["instance": 1, "steps": [["op": "route", "route": "sample", "params": ["id": "1"]]]]),
+        .request(
+            id: .string("f"), method: "navigate",
+            params: ["instance": 1, "steps": [["op": "route", "route": "sample", "params": ["id": "1"]]]]),
         .request(id: .number(7), method: "tree/query", params: ["query": "topCoordinator"]),
         .response(id: .number(99_999), result: ["content": ["screen": ["name": "X"]]]),
         .errorResponse(id: .number(99_998), error: ResponseError(.rejectedByGuard, "no")),
@@ -330,42 +346,64 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         let offered = params?["protocolVersions"]?.arrayValue?.compactMap(\.intValue).map(Int.init) ?? []
         let common = options.speaks.filter(offered.contains)
         guard let chosen = options.answerVersion ?? common.max() else {
-            send(.errorResponse(id: id, error: ResponseError(
-                .unsupportedProtocolVersion, "misbehave speaks \(options.speaks), the host offers \(offered)",
-                data: ["supported": .array(options.speaks.map { .int(Int64($0)) })])))
+            send(
+                .errorResponse(
+                    id: id,
+                    error: ResponseError(
+                        .unsupportedProtocolVersion, "misbehave speaks \(options.speaks), the host offers \(offered)",
+                        data: ["supported": .array(options.speaks.map { .int(Int64($0)) })])))
             return
         }
-        send(.response(id: id, result: [
-            "protocolVersion": .int(Int64(chosen)),
-            "plugin": ["name": .string(options.name), "version": "0.0.1"],
-            "coordinators": declared,
-        ]))
+        send(
+            .response(
+                id: id,
+                result: [
+                    "protocolVersion": .int(Int64(chosen)),
+                    "plugin": ["name": .string(options.name), "version": "0.0.1"],
+                    "coordinators": declared,
+                ]))
         if options.floodStderr { startStderrFlood() }
         if faulty && options.fuzzLines > 0 { fuzz() }
     case "coordinator/create":
         if params?["restore"] != nil {
             if options.refuseRestore {
-                send(.errorResponse(id: id, error: ResponseError(.internalError, "misbehave forgets everything on restart")))
+                send(
+                    .errorResponse(
+                        id: id, error: ResponseError(.internalError, "misbehave forgets everything on restart")))
             } else {
                 send(.response(id: id, result: [:]))
             }
         } else {
             let type = params?["type"]?.stringValue ?? ""
-            let bench: JSONValue = ["root": ["route": "bench", "content": ["screen": ["name": "Bench", "props": [:]]]]]
+            let bench: JSONValue = [
+                "root": ["route": "bench", "content": ["screen": ["name": "Bench", "props": [:]]]]
+            ]
             send(.response(id: id, result: options.playTable ? initialContent(of: type) : bench))
         }
     case "coordinator/route":
         let route = params?["route"]?.stringValue ?? "?"
         if let slow = options.slowRoute, slow.route == route { usleep(UInt32(slow.milliseconds) * 1_000) }
         if let code = options.refusals[route] {
-            send(.errorResponse(id: id, error: ResponseError(ErrorCode(rawValue: code), "misbehave refuses '\(route)'", data: ["refusedBy": "misbehave"])))
+            send(
+                .errorResponse(
+                    id: id,
+                    error: ResponseError(
+                        ErrorCode(rawValue: code), "misbehave refuses '\(route)'", data: ["refusedBy": "misbehave"])))
         } else if route == "sample", !options.acceptWrongTypes, params?["params"]?["id"]?.stringValue == nil {
-            send(.errorResponse(id: id, error: ResponseError(.invalidParams, "route 'sample' needs param 'id' (a string)", data: ["field": "id"])))
+            send(
+                .errorResponse(
+                    id: id,
+                    error: ResponseError(
+                        .invalidParams, "route 'sample' needs param 'id' (a string)", data: ["field": "id"])))
         } else if route == options.wrongContent {
             send(.response(id: id, result: ["content": ["coordinator": ["type": .string(options.typeName)]]]))
         } else {
-            let declaration = options.playTable ? routes(of: params?["type"]?.stringValue ?? "").first { $0["name"]?.stringValue == route } : nil
-            send(.response(id: id, result: ["content": content(of: declaration, name: route, params: params?["params"])]))
+            let declaration =
+                options.playTable
+                ? routes(of: params?["type"]?.stringValue ?? "").first { $0["name"]?.stringValue == route } : nil
+            send(
+                .response(id: id, result: ["content": content(of: declaration, name: route, params: params?["params"])])
+            )
         }
     case PingRequest.method, "coordinator/destroy":
         send(.response(id: id, result: [:]))
@@ -395,14 +433,18 @@ let knownMembers: [String: Set<String>] = [
 
 /// The first member `line` carries that the spec does not define, if --reject-unknown-members looks for them.
 func unknownMember(_ line: String) -> String? {
-    guard options.rejectUnknownMembers, let value = try? JSONParser.parse(line), let envelope = value.objectValue else { return nil }
+    guard options.rejectUnknownMembers, let value = try? JSONParser.parse(line), let envelope = value.objectValue else {
+        return nil
+    }
     func extra(_ object: JSONObject?, _ known: Set<String>?) -> String? {
         guard let object, let known else { return nil }
         return object.keys.first { !known.contains($0) }
     }
     let method = envelope["method"]?.stringValue ?? ""
     return extra(envelope, knownMembers["envelope"]) ?? extra(envelope["params"]?.objectValue, knownMembers[method])
-        ?? extra(envelope["params"]?["limits"]?.objectValue, method == InitializeRequest.method ? knownMembers["limits"] : nil)
+        ?? extra(
+            envelope["params"]?["limits"]?.objectValue,
+            method == InitializeRequest.method ? knownMembers["limits"] : nil)
 }
 
 func handle(_ line: String) {
@@ -410,7 +452,12 @@ func handle(_ line: String) {
     guard case .message(let message, _) = event else { return }
     messageCount += 1
     if let member = unknownMember(line), case .request(let id, _, _) = message {
-        send(.errorResponse(id: id, error: ResponseError(.invalidParams, "misbehave does not know the member '\(member)'", data: ["field": .string(member)])))
+        send(
+            .errorResponse(
+                id: id,
+                error: ResponseError(
+                    .invalidParams, "misbehave does not know the member '\(member)'", data: ["field": .string(member)]))
+        )
         return
     }
     let n = messageCount
@@ -423,7 +470,9 @@ func handle(_ line: String) {
     }
     // With --trigger-route, "message N" is the message that takes that route.
     var isTrigger = false
-    if let trigger = options.triggerRoute, case .request(_, "coordinator/route", let params) = message, params?["route"]?.stringValue == trigger {
+    if let trigger = options.triggerRoute, case .request(_, "coordinator/route", let params) = message,
+        params?["route"]?.stringValue == trigger
+    {
         isTrigger = true
         triggeredAt = triggeredAt ?? n
     }

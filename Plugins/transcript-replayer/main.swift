@@ -24,7 +24,9 @@ func readMessage(expecting step: Transcript.Step) -> JSONValue {
             fail("at transcript line \(step.line): the host closed stdin, expected \(step.message)")
         }
         let value: JSONValue
-        do { value = try JSONParser.parse(line) } catch { fail("at transcript line \(step.line): host wrote invalid JSON: \(error)") }
+        do { value = try JSONParser.parse(line) } catch {
+            fail("at transcript line \(step.line): host wrote invalid JSON: \(error)")
+        }
         if let id = value["id"]?.stringValue, id.hasPrefix("hb-"), value["method"] == "$/ping",
             step.message["id"]?.stringValue?.hasPrefix("hb-") != true
         {
@@ -37,7 +39,9 @@ func readMessage(expecting step: Transcript.Step) -> JSONValue {
 
 guard CommandLine.arguments.count == 2 else { fail("usage: transcript-replayer TRANSCRIPT-TEXT") }
 let transcript: Transcript
-do { transcript = try Transcript(parsing: Array(CommandLine.arguments[1].utf8)) } catch { fail("bad transcript: \(error)") }
+do { transcript = try Transcript(parsing: Array(CommandLine.arguments[1].utf8)) } catch {
+    fail("bad transcript: \(error)")
+}
 
 for step in transcript.steps {
     if let label = step.sync {
@@ -66,7 +70,9 @@ StandardError.write("transcript-replayer: complete (\(transcript.steps.count) st
 
 // Afterwards: a well-behaved plugin, so the host can shut it down cleanly.
 while let line = readLine(strippingNewline: true) {
-    guard case .message(let message, _) = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0) else { continue }
+    guard case .message(let message, _) = MessageReader.decodeLine(Array(line.utf8)[...], lineNumber: 0) else {
+        continue
+    }
     switch message {
     case .request(let id, _, _):
         try? Descriptor.writeAll(1, Message.response(id: id, result: [:]).encodedLine())

@@ -37,7 +37,8 @@ public final class ChaosExperiment: Sendable {
     /// `kinds` ("kill", "stop", "flood") every `faultIntervalMs`; a request unanswered after `requestDeadlineMs`
     /// is lost.
     public init(
-        host: HostHandle, seed: UInt64, duration: Double, rate: Int, faultIntervalMs: Int, victim: String, requestDeadlineMs: Int,
+        host: HostHandle, seed: UInt64, duration: Double, rate: Int, faultIntervalMs: Int, victim: String,
+        requestDeadlineMs: Int,
         kinds: Set<String>
     ) {
         self.kinds = kinds
@@ -48,9 +49,10 @@ public final class ChaosExperiment: Sendable {
         self.faultIntervalMs = faultIntervalMs
         self.victim = victim
         self.requestDeadlineMs = requestDeadlineMs
-        state = Mutex(State(
-            report: ChaosReport(seconds: duration, seed: seed, rate: rate, faultIntervalMs: faultIntervalMs),
-            requests: SeededGenerator(seed: seed), faults: SeededGenerator(seed: seed &* 31 &+ 7)))
+        state = Mutex(
+            State(
+                report: ChaosReport(seconds: duration, seed: seed, rate: rate, faultIntervalMs: faultIntervalMs),
+                requests: SeededGenerator(seed: seed), faults: SeededGenerator(seed: seed &* 31 &+ 7)))
     }
 
     /// `app` with its plugin `victim` played by the misbehaving plugin (ready to flood on SIGUSR1), or nil if the
@@ -159,7 +161,8 @@ public final class ChaosExperiment: Sendable {
                 state.report.failed[failure.name, default: 0] += 1
             } else {
                 state.report.answered += 1
-                state.report.latencies.append(Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+                state.report.latencies.append(
+                    Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
             }
         }
     }
@@ -176,16 +179,20 @@ public final class ChaosExperiment: Sendable {
         case 580..<700: try await navigate("todos", "todos", [.popToRoot])
         case 700..<780: try await navigate("projects", "projects", [.popToRoot])
         case 780..<860: try await navigate(victim, victim, [.popToRoot])
-        case 860..<990: try await navigate("authenticated", "home", [.selectTab(["todos", "projects", "profile"][pick % 3])])
+        case 860..<990:
+            try await navigate("authenticated", "home", [.selectTab(["todos", "projects", "profile"][pick % 3])])
         default:
             // Sign out and in again as one chain: the signed-in subtree (instances in four plugins) is destroyed and
             // created anew in one revision, or, if any plugin fails, nothing changes.
-            _ = try await host.navigate([.setRoot("unauthenticated"), .parent, .setRoot("authenticated", ["user": "chaos"])])
+            _ = try await host.navigate([
+                .setRoot("unauthenticated"), .parent, .setRoot("authenticated", ["user": "chaos"]),
+            ])
         }
     }
 
     private func navigate(_ plugin: String, _ type: String, _ steps: [NavigationStep]) async throws(ResponseError) {
-        guard let instance = await host.snapshot().instances.first(where: { $0.plugin == plugin && $0.type == type }) else {
+        guard let instance = await host.snapshot().instances.first(where: { $0.plugin == plugin && $0.type == type })
+        else {
             throw ResponseError(.instanceNotFound, "no \(plugin).\(type) in the tree now")
         }
         _ = try await host.navigate(from: instance.id, steps)
@@ -194,19 +201,24 @@ public final class ChaosExperiment: Sendable {
     // MARK: - Faults
 
     private func injectFault() async {
-        let choice: (String, String)? = state.withLock { state in
-            let ready = state.statuses.values.filter { $0.state == .ready && state.open[$0.name] == nil }.map(\.name).sorted()
-            guard !ready.isEmpty else { return nil }
-            let plugin = ready[Int(state.faults.next() % UInt64(ready.count))]
-            let roll = state.faults.next() % 10
-            // Only the misbehaving plugin can flood; a kind left out falls back to one allowed.
-            var kind = plugin == victim && roll >= 7 ? "flood" : roll >= 5 ? "stop" : "kill"
-            if !kinds.contains(kind) { kind = kinds.contains("kill") ? "kill" : kinds.contains("stop") ? "stop" : "flood" }
-            if kind == "flood" && plugin != victim { return nil }
-            state.open[plugin] = (kind, ContinuousClock.now, state.statuses[plugin]?.restarts ?? 0, false)
-            state.report.faults[kind, default: 0] += 1
-            return (plugin, kind)
-        } ?? nil
+        let choice: (String, String)? =
+            state.withLock { state in
+                let ready = state.statuses.values.filter { $0.state == .ready && state.open[$0.name] == nil }.map(
+                    \.name
+                ).sorted()
+                guard !ready.isEmpty else { return nil }
+                let plugin = ready[Int(state.faults.next() % UInt64(ready.count))]
+                let roll = state.faults.next() % 10
+                // Only the misbehaving plugin can flood; a kind left out falls back to one allowed.
+                var kind = plugin == victim && roll >= 7 ? "flood" : roll >= 5 ? "stop" : "kill"
+                if !kinds.contains(kind) {
+                    kind = kinds.contains("kill") ? "kill" : kinds.contains("stop") ? "stop" : "flood"
+                }
+                if kind == "flood" && plugin != victim { return nil }
+                state.open[plugin] = (kind, ContinuousClock.now, state.statuses[plugin]?.restarts ?? 0, false)
+                state.report.faults[kind, default: 0] += 1
+                return (plugin, kind)
+            } ?? nil
         guard let (plugin, kind) = choice else { return }
         switch kind {
         case "flood": await host.signal(plugin: plugin, SIGUSR1)

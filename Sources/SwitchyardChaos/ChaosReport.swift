@@ -35,16 +35,21 @@ public struct ChaosReport: Sendable {
 
     static func format(_ milliseconds: Double?) -> String {
         guard let milliseconds else { return "—" }
-        return milliseconds < 10 ? String(format1: milliseconds, digits: 2) + " ms" : String(format1: milliseconds, digits: 0) + " ms"
+        return milliseconds < 10
+            ? String(format1: milliseconds, digits: 2) + " ms" : String(format1: milliseconds, digits: 0) + " ms"
     }
 
-    var rssGrowthPercent: Double { rssBefore > 0 ? (Double(rssAfter) - Double(rssBefore)) / Double(rssBefore) * 100 : 0 }
+    var rssGrowthPercent: Double {
+        rssBefore > 0 ? (Double(rssAfter) - Double(rssBefore)) / Double(rssBefore) * 100 : 0
+    }
 
     /// The report for a terminal; `command` is the command line that produced it, so a run can be repeated.
     public func text(command: String) -> String {
         func mib(_ bytes: Int) -> String { String(format1: Double(bytes) / 1_048_576, digits: 1) + " MiB" }
         var lines: [String] = []
-        lines.append("switchyard chaos: \(String(format1: seconds, digits: 0)) s, seed \(seed), \(rate) requests/s, a fault every \(faultIntervalMs) ms")
+        lines.append(
+            "switchyard chaos: \(String(format1: seconds, digits: 0)) s, seed \(seed), \(rate) requests/s, a fault every \(faultIntervalMs) ms"
+        )
         lines.append("  command: \(command)")
         lines.append("")
         lines.append("  requests sent            \(sent)")
@@ -52,31 +57,45 @@ public struct ChaosReport: Sendable {
         let kinds = failed.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         lines.append("  failed with a typed error \(failedTotal)" + (kinds.isEmpty ? "" : "  (\(kinds))"))
         lines.append("  lost                     \(lost)")
-        lines.append("  answer latency p50 / p99 \(Self.format(Self.percentile(latencies, 0.5))) / \(Self.format(Self.percentile(latencies, 0.99)))")
+        lines.append(
+            "  answer latency p50 / p99 \(Self.format(Self.percentile(latencies, 0.5))) / \(Self.format(Self.percentile(latencies, 0.99)))"
+        )
         lines.append("")
         let injected = faults.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         lines.append("  faults injected          \(faults.values.reduce(0, +))  (\(injected))")
-        lines.append("  restarts                 \(restarts)" + (failedPlugins.isEmpty ? "" : "  (gave up on: \(failedPlugins.joined(separator: ", ")))"))
+        lines.append(
+            "  restarts                 \(restarts)"
+                + (failedPlugins.isEmpty ? "" : "  (gave up on: \(failedPlugins.joined(separator: ", ")))"))
         for kind in detect.keys.sorted() {
             let found = detect[kind] ?? []
             let back = restore[kind] ?? []
-            lines.append("  \(kind + String(repeating: " ", count: max(0, 6 - kind.count))) detected p50 / p99   \(Self.format(Self.percentile(found, 0.5))) / \(Self.format(Self.percentile(found, 0.99)))   restored tree p50 / p99 \(Self.format(Self.percentile(back, 0.5))) / \(Self.format(Self.percentile(back, 0.99)))  (\(back.count) of \(found.count))")
+            lines.append(
+                "  \(kind + String(repeating: " ", count: max(0, 6 - kind.count))) detected p50 / p99   \(Self.format(Self.percentile(found, 0.5))) / \(Self.format(Self.percentile(found, 0.99)))   restored tree p50 / p99 \(Self.format(Self.percentile(back, 0.5))) / \(Self.format(Self.percentile(back, 0.99)))  (\(back.count) of \(found.count))"
+            )
         }
         lines.append("")
-        lines.append("  host RSS                 \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)")
-        lines.append("  tree at the end          \(instancesAtEnd) instances, " + (finalTreeServed ? "every node served" : "some nodes unavailable"))
+        lines.append(
+            "  host RSS                 \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)"
+        )
+        lines.append(
+            "  tree at the end          \(instancesAtEnd) instances, "
+                + (finalTreeServed ? "every node served" : "some nodes unavailable"))
         return lines.joined(separator: "\n") + "\n"
     }
 
     /// The report as one JSON object (a line), for tools that compare runs.
     public var json: String {
         func stats(_ values: [Double]) -> JSONValue {
-            ["count": .int(Int64(values.count)), "p50": Self.percentile(values, 0.5).map(JSONValue.double) ?? .null,
-             "p99": Self.percentile(values, 0.99).map(JSONValue.double) ?? .null]
+            [
+                "count": .int(Int64(values.count)), "p50": Self.percentile(values, 0.5).map(JSONValue.double) ?? .null,
+                "p99": Self.percentile(values, 0.99).map(JSONValue.double) ?? .null,
+            ]
         }
         var object: JSONObject = [
-            "seconds": .double(seconds), "seed": .int(Int64(seed)), "rate": .int(Int64(rate)), "faultIntervalMs": .int(Int64(faultIntervalMs)),
-            "sent": .int(Int64(sent)), "answered": .int(Int64(answered)), "failedTyped": .int(Int64(failedTotal)), "lost": .int(Int64(lost)),
+            "seconds": .double(seconds), "seed": .int(Int64(seed)), "rate": .int(Int64(rate)),
+            "faultIntervalMs": .int(Int64(faultIntervalMs)),
+            "sent": .int(Int64(sent)), "answered": .int(Int64(answered)), "failedTyped": .int(Int64(failedTotal)),
+            "lost": .int(Int64(lost)),
             "restarts": .int(Int64(restarts)), "rssBefore": .int(Int64(rssBefore)), "rssAfter": .int(Int64(rssAfter)),
             "latencyMs": stats(latencies), "finalTreeServed": .bool(finalTreeServed),
         ]

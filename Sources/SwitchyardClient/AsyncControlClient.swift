@@ -66,7 +66,8 @@ public final class AsyncControlClient: Sendable {
     /// Milliseconds since this client started, on a monotonic clock: the endpoint's time.
     private var now: UInt64 {
         let elapsed = clock.now - start
-        return UInt64(elapsed.components.seconds) * 1_000 + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
+        return UInt64(elapsed.components.seconds) * 1_000
+            + UInt64(elapsed.components.attoseconds / 1_000_000_000_000_000)
     }
 
     /// The notifications the host sends (after `tree/subscribe`), as messages in arrival order; finishes when the
@@ -94,7 +95,9 @@ public final class AsyncControlClient: Sendable {
     }
 
     /// Sends a request and returns the host's answer, result or typed error; throws only when there is no answer.
-    public func response(_ method: String, _ params: JSONValue? = nil) async throws(Failure) -> Result<JSONValue, ResponseError> {
+    public func response(
+        _ method: String, _ params: JSONValue? = nil
+    ) async throws(Failure) -> Result<JSONValue, ResponseError> {
         let outcome: Result<Result<JSONValue, ResponseError>, Failure> = await withCheckedContinuation { continuation in
             let deadline = timeoutMilliseconds.map { now + $0 }
             core.withLock { core in

@@ -31,14 +31,18 @@ public final class ControlClient {
         static func typed(_ failure: RPCFailure) -> Failure {
             switch failure {
             case .response(let error): .response(error)
-            case .unencodable(let method, let reason): .protocolViolation("cannot encode the params of \(method): \(reason)")
-            case .undecodable(let method, let reason): .protocolViolation("the host's answer to \(method) does not decode: \(reason)")
+            case .unencodable(let method, let reason):
+                .protocolViolation("cannot encode the params of \(method): \(reason)")
+            case .undecodable(let method, let reason):
+                .protocolViolation("the host's answer to \(method) does not decode: \(reason)")
             }
         }
 
         /// A failure to connect, with a hint when nothing listens at `path`.
         static func unreachable(_ path: String, _ error: SystemError) -> Failure {
-            guard error.isNotFound || error.isConnectionRefused else { return .connection("cannot reach the host at \(path): \(error)") }
+            guard error.isNotFound || error.isConnectionRefused else {
+                return .connection("cannot reach the host at \(path): \(error)")
+            }
             return .connection(
                 "no host is listening at \(path) (\(error.name)): is `switchyard run` running? "
                     + "Start it, or reach another host with --app NAME (its manifest's \"app\") or --socket PATH")
@@ -108,7 +112,9 @@ public final class ControlClient {
     }
 
     /// Sends a request and returns the host's answer, result or typed error; throws only when there is no answer.
-    public func response(_ method: String, _ params: JSONValue? = nil) throws(Failure) -> Result<JSONValue, ResponseError> {
+    public func response(
+        _ method: String, _ params: JSONValue? = nil
+    ) throws(Failure) -> Result<JSONValue, ResponseError> {
         var answer: Result<JSONValue, ResponseError>?
         writeFailure = nil
         let id = endpoint.request(method, params: params) { answer = $0 }
@@ -170,7 +176,8 @@ public final class ControlClient {
             if let event = reader.next() {
                 switch event {
                 case .message(let message, _): return .success(message)
-                case .violation(let violation): return .failure(.protocolViolation("the host sent an invalid message: \(violation)"))
+                case .violation(let violation):
+                    return .failure(.protocolViolation("the host sent an invalid message: \(violation)"))
                 }
             }
             let bytes: [UInt8]

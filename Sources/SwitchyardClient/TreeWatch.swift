@@ -18,10 +18,13 @@ extension ControlClient {
     /// `tree` after a `tree/changed` notification's params; a protocol violation when they do not apply to it.
     public static func apply(_ params: JSONValue?, to tree: TreeSnapshot) throws(Failure) -> TreeSnapshot {
         let change: TreeChangedNotification.Params
-        do { change = try JSONValueDecoder().decode(TreeChangedNotification.Params.self, from: params ?? .null) } catch {
+        do { change = try JSONValueDecoder().decode(TreeChangedNotification.Params.self, from: params ?? .null) } catch
+        {
             throw .protocolViolation("the host sent an invalid tree/changed: \(error)")
         }
-        do { return try tree.applying(change) } catch { throw .protocolViolation("the host sent a tree/changed that does not apply: \(error.message)") }
+        do { return try tree.applying(change) } catch {
+            throw .protocolViolation("the host sent a tree/changed that does not apply: \(error.message)")
+        }
     }
 }
 

@@ -58,13 +58,15 @@ public enum CheckID: String, Sendable, CaseIterable, Comparable {
         case .paramTypes: "a declared param of the wrong type is refused with -32602 naming the field"
         case .deepLink: "a link built from every deep-link pattern resolves and its hops are answered"
         case .destroy: "coordinator/destroy of every instance answers {}"
-        case .restore: "coordinator/create (reason restore) with the instance and its state answers {}; the instance works"
+        case .restore:
+            "coordinator/create (reason restore) with the instance and its state answers {}; the instance works"
         case .ping: "$/ping is answered while a slow request is in flight"
         case .unknownMethod: "an unknown request gets -32601; an unknown notification is ignored"
         case .unknownMembers: "members it does not know (envelope, params, limits) are ignored"
         case .lineLimit: "reads a line of exactly maxLineBytes; never writes a longer one"
         case .stdout: "stdout carries protocol messages only"
-        case .messages: "every message validates against the envelope and its method's schema; each request answered once"
+        case .messages:
+            "every message validates against the envelope and its method's schema; each request answered once"
         case .shutdown: "shutdown is answered {} without exiting; exit then ends the process with status 0"
         case .exitWithoutShutdown: "exit without shutdown ends the process with status 1"
         case .eof: "the process exits within 2 s of stdin's end of file"
@@ -97,7 +99,10 @@ public struct Finding: Sendable {
     /// The plugin's last stderr lines, when they may explain it (a traceback).
     public let stderr: [String]
 
-    init(_ severity: CheckStatus, _ message: String, expected: String? = nil, exchange: [ExchangeLine] = [], stderr: [String] = []) {
+    init(
+        _ severity: CheckStatus, _ message: String, expected: String? = nil, exchange: [ExchangeLine] = [],
+        stderr: [String] = []
+    ) {
         self.severity = severity
         self.message = message
         self.expected = expected
@@ -116,7 +121,10 @@ public struct CheckResult: Sendable {
     /// Measurements (milliseconds), for `timing`.
     public let measurements: [(name: String, milliseconds: Double)]
 
-    init(_ id: CheckID, summary: String, findings: [Finding] = [], measurements: [(name: String, milliseconds: Double)] = [], skipped: Bool = false) {
+    init(
+        _ id: CheckID, summary: String, findings: [Finding] = [],
+        measurements: [(name: String, milliseconds: Double)] = [], skipped: Bool = false
+    ) {
         self.id = id
         self.summary = summary
         self.findings = findings

@@ -83,16 +83,19 @@ public enum ConformanceChecker {
         for thread in threads { thread.join() }
 
         if let reason = starting.withLock({ $0 }) {
-            ledger.add(.handshake, Finding(.fail, reason, expected: "an executable the checker can start (argv, no shell)"))
+            ledger.add(
+                .handshake, Finding(.fail, reason, expected: "an executable the checker can start (argv, no shell)"))
             ledger.skip(CheckID.allCases, "not run: \(reason)")
         }
         if ledger.failed(.handshake) {
-            ledger.supersede([.unknownMembers, .eof, .exitWithoutShutdown], "not run: the handshake failed (see handshake)")
+            ledger.supersede(
+                [.unknownMembers, .eof, .exitWithoutShutdown], "not run: the handshake failed (see handshake)")
         }
         let all = sessions.withLock { $0 }
         StreamChecks(sessions: all, ledger: ledger, limits: launch.limits).run()
         let described = plugin.withLock { $0 }
-        return ConformanceReport(launch: launch, plugin: described?.info, contract: described?.contract, results: ledger.results())
+        return ConformanceReport(
+            launch: launch, plugin: described?.info, contract: described?.contract, results: ledger.results())
     }
 }
 
@@ -109,18 +112,32 @@ struct StreamChecks {
             let garbage = session.garbage
             lines += garbage.count
             for problem in garbage.prefix(20) where ledger.wants(.stdout) {
-                ledger.add(.stdout, Finding(.fail, "stdout line \(problem.line) is not a protocol message: \(problem.detail)",
-                    expected: "only JSON-RPC messages on stdout, one per line; logs go to stderr or the log notification (§1, §4)",
-                    exchange: session.exchange(around: problem.position), stderr: session.stderrTail))
+                ledger.add(
+                    .stdout,
+                    Finding(
+                        .fail, "stdout line \(problem.line) is not a protocol message: \(problem.detail)",
+                        expected:
+                            "only JSON-RPC messages on stdout, one per line; logs go to stderr or the log notification (§1, §4)",
+                        exchange: session.exchange(around: problem.position), stderr: session.stderrTail))
             }
             for problem in session.oversize.prefix(20) where ledger.wants(.lineLimit) {
-                ledger.add(.lineLimit, Finding(.fail, "stdout line \(problem.line) is \(problem.detail)+ bytes, over maxLineBytes (\(limits.maxLineBytes))",
-                    expected: "lines within the maxLineBytes announced in initialize (§6): the host drops a longer line, so its answer never arrives",
-                    exchange: session.exchange(around: problem.position)))
+                ledger.add(
+                    .lineLimit,
+                    Finding(
+                        .fail,
+                        "stdout line \(problem.line) is \(problem.detail)+ bytes, over maxLineBytes (\(limits.maxLineBytes))",
+                        expected:
+                            "lines within the maxLineBytes announced in initialize (§6): the host drops a longer line, so its answer never arrives",
+                        exchange: session.exchange(around: problem.position)))
             }
             messages += session.receivedCount
         }
-        if ledger.wants(.stdout) { ledger.note(.stdout, "\(messages) message(s) read from \(sessions.count) process(es)\(lines > 0 ? ", \(lines) other line(s)" : "")") }
+        if ledger.wants(.stdout) {
+            ledger.note(
+                .stdout,
+                "\(messages) message(s) read from \(sessions.count) process(es)\(lines > 0 ? ", \(lines) other line(s)" : "")"
+            )
+        }
         if ledger.wants(.messages) { checkMessages() }
     }
 
@@ -131,18 +148,27 @@ struct StreamChecks {
         var reported = 0
         for session in sessions {
             for problem in session.strayAnswers.prefix(20) {
-                ledger.add(.messages, Finding(.fail, "stdout line \(problem.line) answers id \(problem.detail), which is no outstanding request of the host's",
-                    expected: "each request answered exactly once, with its own id (§2); an answer to an unknown id is a protocol error (§6)",
-                    exchange: session.exchange(around: problem.position)))
+                ledger.add(
+                    .messages,
+                    Finding(
+                        .fail,
+                        "stdout line \(problem.line) answers id \(problem.detail), which is no outstanding request of the host's",
+                        expected:
+                            "each request answered exactly once, with its own id (§2); an answer to an unknown id is a protocol error (§6)",
+                        exchange: session.exchange(around: problem.position)))
             }
             for received in session.received {
                 checked += 1
                 let errors = Self.schemaErrors(received, validator)
                 guard !errors.isEmpty, reported < 20 else { continue }
                 reported += 1
-                ledger.add(.messages, Finding(.fail, "stdout line \(received.lineNumber): \(errors.prefix(3).joined(separator: "; "))",
-                    expected: "a message valid against Protocol/schema (envelope.json, and the method's params or result)",
-                    exchange: session.exchange(around: received.position)))
+                ledger.add(
+                    .messages,
+                    Finding(
+                        .fail, "stdout line \(received.lineNumber): \(errors.prefix(3).joined(separator: "; "))",
+                        expected:
+                            "a message valid against Protocol/schema (envelope.json, and the method's params or result)",
+                        exchange: session.exchange(around: received.position)))
             }
         }
         ledger.note(.messages, "\(checked) message(s) validated")
@@ -152,15 +178,21 @@ struct StreamChecks {
         do {
             var errors = try validator.validate(received.raw, against: "envelope.json")
             guard errors.isEmpty else { return errors }
-            let schema = { (method: String) in ProtocolMethods.all.first { $0.method == method }.map { Self.schemaFile($0.method) } }
+            let schema = { (method: String) in
+                ProtocolMethods.all.first { $0.method == method }.map { Self.schemaFile($0.method) }
+            }
             switch received.message {
             case .response(_, let result):
                 if let method = received.answersMethod, let file = schema(method) {
-                    errors += try validator.validate(result, against: "\(file)#/$defs/result").map { "result of \(method): \($0)" }
+                    errors += try validator.validate(result, against: "\(file)#/$defs/result").map {
+                        "result of \(method): \($0)"
+                    }
                 }
             case .request(_, let method, let params), .notification(let method, let params):
                 guard let file = schema(method) else { return ["'\(method)' is not a method of the protocol (§8)"] }
-                errors += try validator.validate(params ?? [:], against: "\(file)#/$defs/params").map { "params of \(method): \($0)" }
+                errors += try validator.validate(params ?? [:], against: "\(file)#/$defs/params").map {
+                    "params of \(method): \($0)"
+                }
             case .errorResponse:
                 break
             }

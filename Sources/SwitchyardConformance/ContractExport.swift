@@ -28,37 +28,46 @@ public enum ContractExporter {
     public static func export(_ launch: PluginLaunch) throws(ContractExportFailure) -> RouteContract {
         let session: PluginSession
         do { session = try PluginSession(launch) } catch {
-            throw ContractExportFailure(message: "cannot start \(launch.command.first ?? "the plugin"): \(error)", problems: [], stderr: [])
+            throw ContractExportFailure(
+                message: "cannot start \(launch.command.first ?? "the plugin"): \(error)", problems: [], stderr: [])
         }
         defer { session.end() }
         let (reply, result) = session.ready()
         guard let result else {
             let reason: String
             switch session.decode(reply, as: InitializeRequest.Result.self, method: InitializeRequest.method) {
-            case .success(let answer): reason = "it chose protocol version \(answer.protocolVersion), which was not offered (\(ProtocolVersion.supported))"
-            case .failure(.plugin(let error)): reason = "it answered \(error.code.rawValue) \(error.code.name): \(error.message)"
+            case .success(let answer):
+                reason =
+                    "it chose protocol version \(answer.protocolVersion), which was not offered (\(ProtocolVersion.supported))"
+            case .failure(.plugin(let error)):
+                reason = "it answered \(error.code.rawValue) \(error.code.name): \(error.message)"
             case .failure(.host(let error)): reason = error.message
             case .failure(.none(let reply)): reason = reply.description
             }
             // A plugin that closed its stdout usually exited: what it wrote on the way out is the reason.
             let stderr: [String]
             if case .ended = reply { stderr = session.finalStderrTail() } else { stderr = session.stderrTail }
-            throw ContractExportFailure(message: "the plugin did not complete the handshake (§3): \(reason)", problems: [], stderr: stderr)
+            throw ContractExportFailure(
+                message: "the plugin did not complete the handshake (§3): \(reason)", problems: [], stderr: stderr)
         }
         let problems = tableProblems(plugin: launch.pluginName, result.coordinators)
         ladder(session)
         guard problems.isEmpty else {
             throw ContractExportFailure(
-                message: "the route table does not compose (§14): the host would leave the plugin out, so it promises nothing",
+                message:
+                    "the route table does not compose (§14): the host would leave the plugin out, so it promises nothing",
                 problems: problems, stderr: [])
         }
-        return RouteContract(plugin: result.plugin, protocolVersion: result.protocolVersion, coordinators: result.coordinators)
+        return RouteContract(
+            plugin: result.plugin, protocolVersion: result.protocolVersion, coordinators: result.coordinators)
     }
 
     /// What the host's composition finds wrong with the table on its own (its routes into other plugins cannot be
     /// judged here: those are `contract check`'s).
     static func tableProblems(plugin: String, _ coordinators: [CoordinatorDeclaration]) -> [String] {
-        let foreign = coordinators.flatMap(\.routes).compactMap { RouteRegistry.target(of: $0, declaredBy: plugin)?.plugin }
+        let foreign = coordinators.flatMap(\.routes).compactMap {
+            RouteRegistry.target(of: $0, declaredBy: plugin)?.plugin
+        }
         let report = Composition.check(tables: [(plugin, coordinators)], declaredPlugins: [plugin] + foreign, root: nil)
         return report.issues.filter { $0.severity == .error }.map(\.description)
     }

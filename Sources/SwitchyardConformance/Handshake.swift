@@ -13,9 +13,12 @@ extension PluginSession {
     ///   - restarts: set for a session that plays a restarted plugin (§16).
     ///   - unknownMembers: adds members the spec does not define, to the envelope, the params and the limits: a
     ///     receiver MUST ignore them (§2, §8 initialize).
-    func initialize(versions: [Int] = ProtocolVersion.supported, restarts: Int? = nil, unknownMembers: Bool = false) -> Reply {
+    func initialize(
+        versions: [Int] = ProtocolVersion.supported, restarts: Int? = nil, unknownMembers: Bool = false
+    ) -> Reply {
         let typed = InitializeRequest.Params(
-            protocolVersions: versions, host: Self.hostInfo, pluginName: launch.pluginName, limits: launch.limits, restarts: restarts)
+            protocolVersions: versions, host: Self.hostInfo, pluginName: launch.pluginName, limits: launch.limits,
+            restarts: restarts)
         guard var params = (try? Coding.encode(typed))?.objectValue else { return .ended }
         if unknownMembers, var limits = params["limits"]?.objectValue {
             limits["maxFutureThingsPerSecond"] = 7
@@ -23,7 +26,9 @@ extension PluginSession {
             params["experimentalCapabilities"] = ["checkPlugin": ["version": 2, "features": ["a", "b"]]]
         }
         let id = nextID(for: InitializeRequest.method)
-        var envelope: JSONObject = ["jsonrpc": "2.0", "id": id.json, "method": .string(InitializeRequest.method), "params": .object(params)]
+        var envelope: JSONObject = [
+            "jsonrpc": "2.0", "id": id.json, "method": .string(InitializeRequest.method), "params": .object(params),
+        ]
         if unknownMembers { envelope["trace"] = ["origin": "check-plugin", "sequence": 1] }
         sendLine(JSONWriter.encode(.object(envelope)))
         return wait(for: id, timeoutMs: launch.startTimeoutMs)
@@ -31,9 +36,12 @@ extension PluginSession {
 
     /// The handshake a session needs before its own check: `initialize`, then `initialized`. Nil when the plugin
     /// did not complete it (the caller reports why).
-    func ready(restarts: Int? = nil, unknownMembers: Bool = false) -> (reply: Reply, result: InitializeRequest.Result?) {
+    func ready(restarts: Int? = nil, unknownMembers: Bool = false) -> (reply: Reply, result: InitializeRequest.Result?)
+    {
         let reply = initialize(restarts: restarts, unknownMembers: unknownMembers)
-        guard case .success(let result) = decode(reply, as: InitializeRequest.Result.self, method: InitializeRequest.method),
+        guard
+            case .success(let result) = decode(
+                reply, as: InitializeRequest.Result.self, method: InitializeRequest.method),
             ProtocolVersion.supported.contains(result.protocolVersion)
         else { return (reply, nil) }
         notify(InitializedNotification.method)
@@ -47,13 +55,17 @@ extension MainSession {
         let mark = session.mark
         let reply = session.initialize()
         let elapsed = ContinuousClock.now - session.started
-        let expected = "a result {protocolVersion (one of \(ProtocolVersion.supported)), plugin {name, version}, coordinators} within startTimeoutMs (\(session.launch.startTimeoutMs) ms)"
+        let expected =
+            "a result {protocolVersion (one of \(ProtocolVersion.supported)), plugin {name, version}, coordinators} within startTimeoutMs (\(session.launch.startTimeoutMs) ms)"
         switch session.decode(reply, as: InitializeRequest.Result.self, method: InitializeRequest.method) {
         case .failure(.none(let reply)):
             record.fail(.handshake, "initialize: \(reply.description)", expected: expected, since: mark)
             return nil
         case .failure(.plugin(let error)):
-            record.fail(.handshake, "initialize was answered with the error \(error.code.rawValue) \(error.code.name): \(error.message)", expected: expected, since: mark)
+            record.fail(
+                .handshake,
+                "initialize was answered with the error \(error.code.rawValue) \(error.code.name): \(error.message)",
+                expected: expected, since: mark)
             return nil
         case .failure(.host(let error)):
             record.fail(.handshake, error.message, expected: expected, since: mark)
@@ -61,13 +73,20 @@ extension MainSession {
             return nil
         case .success(let result):
             guard ProtocolVersion.supported.contains(result.protocolVersion) else {
-                record.fail(.handshake, "initialize chose protocol version \(result.protocolVersion), which was not offered (\(ProtocolVersion.supported))", expected: expected, since: mark)
+                record.fail(
+                    .handshake,
+                    "initialize chose protocol version \(result.protocolVersion), which was not offered (\(ProtocolVersion.supported))",
+                    expected: expected, since: mark)
                 return nil
             }
             readyAfter = elapsed
             pluginInfo = result.plugin
-            contract = RouteContract(plugin: result.plugin, protocolVersion: result.protocolVersion, coordinators: result.coordinators)
-            ledger.note(.handshake, "protocol \(result.protocolVersion), plugin '\(result.plugin.name)' \(result.plugin.version), \(result.coordinators.count) coordinator type(s), ready \(milliseconds(elapsed)) ms after spawn")
+            contract = RouteContract(
+                plugin: result.plugin, protocolVersion: result.protocolVersion, coordinators: result.coordinators)
+            ledger.note(
+                .handshake,
+                "protocol \(result.protocolVersion), plugin '\(result.plugin.name)' \(result.plugin.version), \(result.coordinators.count) coordinator type(s), ready \(milliseconds(elapsed)) ms after spawn"
+            )
             if case .result(let raw) = reply { checkSchema(raw) }
             return result
         }
@@ -79,7 +98,11 @@ extension MainSession {
         do {
             let errors = try validator.validate(raw, against: "initialize.json#/$defs/result")
             for error in errors.prefix(10) {
-                ledger.add(.routeTable, Finding(.fail, "the initialize result does not match the schema: \(error)", expected: "a result valid against Protocol/schema/initialize.json#/$defs/result"))
+                ledger.add(
+                    .routeTable,
+                    Finding(
+                        .fail, "the initialize result does not match the schema: \(error)",
+                        expected: "a result valid against Protocol/schema/initialize.json#/$defs/result"))
             }
         } catch {
             ledger.add(.routeTable, Finding(.fail, "the schema could not be applied: \(error)"))
@@ -96,12 +119,17 @@ extension MainSession {
             tables: [(plugin, result.coordinators)], declaredPlugins: [plugin] + foreign.map(\.plugin), root: nil)
         let errors = report.issues.filter { $0.severity == .error }
         for issue in errors {
-            ledger.add(.routeTable, Finding(.fail, issue.description, expected: "a table the host composes (§5, §14); the host leaves this plugin out"))
+            ledger.add(
+                .routeTable,
+                Finding(
+                    .fail, issue.description,
+                    expected: "a table the host composes (§5, §14); the host leaves this plugin out"))
         }
         let routes = result.coordinators.reduce(0) { $0 + $1.routes.count }
         var note = "\(result.coordinators.count) type(s), \(routes) route(s)"
         if !foreign.isEmpty {
-            note += "; opens other plugins' types \(foreign.map(\.description).joined(separator: ", ")) (checked against stand-ins; whether they exist is the app's composition)"
+            note +=
+                "; opens other plugins' types \(foreign.map(\.description).joined(separator: ", ")) (checked against stand-ins; whether they exist is the app's composition)"
         }
         ledger.note(.routeTable, note)
         return errors.isEmpty

@@ -32,9 +32,13 @@ struct HostModel {
             }
         }
         for target in foreign {
-            registry.add(plugin: target.plugin, coordinators: [CoordinatorDeclaration(
-                type: target.type, kind: .stack, initialRoute: Self.standInRoute,
-                routes: [RouteDeclaration(name: Self.standInRoute, transition: .root)])])
+            registry.add(
+                plugin: target.plugin,
+                coordinators: [
+                    CoordinatorDeclaration(
+                        type: target.type, kind: .stack, initialRoute: Self.standInRoute,
+                        routes: [RouteDeclaration(name: Self.standInRoute, transition: .root)])
+                ])
         }
         self.registry = registry
         foreignTargets = foreign
@@ -70,7 +74,9 @@ extension PluginSession {
             case .failed(let failure):
                 // The runner passes a plugin's refusal on with the step named in its data (§12): the same code and
                 // message is the plugin's own word.
-                if let lastError, lastError.error.code == failure.error.code, lastError.error.message == failure.error.message {
+                if let lastError, lastError.error.code == failure.error.code,
+                    lastError.error.message == failure.error.message
+                {
                     return .refused(failure.error, method: lastError.method, created: failure.created)
                 }
                 return .invalidAnswer(failure.error, method: lastMethod, created: failure.created)
@@ -82,14 +88,20 @@ extension PluginSession {
                     answer = .success(.create(.success(HostModel.standInContent)))
                 case .create(let question):
                     lastMethod = CoordinatorCreateRequest.method
-                    answer = ask(lastMethod, question.request, as: CoordinatorCreateRequest.Result.self).map { .create(.success($0)) }
+                    answer = ask(lastMethod, question.request, as: CoordinatorCreateRequest.Result.self).map {
+                        .create(.success($0))
+                    }
                 case .route(let question):
                     lastMethod = CoordinatorRouteRequest.method
                     let start = ContinuousClock.now
                     let oversizeBefore = oversizeLineCount
-                    answer = ask(lastMethod, question.request, as: CoordinatorRouteRequest.Result.self).map { .route(.success($0)) }
+                    answer = ask(lastMethod, question.request, as: CoordinatorRouteRequest.Result.self).map {
+                        .route(.success($0))
+                    }
                     let oversize = oversizeLineCount > oversizeBefore
-                    timings.append(RouteTiming(question: question, elapsed: ContinuousClock.now - start, wroteOversizeLine: oversize))
+                    timings.append(
+                        RouteTiming(
+                            question: question, elapsed: ContinuousClock.now - start, wroteOversizeLine: oversize))
                 }
                 switch answer {
                 case .success(let answer): runner.resume(with: answer)
@@ -104,7 +116,9 @@ extension PluginSession {
     }
 
     /// Sends one of the host's questions and takes the answer as the host does.
-    private func ask<T: Decodable>(_ method: String, _ params: some Encodable, as type: T.Type) -> Result<T, AnswerProblem> {
+    private func ask<T: Decodable>(
+        _ method: String, _ params: some Encodable, as type: T.Type
+    ) -> Result<T, AnswerProblem> {
         guard let encoded = try? Coding.encode(params) else { return .failure(.none(.ended)) }
         return decode(request(method, encoded), as: type, method: method)
     }
@@ -125,7 +139,9 @@ extension PluginSession {
             case .resolved(let plan): return .success(plan)
             case .invalid(let error): return .failure(.host(error))
             case .needs(let question):
-                switch ask(CoordinatorDeepLinkRequest.method, question.request, as: CoordinatorDeepLinkRequest.Result.self) {
+                switch ask(
+                    CoordinatorDeepLinkRequest.method, question.request, as: CoordinatorDeepLinkRequest.Result.self)
+                {
                 case .success(let result): resolver.resume(with: .success(result))
                 case .failure(.plugin(let error)):
                     resolver.resume(with: .failure(error))
@@ -145,14 +161,20 @@ extension PluginSession {
             case .destroy(let instance, let plugin, let type) where plugin == model.plugin:
                 destroyed.append(destroy(instance, type: type))
             case .dismissed(let instance, let plugin, let entry, let route, let reason) where plugin == model.plugin:
-                notify(CoordinatorDismissedNotification.method, [
-                    "instance": .int(instance.rawValue), "entry": .int(entry.rawValue), "route": .string(route),
-                    "reason": .string(reason.rawValue),
-                ])
+                notify(
+                    CoordinatorDismissedNotification.method,
+                    [
+                        "instance": .int(instance.rawValue), "entry": .int(entry.rawValue), "route": .string(route),
+                        "reason": .string(reason.rawValue),
+                    ])
             case .tabSelected(let instance, let plugin, let tab, let isRepeat) where plugin == model.plugin:
-                notify(CoordinatorTabSelectedNotification.method, ["instance": .int(instance.rawValue), "tab": .string(tab), "isRepeat": .bool(isRepeat)])
+                notify(
+                    CoordinatorTabSelectedNotification.method,
+                    ["instance": .int(instance.rawValue), "tab": .string(tab), "isRepeat": .bool(isRepeat)])
             case .appeared(let instance, let plugin, let entry) where plugin == model.plugin:
-                notify(CoordinatorAppearedNotification.method, ["instance": .int(instance.rawValue), "entry": .int(entry.rawValue)])
+                notify(
+                    CoordinatorAppearedNotification.method,
+                    ["instance": .int(instance.rawValue), "entry": .int(entry.rawValue)])
             default:
                 break
             }
@@ -163,7 +185,8 @@ extension PluginSession {
     /// `coordinator/destroy` of one instance, its answer and the lines that carried it.
     func destroy(_ instance: InstanceID, type: String) -> MainSession.Destroyed {
         let mark = self.mark
-        let reply = request(CoordinatorDestroyRequest.method, ["instance": .int(instance.rawValue), "type": .string(type)])
+        let reply = request(
+            CoordinatorDestroyRequest.method, ["instance": .int(instance.rawValue), "type": .string(type)])
         return MainSession.Destroyed(instance: instance, type: type, reply: reply, exchange: exchange(since: mark))
     }
 
@@ -176,7 +199,9 @@ extension PluginSession {
             } catch {
                 let (field, reason) = describeDecodingError(error)
                 let location = field.map { " (field 'result.\($0)')" } ?? ""
-                return .failure(.host(ResponseError(.invalidAnswer, "the answer to \(method) does not decode\(location): \(reason)")))
+                return .failure(
+                    .host(
+                        ResponseError(.invalidAnswer, "the answer to \(method) does not decode\(location): \(reason)")))
             }
         case .error(let error): return .failure(.plugin(error))
         case .timeout, .ended: return .failure(.none(reply))

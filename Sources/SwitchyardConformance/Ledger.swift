@@ -75,7 +75,9 @@ final class Ledger: Sendable {
                 }
                 let fails = entry.findings.filter { $0.severity == .fail }.count
                 let problems = fails > 0 ? "\(fails) failure(s)" : "\(entry.findings.count) warning(s)"
-                let summary = entry.notes.isEmpty ? (entry.findings.isEmpty ? "ok" : problems) : entry.notes.joined(separator: "; ")
+                let summary =
+                    entry.notes.isEmpty
+                    ? (entry.findings.isEmpty ? "ok" : problems) : entry.notes.joined(separator: "; ")
                 return CheckResult(id, summary: summary, findings: entry.findings, measurements: entry.measurements)
             }
         }
@@ -88,19 +90,29 @@ struct Recorder {
     let ledger: Ledger
 
     func fail(_ id: CheckID, _ message: String, expected: String, since mark: Int) {
-        ledger.add(id, Finding(.fail, message, expected: expected, exchange: session.exchange(since: mark), stderr: session.stderrTail))
+        ledger.add(
+            id,
+            Finding(
+                .fail, message, expected: expected, exchange: session.exchange(since: mark), stderr: session.stderrTail)
+        )
     }
 
     func warn(_ id: CheckID, _ message: String, expected: String, since mark: Int) {
-        ledger.add(id, Finding(.warn, message, expected: expected, exchange: session.exchange(since: mark), stderr: session.stderrTail))
+        ledger.add(
+            id,
+            Finding(
+                .warn, message, expected: expected, exchange: session.exchange(since: mark), stderr: session.stderrTail)
+        )
     }
 
     /// Fails `id` for a request that got no usable answer (timed out, or the process ended).
     func noAnswer(_ id: CheckID, _ what: String, _ reply: Reply, since mark: Int) {
-        let expected = switch reply {
-        case .timeout: "an answer within requestTimeoutMs (the host kills a plugin that leaves a request unanswered, §16)"
-        default: "an answer; a plugin exits only after exit or at stdin's end of file (§3, §4)"
-        }
+        let expected =
+            switch reply {
+            case .timeout:
+                "an answer within requestTimeoutMs (the host kills a plugin that leaves a request unanswered, §16)"
+            default: "an answer; a plugin exits only after exit or at stdin's end of file (§3, §4)"
+            }
         fail(id, "\(what): \(reply.description)", expected: expected, since: mark)
     }
 }

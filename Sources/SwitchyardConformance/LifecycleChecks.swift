@@ -13,24 +13,36 @@ enum LifecycleChecks {
         let record = Recorder(session: session, ledger: ledger)
         let mark = session.mark
         let reply = session.initialize(versions: [unknownVersion])
-        let expected = "the error -32002 unsupportedProtocolVersion with data.supported listing the versions it speaks (integers)"
+        let expected =
+            "the error -32002 unsupportedProtocolVersion with data.supported listing the versions it speaks (integers)"
         switch reply {
         case .error(let error) where error.code == .unsupportedProtocolVersion:
-            guard let supported = error.data?["supported"]?.arrayValue, !supported.isEmpty, supported.allSatisfy({ $0.intValue != nil }) else {
-                record.fail(.versionNegotiation, "-32002 without data.supported as a list of versions (data: \(error.data.map(JSONWriter.string) ?? "none"))",
+            guard let supported = error.data?["supported"]?.arrayValue, !supported.isEmpty,
+                supported.allSatisfy({ $0.intValue != nil })
+            else {
+                record.fail(
+                    .versionNegotiation,
+                    "-32002 without data.supported as a list of versions (data: \(error.data.map(JSONWriter.string) ?? "none"))",
                     expected: expected, since: mark)
                 return
             }
-            ledger.note(.versionNegotiation, "offered [\(unknownVersion)]: -32002, supported \(JSONWriter.string(.array(supported)))")
+            ledger.note(
+                .versionNegotiation,
+                "offered [\(unknownVersion)]: -32002, supported \(JSONWriter.string(.array(supported)))")
         case .error(let error):
-            record.fail(.versionNegotiation, "offered only version \(unknownVersion): answered \(error.code.rawValue) \(error.code.name): \(error.message)",
+            record.fail(
+                .versionNegotiation,
+                "offered only version \(unknownVersion): answered \(error.code.rawValue) \(error.code.name): \(error.message)",
                 expected: expected, since: mark)
         case .result(let value):
             let chosen = value["protocolVersion"].map(JSONWriter.string) ?? "none"
-            record.fail(.versionNegotiation, "offered only version \(unknownVersion): answered a result choosing version \(chosen)",
+            record.fail(
+                .versionNegotiation,
+                "offered only version \(unknownVersion): answered a result choosing version \(chosen)",
                 expected: expected + " (a result naming a version that was not offered is refused, §3.1)", since: mark)
         case .timeout, .ended:
-            record.noAnswer(.versionNegotiation, "initialize offering only version \(unknownVersion)", reply, since: mark)
+            record.noAnswer(
+                .versionNegotiation, "initialize offering only version \(unknownVersion)", reply, since: mark)
         }
     }
 
@@ -47,8 +59,11 @@ enum LifecycleChecks {
             ledger.skip(.eof, "not run: the handshake failed (see handshake)")
             return
         } else if result == nil {
-            record.fail(.unknownMembers, "initialize with unknown members in the envelope, params and limits: \(reply.description)",
-                expected: "a valid result, as without them: receivers MUST ignore members they do not know and accept unknown limits (§2, §8 initialize)",
+            record.fail(
+                .unknownMembers,
+                "initialize with unknown members in the envelope, params and limits: \(reply.description)",
+                expected:
+                    "a valid result, as without them: receivers MUST ignore members they do not know and accept unknown limits (§2, §8 initialize)",
                 since: mark)
             // The end-of-file check needs a plugin that completed a handshake: a plain one, in a fresh process.
             session.end()
@@ -67,10 +82,14 @@ enum LifecycleChecks {
         let start = ContinuousClock.now
         session.closeStdin()
         if let status = session.waitForExit(milliseconds: 2_000) {
-            ledger.note(.eof, "exited \(milliseconds(ContinuousClock.now - start)) ms after end of file (status \(status))")
+            ledger.note(
+                .eof, "exited \(milliseconds(ContinuousClock.now - start)) ms after end of file (status \(status))")
         } else {
-            record.fail(.eof, "the process was still running 2 s after its stdin reached end of file",
-                expected: "exit at stdin's end of file: it is how a plugin learns the host has gone (§4); the host sends SIGTERM 2 s later (§3.7)", since: eofMark)
+            record.fail(
+                .eof, "the process was still running 2 s after its stdin reached end of file",
+                expected:
+                    "exit at stdin's end of file: it is how a plugin learns the host has gone (§4); the host sends SIGTERM 2 s later (§3.7)",
+                since: eofMark)
         }
     }
 
@@ -87,15 +106,21 @@ enum LifecycleChecks {
         switch session.waitForExit(milliseconds: 2_000) {
         case 1?: ledger.note(.exitWithoutShutdown, "status 1")
         case nil:
-            record.fail(.exitWithoutShutdown, "the process was still running 2 s after exit", expected: "exit at once, with status 1 (§3.6)", since: mark)
+            record.fail(
+                .exitWithoutShutdown, "the process was still running 2 s after exit",
+                expected: "exit at once, with status 1 (§3.6)", since: mark)
         case let status?:
-            record.fail(.exitWithoutShutdown, "exit without shutdown ended the process with status \(status)", expected: "status 1 (no shutdown came first, §3.6)", since: mark)
+            record.fail(
+                .exitWithoutShutdown, "exit without shutdown ended the process with status \(status)",
+                expected: "status 1 (no shutdown came first, §3.6)", since: mark)
         }
     }
 
     /// §8, §16: a restarted plugin gets `coordinator/create` with reason `restore` for every instance it owned,
     /// parents first, all at once; it answers `{}` and then serves them (a route on each restored root).
-    static func restore(_ session: PluginSession, _ ledger: Ledger, trees: [(type: String, tree: NavigationTree)], model: HostModel) {
+    static func restore(
+        _ session: PluginSession, _ ledger: Ledger, trees: [(type: String, tree: NavigationTree)], model: HostModel
+    ) {
         defer { session.end() }
         let record = Recorder(session: session, ledger: ledger)
         guard session.ready(restarts: 1).result != nil else {
@@ -121,12 +146,16 @@ enum LifecycleChecks {
                 switch reply {
                 case .result(let value) where value.objectValue != nil: restored += 1
                 case .result(let value):
-                    record.fail(.restore, "\(what) was answered with \(JSONWriter.string(value))", expected: "{} (§8)", since: mark)
+                    record.fail(
+                        .restore, "\(what) was answered with \(JSONWriter.string(value))", expected: "{} (§8)",
+                        since: mark)
                 case .error(let error):
                     refused += 1
                     refusedHere = true
-                    record.warn(.restore, "\(what) was refused: \(error.code.rawValue) \(error.code.name): \(error.message)",
-                        expected: "{}: the instance and the state the plugin itself returned for it are all it needs; a refused restore leaves an instance no route of which works (§16)",
+                    record.warn(
+                        .restore, "\(what) was refused: \(error.code.rawValue) \(error.code.name): \(error.message)",
+                        expected:
+                            "{}: the instance and the state the plugin itself returned for it are all it needs; a refused restore leaves an instance no route of which works (§16)",
                         since: mark)
                 case .timeout, .ended:
                     record.noAnswer(.restore, what, reply, since: mark)
@@ -134,28 +163,40 @@ enum LifecycleChecks {
             }
             if !refusedHere { useRestored(type: type, tree: tree, model: model, session: session, record: record) }
         }
-        ledger.note(.restore, "\(restored) instance(s) restored (\(stateful) with state)\(refused > 0 ? ", \(refused) refused" : "")")
+        ledger.note(
+            .restore,
+            "\(restored) instance(s) restored (\(stateful) with state)\(refused > 0 ? ", \(refused) refused" : "")")
     }
 
     /// After a restore, the plugin serves the instance: its first stack route is taken as the host would.
-    private static func useRestored(type: String, tree: NavigationTree, model: HostModel, session: PluginSession, record: Recorder) {
+    private static func useRestored(
+        type: String, tree: NavigationTree, model: HostModel, session: PluginSession, record: Recorder
+    ) {
         guard let root = tree.rootID, let declaration = model.registry.declaration(plugin: model.plugin, type: type),
             let route = declaration.routes.first(where: { $0.transition.isStackEntry }), session.unusable == nil
         else { return }
         let mark = session.mark
         var timings: [RouteTiming] = []
-        let runner = ChainRunner(tree: tree, registry: model.registry, allocator: model.allocator, start: root, steps: [.route(route.name, Values.params(for: route))])
-        let expected = "the restored instance works like the original: \(MainSession.expectedAnswer(route, plugin: model.plugin))"
+        let runner = ChainRunner(
+            tree: tree, registry: model.registry, allocator: model.allocator, start: root,
+            steps: [.route(route.name, Values.params(for: route))])
+        let expected =
+            "the restored instance works like the original: \(MainSession.expectedAnswer(route, plugin: model.plugin))"
         switch session.drive(runner, model: model, timings: &timings) {
         case .done: break
         case .refused(let error, _, _) where error.code == .rejectedByGuard: break
         case .refused(let error, let method, _):
-            record.fail(.restore, "route '\(route.name)' of the restored \(type) \(root): \(method) answered \(error.code.rawValue) \(error.code.name): \(error.message)",
+            record.fail(
+                .restore,
+                "route '\(route.name)' of the restored \(type) \(root): \(method) answered \(error.code.rawValue) \(error.code.name): \(error.message)",
                 expected: expected, since: mark)
         case .invalidAnswer(let error, _, _):
-            record.fail(.restore, "route '\(route.name)' of the restored \(type) \(root): \(error.message)", expected: expected, since: mark)
+            record.fail(
+                .restore, "route '\(route.name)' of the restored \(type) \(root): \(error.message)", expected: expected,
+                since: mark)
         case .noAnswer(let reply, let method):
-            record.noAnswer(.restore, "route '\(route.name)' of the restored \(type) \(root): \(method)", reply, since: mark)
+            record.noAnswer(
+                .restore, "route '\(route.name)' of the restored \(type) \(root): \(method)", reply, since: mark)
         }
     }
 }

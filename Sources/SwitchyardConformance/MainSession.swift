@@ -32,8 +32,12 @@ final class MainSession {
         record = Recorder(session: session, ledger: ledger)
     }
 
-    static let coordinatorChecks: [CheckID] = [.create, .route, .paramTypes, .deepLink, .destroy, .restore, .ping, .timing]
-    static let liveChecks: [CheckID] = [.ping, .unknownMethod, .unknownMembers, .lineLimit, .timing, .destroy, .shutdown]
+    static let coordinatorChecks: [CheckID] = [
+        .create, .route, .paramTypes, .deepLink, .destroy, .restore, .ping, .timing,
+    ]
+    static let liveChecks: [CheckID] = [
+        .ping, .unknownMethod, .unknownMembers, .lineLimit, .timing, .destroy, .shutdown,
+    ]
 
     /// Runs the conversation; returns the trees (as they stood before teardown) for the restore session.
     func run() -> [(type: String, tree: NavigationTree)] {
@@ -51,7 +55,9 @@ final class MainSession {
         if composes {
             checkCoordinators(model)
         } else {
-            ledger.skip(Self.coordinatorChecks, "the host leaves this plugin out: its route table does not compose (see route-table)")
+            ledger.skip(
+                Self.coordinatorChecks,
+                "the host leaves this plugin out: its route table does not compose (see route-table)")
         }
         let snapshot = trees
         if let reason = session.unusable {
@@ -83,9 +89,13 @@ final class MainSession {
     /// §3.2: before the handshake completes a plugin may send only `$/ping` and `log`.
     func checkEarlyRequests() {
         for problem in session.earlyRequests.prefix(20) {
-            ledger.add(.handshake, Finding(
-                .fail, "stdout line \(problem.line): the plugin sent '\(problem.detail)' before initialized (answered -32001 notInitialized)",
-                expected: "only $/ping and log before the handshake completes (§3.2)", exchange: session.exchange(around: problem.position)))
+            ledger.add(
+                .handshake,
+                Finding(
+                    .fail,
+                    "stdout line \(problem.line): the plugin sent '\(problem.detail)' before initialized (answered -32001 notInitialized)",
+                    expected: "only $/ping and log before the handshake completes (§3.2)",
+                    exchange: session.exchange(around: problem.position)))
         }
     }
 
@@ -124,10 +134,19 @@ final class MainSession {
             switch item.reply {
             case .result: answered += 1
             case .error(let error):
-                ledger.add(.destroy, Finding(.fail, "\(what) was answered with the error \(error.code.rawValue) \(error.code.name): \(error.message)",
-                    expected: "{} (release the instance; the host has already removed it)", exchange: item.exchange, stderr: session.stderrTail))
+                ledger.add(
+                    .destroy,
+                    Finding(
+                        .fail,
+                        "\(what) was answered with the error \(error.code.rawValue) \(error.code.name): \(error.message)",
+                        expected: "{} (release the instance; the host has already removed it)", exchange: item.exchange,
+                        stderr: session.stderrTail))
             case .timeout, .ended:
-                ledger.add(.destroy, Finding(.fail, "\(what): \(item.reply.description)", expected: "an answer within requestTimeoutMs", exchange: item.exchange, stderr: session.stderrTail))
+                ledger.add(
+                    .destroy,
+                    Finding(
+                        .fail, "\(what): \(item.reply.description)", expected: "an answer within requestTimeoutMs",
+                        exchange: item.exchange, stderr: session.stderrTail))
             }
         }
         ledger.note(.destroy, "\(answered) of \(destroyed.count) instance(s) destroyed")
@@ -139,7 +158,9 @@ final class MainSession {
         let reply = session.request(ShutdownRequest.method, [:])
         guard case .result = reply else {
             if case .error(let error) = reply {
-                record.fail(.shutdown, "shutdown was answered with the error \(error.code.rawValue): \(error.message)", expected: "{}", since: mark)
+                record.fail(
+                    .shutdown, "shutdown was answered with the error \(error.code.rawValue): \(error.message)",
+                    expected: "{}", since: mark)
             } else {
                 record.noAnswer(.shutdown, "shutdown", reply, since: mark)
             }
@@ -147,8 +168,10 @@ final class MainSession {
         }
         // Still there: a ping is answered after shutdown (the plugin must not exit before exit).
         let ping = session.request(PingRequest.method, [:])
-        if case .result = ping {} else {
-            record.fail(.shutdown, "after answering shutdown, $/ping got \(ping.description)",
+        if case .result = ping {
+        } else {
+            record.fail(
+                .shutdown, "after answering shutdown, $/ping got \(ping.description)",
                 expected: "the plugin waits for exit, and answers $/ping at any time (§3.4, §3.5)", since: mark)
         }
         session.notify(ExitNotification.method)
@@ -156,11 +179,15 @@ final class MainSession {
         let status = session.waitForExit(milliseconds: 2_000)
         switch status {
         case nil:
-            record.fail(.shutdown, "the process was still running 2 s after exit", expected: "exit at once after the exit notification (§3.6)", since: mark)
+            record.fail(
+                .shutdown, "the process was still running 2 s after exit",
+                expected: "exit at once after the exit notification (§3.6)", since: mark)
         case 0?:
             ledger.note(.shutdown, "shutdown answered, exit ended the process with status 0")
         case let code?:
-            record.fail(.shutdown, "after shutdown and exit the process ended with status \(code)", expected: "status 0 (exit after shutdown, §3.6)", since: mark)
+            record.fail(
+                .shutdown, "after shutdown and exit the process ended with status \(code)",
+                expected: "status 0 (exit after shutdown, §3.6)", since: mark)
         }
     }
 }

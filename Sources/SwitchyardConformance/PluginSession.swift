@@ -148,7 +148,9 @@ final class PluginSession: Sendable {
         let timeoutMs = launch.limits.requestTimeoutMs
         if written.wait(timeout: .now() + .milliseconds(timeoutMs)) == .timedOut {
             // The plugin stopped reading: the host's write queue would call it hung (§6). Killing it ends the write.
-            inbox.state.withLock { $0.hung = $0.hung ?? "it did not read a line of \(bytes.count) bytes within \(timeoutMs) ms" }
+            inbox.state.withLock {
+                $0.hung = $0.hung ?? "it did not read a line of \(bytes.count) bytes within \(timeoutMs) ms"
+            }
             child.signalGroup(SIGKILL)
         }
         writer.join()
@@ -258,7 +260,8 @@ final class PluginSession: Sendable {
     /// Why nothing more can be asked of this process (it hung or closed its stdout), or nil while it can.
     var unusable: String? {
         inbox.state.withLock { state in
-            state.hung.map { "the plugin hung earlier (\($0))" } ?? (state.stdoutEnded ? "the plugin closed its stdout (exited?) earlier" : nil)
+            state.hung.map { "the plugin hung earlier (\($0))" }
+                ?? (state.stdoutEnded ? "the plugin closed its stdout (exited?) earlier" : nil)
         }
     }
 }

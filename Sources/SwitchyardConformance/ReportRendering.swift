@@ -18,7 +18,8 @@ extension ConformanceReport {
         let idWidth = results.map(\.id.rawValue.count).max() ?? 0
         let sectionWidth = results.map(\.id.section.count).max() ?? 0
         for result in results {
-            out += "\(result.status.rawValue)  \(pad(result.id.rawValue, idWidth))  \(pad(result.id.section, sectionWidth))  \(result.summary)\n"
+            out +=
+                "\(result.status.rawValue)  \(pad(result.id.rawValue, idWidth))  \(pad(result.id.section, sectionWidth))  \(result.summary)\n"
             for (name, value) in result.measurements {
                 out += "      \(name): \(format(value)) ms\n"
             }
@@ -39,11 +40,13 @@ extension ConformanceReport {
         }
         if let contract {
             // What the author promises the modules it is composed with (§19), as `contract export` would write it.
-            out += "\ncontract (what it promises the modules it is composed with; `switchyard contract export` writes it, §19):\n  \(contract.headline)\n"
+            out +=
+                "\ncontract (what it promises the modules it is composed with; `switchyard contract export` writes it, §19):\n  \(contract.headline)\n"
             for line in contract.summaryLines { out += "  \(line)\n" }
         }
         let counts = self.counts
-        out += "\n\(results.count) checks: \(counts[.pass] ?? 0) passed, \(counts[.fail] ?? 0) failed, \(counts[.warn] ?? 0) warned, \(counts[.skip] ?? 0) skipped\n"
+        out +=
+            "\n\(results.count) checks: \(counts[.pass] ?? 0) passed, \(counts[.fail] ?? 0) failed, \(counts[.warn] ?? 0) warned, \(counts[.skip] ?? 0) skipped\n"
         return out
     }
 
@@ -61,27 +64,36 @@ extension ConformanceReport {
         ]
         document["plugin"] = plugin.map { ["name": .string($0.name), "version": .string($0.version)] } ?? .null
         document["contract"] = contract?.json ?? .null
-        document["checks"] = .array(results.map { result in
-            [
-                "id": .string(result.id.rawValue),
-                "section": .string(result.id.section),
-                "title": .string(result.id.title),
-                "status": .string(result.status.rawValue),
-                "summary": .string(result.summary),
-                "measurements": .array(result.measurements.map { ["name": .string($0.name), "milliseconds": .double($0.milliseconds)] }),
-                "findings": .array(result.findings.map { finding in
-                    [
-                        "severity": .string(finding.severity.rawValue),
-                        "message": .string(finding.message),
-                        "expected": finding.expected.map(JSONValue.string) ?? .null,
-                        "exchange": .array(finding.exchange.map {
-                            ["direction": .string($0.direction.rawValue), "line": .string($0.text), "bytes": .int(Int64($0.bytes))]
+        document["checks"] = .array(
+            results.map { result in
+                [
+                    "id": .string(result.id.rawValue),
+                    "section": .string(result.id.section),
+                    "title": .string(result.id.title),
+                    "status": .string(result.status.rawValue),
+                    "summary": .string(result.summary),
+                    "measurements": .array(
+                        result.measurements.map {
+                            ["name": .string($0.name), "milliseconds": .double($0.milliseconds)]
                         }),
-                        "stderr": .array(finding.stderr.map(JSONValue.string)),
-                    ]
-                }),
-            ]
-        })
+                    "findings": .array(
+                        result.findings.map { finding in
+                            [
+                                "severity": .string(finding.severity.rawValue),
+                                "message": .string(finding.message),
+                                "expected": finding.expected.map(JSONValue.string) ?? .null,
+                                "exchange": .array(
+                                    finding.exchange.map {
+                                        [
+                                            "direction": .string($0.direction.rawValue), "line": .string($0.text),
+                                            "bytes": .int(Int64($0.bytes)),
+                                        ]
+                                    }),
+                                "stderr": .array(finding.stderr.map(JSONValue.string)),
+                            ]
+                        }),
+                ]
+            })
         return .object(document)
     }
 

@@ -6,8 +6,10 @@ extension MainSession {
     /// that wrote an over-long line is not a candidate: a ping behind it waits for megabytes to cross the pipe (its
     /// time grows with the machine's load, not with the plugin's handling), and line-limit already fails it.
     private func slowestRoute() -> RouteTiming? {
-        timings.filter { question in !question.wroteOversizeLine && trees.contains { $0.tree[question.question.instance] != nil } }
-            .max { $0.elapsed < $1.elapsed }
+        timings.filter { question in
+            !question.wroteOversizeLine && trees.contains { $0.tree[question.question.instance] != nil }
+        }
+        .max { $0.elapsed < $1.elapsed }
     }
 
     /// §3.4: a `$/ping` sent right behind the slowest `coordinator/route` seen is answered within
@@ -20,7 +22,9 @@ extension MainSession {
             if case .result = reply {
                 ledger.note(.ping, "answered (no route request to keep the plugin busy: none was taken)")
             } else {
-                record.fail(.ping, "$/ping: \(reply.description)", expected: "{} within heartbeatTimeoutMs (\(limit) ms)", since: mark)
+                record.fail(
+                    .ping, "$/ping: \(reply.description)", expected: "{} within heartbeatTimeoutMs (\(limit) ms)",
+                    since: mark)
             }
             return
         }
@@ -33,17 +37,25 @@ extension MainSession {
         let pingTime = ContinuousClock.now - start
         let busyReply = session.wait(for: busy, timeoutMs: session.launch.limits.requestTimeoutMs)
         let busyTime = ContinuousClock.now - start
-        let what = "$/ping sent right behind coordinator/route '\(slow.question.route)' of \(slow.question.type) (which took \(milliseconds(slow.elapsed)) ms before)"
-        let expected = "{} within heartbeatTimeoutMs (\(limit) ms), also while a request is being handled (§3.4: read stdin apart from the handlers)"
+        let what =
+            "$/ping sent right behind coordinator/route '\(slow.question.route)' of \(slow.question.type) (which took \(milliseconds(slow.elapsed)) ms before)"
+        let expected =
+            "{} within heartbeatTimeoutMs (\(limit) ms), also while a request is being handled (§3.4: read stdin apart from the handlers)"
         switch pingReply {
         case .result:
             let order = milliseconds(pingTime) <= milliseconds(busyTime) ? "before" : "after"
-            ledger.note(.ping, "\(what): answered in \(milliseconds(pingTime)) ms, \(order) the route (\(milliseconds(busyTime)) ms)")
+            ledger.note(
+                .ping,
+                "\(what): answered in \(milliseconds(pingTime)) ms, \(order) the route (\(milliseconds(busyTime)) ms)")
             if order == "after" && milliseconds(busyTime) >= 250 {
-                record.warn(.ping, "\(what): the ping waited \(milliseconds(pingTime)) ms for the route to finish", expected: expected, since: mark)
+                record.warn(
+                    .ping, "\(what): the ping waited \(milliseconds(pingTime)) ms for the route to finish",
+                    expected: expected, since: mark)
             }
         case .error(let error):
-            record.fail(.ping, "\(what): answered with the error \(error.code.rawValue): \(error.message)", expected: expected, since: mark)
+            record.fail(
+                .ping, "\(what): answered with the error \(error.code.rawValue): \(error.message)", expected: expected,
+                since: mark)
         case .timeout, .ended:
             record.fail(.ping, "\(what): \(pingReply.description)", expected: expected, since: mark)
         }
@@ -62,9 +74,14 @@ extension MainSession {
         case .error(let error) where error.code == .methodNotFound:
             ledger.note(.unknownMethod, "-32601 for an unknown request")
         case .error(let error):
-            record.fail(.unknownMethod, "an unknown request was answered with \(error.code.rawValue) \(error.code.name): \(error.message)", expected: expected, since: mark)
+            record.fail(
+                .unknownMethod,
+                "an unknown request was answered with \(error.code.rawValue) \(error.code.name): \(error.message)",
+                expected: expected, since: mark)
         case .result(let value):
-            record.fail(.unknownMethod, "an unknown request was answered with the result \(JSONWriter.string(value))", expected: expected, since: mark)
+            record.fail(
+                .unknownMethod, "an unknown request was answered with the result \(JSONWriter.string(value))",
+                expected: expected, since: mark)
         case .timeout, .ended:
             record.noAnswer(.unknownMethod, "an unknown request", reply, since: mark)
             return
@@ -76,7 +93,9 @@ extension MainSession {
         if case .result = ping, session.strayAnswers.count == strays {
             ledger.note(.unknownMethod, "an unknown notification ignored")
         } else {
-            record.fail(.unknownMethod, "after an unknown notification: $/ping got \(ping.description), \(session.strayAnswers.count - strays) answer(s) to no request",
+            record.fail(
+                .unknownMethod,
+                "after an unknown notification: $/ping got \(ping.description), \(session.strayAnswers.count - strays) answer(s) to no request",
                 expected: "notifications are never answered (§2), and the plugin goes on", since: notificationMark)
         }
     }
@@ -93,22 +112,31 @@ extension MainSession {
         session.sendLine(JSONWriter.encode(line))
         let reply = session.wait(for: id, timeoutMs: session.launch.limits.requestTimeoutMs)
         let expected = "the same answer as without them: receivers MUST ignore members they do not know (§2)"
-        if case .result = reply {} else {
-            record.fail(.unknownMembers, "$/ping with unknown members in the envelope and params: \(reply.description)", expected: expected, since: mark)
+        if case .result = reply {
+        } else {
+            record.fail(
+                .unknownMembers, "$/ping with unknown members in the envelope and params: \(reply.description)",
+                expected: expected, since: mark)
         }
-        guard let sample = timings.first(where: { timing in trees.contains { $0.tree[timing.question.instance] != nil } }),
+        guard
+            let sample = timings.first(where: { timing in trees.contains { $0.tree[timing.question.instance] != nil } }
+            ),
             case .object(var params)? = try? Coding.encode(sample.question.request)
         else { return }
         params["checkPluginHint"] = ["unknown": true]
         let routeMark = session.mark
         let routeReply = session.request(CoordinatorRouteRequest.method, .object(params))
-        switch session.decode(routeReply, as: CoordinatorRouteRequest.Result.self, method: CoordinatorRouteRequest.method) {
+        switch session.decode(
+            routeReply, as: CoordinatorRouteRequest.Result.self, method: CoordinatorRouteRequest.method)
+        {
         case .success:
             ledger.note(.unknownMembers, "ignored in a live ping and route request")
         case .failure(.plugin(let error)) where error.code == .rejectedByGuard:
             ledger.note(.unknownMembers, "ignored in a live ping and route request")
         case .failure(let problem):
-            record.fail(.unknownMembers, "coordinator/route '\(sample.question.route)' with an unknown member in params: \(Self.describe(problem))",
+            record.fail(
+                .unknownMembers,
+                "coordinator/route '\(sample.question.route)' with an unknown member in params: \(Self.describe(problem))",
                 expected: expected, since: routeMark)
         }
     }
@@ -135,8 +163,12 @@ extension MainSession {
         if case .result = reply {
             ledger.note(.lineLimit, "a line of exactly \(limit) bytes was read and answered")
         } else {
-            record.fail(.lineLimit, "a $/ping line of exactly maxLineBytes (\(limit) bytes, padded with spaces): \(reply.description)",
-                expected: "{}: the line is within the limit the plugin was given in initialize (§6), and valid JSON (§1)", since: mark)
+            record.fail(
+                .lineLimit,
+                "a $/ping line of exactly maxLineBytes (\(limit) bytes, padded with spaces): \(reply.description)",
+                expected:
+                    "{}: the line is within the limit the plugin was given in initialize (§6), and valid JSON (§1)",
+                since: mark)
         }
     }
 
@@ -145,10 +177,11 @@ extension MainSession {
         if let readyAfter { ledger.measure(.timing, "spawn to ready", milliseconds: millisecondsValue(readyAfter)) }
         let live = timings.filter { timing in trees.contains { $0.tree[timing.question.instance] != nil } }
         // A screen route is the cheapest honest round trip: no child coordinator to create.
-        let candidate = live.first { timing in
-            model?.registry.declaration(plugin: timing.question.plugin, type: timing.question.type)?
-                .route(named: timing.question.route)?.target == nil
-        } ?? live.first
+        let candidate =
+            live.first { timing in
+                model?.registry.declaration(plugin: timing.question.plugin, type: timing.question.type)?
+                    .route(named: timing.question.route)?.target == nil
+            } ?? live.first
         var samples: [Double] = []
         let method: String
         var params: JSONValue = [:]
@@ -167,7 +200,9 @@ extension MainSession {
         }
         guard !samples.isEmpty else { return }
         samples.sort()
-        func percentile(_ p: Double) -> Double { samples[min(samples.count - 1, Int((p * Double(samples.count)).rounded(.up)) - 1)] }
+        func percentile(_ p: Double) -> Double {
+            samples[min(samples.count - 1, Int((p * Double(samples.count)).rounded(.up)) - 1)]
+        }
         let what = method == PingRequest.method ? "$/ping" : "coordinator/route '\(candidate?.question.route ?? "")'"
         ledger.measure(.timing, "\(what) round trip p50", milliseconds: percentile(0.5))
         ledger.measure(.timing, "\(what) round trip p99", milliseconds: percentile(0.99))

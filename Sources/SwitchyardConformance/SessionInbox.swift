@@ -144,7 +144,10 @@ final class SessionInbox: Sendable {
         switch event {
         case .lineTooLong(let length, let lineNumber):
             state.keep(.init(line: lineNumber, detail: "\(length)", position: position), in: \.oversize)
-            state.transcript.append(ExchangeLine(.received, note: "(line \(lineNumber): \(length)+ bytes, over maxLineBytes; dropped)", bytes: length))
+            state.transcript.append(
+                ExchangeLine(
+                    .received, note: "(line \(lineNumber): \(length)+ bytes, over maxLineBytes; dropped)", bytes: length
+                ))
             return []
         case .line(let bytes, let lineNumber):
             if bytes.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { return [] }
@@ -161,7 +164,9 @@ final class SessionInbox: Sendable {
         }
     }
 
-    private static func record(_ message: Message, raw: JSONValue, lineNumber: Int, position: Int, into state: inout SessionState) -> [Message] {
+    private static func record(
+        _ message: Message, raw: JSONValue, lineNumber: Int, position: Int, into state: inout SessionState
+    ) -> [Message] {
         var answered: String?
         var reply: Message?
         switch message {
@@ -185,7 +190,9 @@ final class SessionInbox: Sendable {
         }
         state.receivedCount += 1
         if state.received.count < SessionState.kept {
-            state.received.append(ReceivedMessage(message: message, raw: raw, lineNumber: lineNumber, position: position, answersMethod: answered))
+            state.received.append(
+                ReceivedMessage(
+                    message: message, raw: raw, lineNumber: lineNumber, position: position, answersMethod: answered))
         }
         return reply.map { [$0] } ?? []
     }
@@ -197,13 +204,19 @@ enum HostStandIn {
     static func answer(id: RequestID, method: String, initialized: Bool) -> Message {
         if method == PingRequest.method { return .response(id: id, result: [:]) }
         guard initialized else {
-            return .errorResponse(id: id, error: ResponseError(.notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
+            return .errorResponse(
+                id: id,
+                error: ResponseError(
+                    .notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
         }
         switch method {
         case NavigateRequest.method, TreeQueryRequest.method:
-            return .errorResponse(id: id, error: ResponseError(
-                .notAllowed, "check-plugin runs each coordinator type on its own: '\(method)' from plugin code is not checked",
-                data: ["method": .string(method)]))
+            return .errorResponse(
+                id: id,
+                error: ResponseError(
+                    .notAllowed,
+                    "check-plugin runs each coordinator type on its own: '\(method)' from plugin code is not checked",
+                    data: ["method": .string(method)]))
         default:
             return .errorResponse(id: id, error: .methodNotFound(method))
         }

@@ -69,7 +69,9 @@ enum Values {
             query.append("\(parameter.name)=\(percentEncoded(text(of: sample(parameter.type, name: parameter.name))))")
         }
         // A path without a scheme: every segment is the coordinator's, none is taken as the URL's host.
-        let url = segments.map(percentEncoded).joined(separator: "/") + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
+        let url =
+            segments.map(percentEncoded).joined(separator: "/")
+            + (query.isEmpty ? "" : "?" + query.joined(separator: "&"))
         return try? DeepLinkURL(parsing: url)
     }
 
@@ -83,7 +85,8 @@ enum Values {
         var result = ""
         for byte in text.utf8 {
             switch byte {
-            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"),
                 UInt8(ascii: "-"), UInt8(ascii: "_"), UInt8(ascii: "."), UInt8(ascii: "~"):
                 result.unicodeScalars.append(Unicode.Scalar(byte))
             default:

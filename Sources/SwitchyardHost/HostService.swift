@@ -39,7 +39,9 @@ enum HostService {
         /// again.
         var changesTree: Bool { get }
         /// Decodes `params`, runs the method and encodes its result as JSON bytes.
-        func serve(_ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8]
+        func serve(
+            _ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?
+        ) async throws(ResponseError) -> [UInt8]
     }
 
     struct Typed<R: ControlRequest>: Method {
@@ -48,11 +50,16 @@ enum HostService {
         let run: @Sendable (isolated Host, R.Params, (any ControlSubscriber)?) async throws(ResponseError) -> R.Result
         /// Over the socket, the result as encoded bytes, without building it as a value (snapshots, from the
         /// per-instance cache); ``run`` serves in-process callers.
-        let socketBytes: (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
+        let socketBytes:
+            (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])?
 
-        func serve(_ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8] {
+        func serve(
+            _ params: JSONValue?, host: isolated Host, subscriber: (any ControlSubscriber)?
+        ) async throws(ResponseError) -> [UInt8] {
             let decoded: R.Params
-            do { decoded = try Coding.decode(R.Params.self, from: params) } catch { throw .invalidParams(method: R.method, error) }
+            do { decoded = try Coding.decode(R.Params.self, from: params) } catch {
+                throw .invalidParams(method: R.method, error)
+            }
             if let socketBytes {
                 let bytes = try socketBytes(host, decoded, subscriber)
                 // What is left of a big answer once written (the rest of it queued) goes back to the system.
@@ -66,8 +73,11 @@ enum HostService {
 
     private static func entry<R: ControlRequest>(
         _ type: R.Type, waitsForStart: Bool = true, changesTree: Bool = false,
-        socketBytes: (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? = nil,
-        _ run: @escaping @Sendable (isolated Host, R.Params, (any ControlSubscriber)?) async throws(ResponseError) -> R.Result
+        socketBytes: (@Sendable (isolated Host, R.Params, (any ControlSubscriber)?) throws(ResponseError) -> [UInt8])? =
+            nil,
+        _ run:
+            @escaping @Sendable (isolated Host, R.Params, (any ControlSubscriber)?) async throws(ResponseError) ->
+            R.Result
     ) -> (String, any Method) {
         (R.method, Typed<R>(waitsForStart: waitsForStart, changesTree: changesTree, run: run, socketBytes: socketBytes))
     }
@@ -85,17 +95,22 @@ enum HostService {
         },
         entry(ValidateRequest.self) { host, request, _ in
             do throws(ResponseError) {
-                return ValidateRequest.Result(valid: true, steps: try await host.navigator.open(request.url, apply: false).plan.steps)
+                return ValidateRequest.Result(
+                    valid: true, steps: try await host.navigator.open(request.url, apply: false).plan.steps)
             } catch {
                 return ValidateRequest.Result(valid: false, error: error)
             }
         },
-        entry(TreeGetRequest.self, socketBytes: { host, _, _ throws(ResponseError) in try host.navigator.encodedSnapshot() }) { host, _, _ in
+        entry(
+            TreeGetRequest.self,
+            socketBytes: { host, _, _ throws(ResponseError) in try host.navigator.encodedSnapshot() }
+        ) { host, _, _ in
             host.navigator.snapshot
         },
         entry(TreeRenderRequest.self) { host, request, _ in
             let snapshot = host.navigator.snapshot
-            return TreeRenderRequest.Result(revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))
+            return TreeRenderRequest.Result(
+                revision: snapshot.revision, text: TreeRenderer.render(snapshot, format: request.format))
         },
         entry(TreeQueryRequest.self) { host, request, _ throws(ResponseError) in
             TreeQueryRequest.Result(result: try host.navigator.tree.answer(request))
@@ -104,7 +119,9 @@ enum HostService {
             TreeSubscribeRequest.self,
             socketBytes: { host, request, subscriber throws(ResponseError) in
                 subscribe(subscriber, request)
-                if let subscriber, subscriber.wantsDeltas { subscriber.heldGeneration = try host.navigator.publishSnapshot() }
+                if let subscriber, subscriber.wantsDeltas {
+                    subscriber.heldGeneration = try host.navigator.publishSnapshot()
+                }
                 return try host.navigator.encodedSnapshot()
             }
         ) { host, request, subscriber in
@@ -117,7 +134,8 @@ enum HostService {
             return Empty()
         },
         entry(UserDismissedRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
-            try await host.navigator.navigate(from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user)
+            try await host.navigator.navigate(
+                from: request.instance, steps: [.pop(request.entry)], requester: .control, reason: .user)
         },
         entry(UserActionRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
             try await host.navigator.action(request)
@@ -128,7 +146,9 @@ enum HostService {
                 composition: host.navigator.composition?.issues.map(\.error) ?? [], host: host.facts,
                 containment: host.guardian?.status)
         },
-        entry(PluginStartRequest.self) { host, request, _ throws(ResponseError) in try await host.startPlugin(request.plugin).get() },
+        entry(PluginStartRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.startPlugin(request.plugin).get()
+        },
         entry(HostShutdownRequest.self) { host, _, _ in
             // Answered first: the stop begins in a task of its own, after this answer has been written.
             host.shutdownAfterAnswer()
@@ -144,7 +164,9 @@ enum HostService {
         },
         entry(HostPluginsRequest.self, waitsForStart: false) { host, _, _ in host.pluginDescriptions },
         entry(PluginSignalRequest.self) { host, request, _ throws(ResponseError) in try host.signalPlugin(request) },
-        entry(PluginRestartRequest.self) { host, request, _ throws(ResponseError) in try await host.restartPlugin(request.plugin) },
+        entry(PluginRestartRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.restartPlugin(request.plugin)
+        },
     ])
 
     private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {
@@ -159,7 +181,9 @@ enum HostService {
 extension Host {
     /// Runs a control method through the table: waits for start-up if the method does, refuses what would change
     /// the tree once the host stops, and answers with the result's JSON bytes.
-    func serve(_ method: String, _ params: JSONValue?, subscriber: (any ControlSubscriber)?) async throws(ResponseError) -> [UInt8] {
+    func serve(
+        _ method: String, _ params: JSONValue?, subscriber: (any ControlSubscriber)?
+    ) async throws(ResponseError) -> [UInt8] {
         guard let entry = HostService.methods[method] else {
             await waitUntilStarted()
             throw .methodNotFound(method)
@@ -171,7 +195,8 @@ extension Host {
     /// A request from a control client's socket: one task on the loop, from the line read to the answer written.
     func serveControl(_ session: ControlSession, id: RequestID, method: String, params: JSONValue?) async {
         do throws(ResponseError) {
-            session.write(Message.responseLine(id: id, encodedResult: try await serve(method, params, subscriber: session)))
+            session.write(
+                Message.responseLine(id: id, encodedResult: try await serve(method, params, subscriber: session)))
         } catch {
             session.send(.errorResponse(id: id, error: error))
         }
@@ -180,7 +205,9 @@ extension Host {
     /// Runs a typed control method in-process (`HostHandle`): the same entry as the socket's, without the JSON.
     func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
         guard !closed else { throw ResponseError(.shuttingDown, "the host has stopped") }
-        guard let entry = HostService.methods[R.method] as? HostService.Typed<R> else { throw .methodNotFound(R.method) }
+        guard let entry = HostService.methods[R.method] as? HostService.Typed<R> else {
+            throw .methodNotFound(R.method)
+        }
         try await admit(R.method, entry)
         return try await entry.run(self, params, nil)
     }
@@ -188,8 +215,9 @@ extension Host {
     private func admit(_ method: String, _ entry: any HostService.Method) async throws(ResponseError) {
         if entry.waitsForStart { await waitUntilStarted() }
         if shuttingDown, entry.changesTree {
-            throw ResponseError(.shuttingDown, "the host is shutting down and takes no more '\(method)' requests", data: ["method": .string(method)])
+            throw ResponseError(
+                .shuttingDown, "the host is shutting down and takes no more '\(method)' requests",
+                data: ["method": .string(method)])
         }
     }
 }
-

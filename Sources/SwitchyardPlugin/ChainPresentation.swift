@@ -29,5 +29,7 @@ extension Chain where Current: StackCoordinator {
 
 extension Chain where Current == Remote {
     /// SUICoordinator's `forcePresentation`: the route, presented modally over everything, its tabs selected.
-    public func forcePresent(_ route: String, params: JSONValue? = nil) -> Chain<Remote> { adding(.forcePresent(route, params)) }
+    public func forcePresent(_ route: String, params: JSONValue? = nil) -> Chain<Remote> {
+        adding(.forcePresent(route, params))
+    }
 }

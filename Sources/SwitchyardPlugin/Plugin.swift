@@ -16,7 +16,10 @@ public struct Plugin: Sendable {
     /// Names the plugin and lists every coordinator type it serves, child types included: a type missing from the
     /// list cannot be created, even as another type's child. The list is read on the main actor when the plugin
     /// starts, so declaring a `Plugin` (as a global, say) costs nothing.
-    public init(_ name: String, version: String = "1.0.0", coordinators: @autoclosure @escaping @MainActor @Sendable () -> [any Coordinatable.Type]) {
+    public init(
+        _ name: String, version: String = "1.0.0",
+        coordinators: @autoclosure @escaping @MainActor @Sendable () -> [any Coordinatable.Type]
+    ) {
         self.name = name
         self.version = version
         self.makeTypes = coordinators
@@ -38,7 +41,8 @@ public struct Plugin: Sendable {
     @MainActor
     public func makeServer() -> (core: PluginCore, runtime: PluginRuntime) {
         let core = makeCore()
-        let runtime = PluginRuntime(configuration: .init(info: PluginInfo(name: name, version: version), coordinators: []))
+        let runtime = PluginRuntime(
+            configuration: .init(info: PluginInfo(name: name, version: version), coordinators: []))
         core.attach(to: runtime)
         return (core, runtime)
     }

@@ -10,7 +10,10 @@ public import SwitchyardProtocol
 @MainActor
 public final class PluginCore {
     /// The last core created, for code written against the old global; the SDK itself never reads it.
-    @available(*, deprecated, message: "a coordinator's router and instanceID find their own core; keep a reference to the core you create")
+    @available(
+        *, deprecated,
+        message: "a coordinator's router and instanceID find their own core; keep a reference to the core you create"
+    )
     public static var current: PluginCore? { lastCreated }
     /// Weak, so the compatibility shim keeps no core alive: whoever serves the core (a runtime) owns it.
     private static weak var lastCreated: PluginCore?
@@ -62,7 +65,8 @@ public final class PluginCore {
         let (prototype, initialised) = RouteBinding.collecting { type.init() }
         let routes = Self.namedRoutes(prototype)
         let kind: CoordinatorKind =
-            if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else { .stack }
+            if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else
+            { .stack }
         var initial: String?
         switch prototype {
         case let stack as any StackCoordinator:
@@ -75,12 +79,15 @@ public final class PluginCore {
         let declaration = CoordinatorDeclaration(
             type: type.typeName, kind: kind, initialRoute: initial,
             routes: routes.map { $0.route.declaration(plugin: name) },
-            customDeepLinks: prototype is any DeepLinkHandling ? true : nil, appearance: prototype is any AppearanceObserving ? true : nil)
+            customDeepLinks: prototype is any DeepLinkHandling ? true : nil,
+            appearance: prototype is any AppearanceObserving ? true : nil)
         declarationProblems += DeclarationCheck.problems(
-            typeName: type.typeName, swiftType: type, routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
+            typeName: type.typeName, swiftType: type,
+            routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
         let encodeState = (prototype as? any StatefulCoordinator).map { Self.stateEncoder($0) }
         types[type.typeName] = TypeInfo(
-            name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes, declaration: declaration,
+            name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes,
+            declaration: declaration,
             encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: routes))
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
@@ -92,18 +99,26 @@ public final class PluginCore {
 
     func prototype(of type: AnyObject.Type) -> AnyObject? { prototypesByClass[ObjectIdentifier(type)] }
 
-    private static func initialRoot(_ stack: any StackCoordinator, _ routes: [(name: String, route: any AnyRoute)]) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
+    private static func initialRoot(
+        _ stack: any StackCoordinator, _ routes: [(name: String, route: any AnyRoute)]
+    ) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
         if let chosen = chosenRoot(stack) { return chosen }
-        guard let first = routes.first(where: { $0.route.transition == .root && $0.route.takesNoInput }) else { return nil }
+        guard let first = routes.first(where: { $0.route.transition == .root && $0.route.takesNoInput }) else {
+            return nil
+        }
         return (first.name, first.route, nil)
     }
 
-    private static func chosenRoot<S: StackCoordinator>(_ stack: S) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
+    private static func chosenRoot<S: StackCoordinator>(
+        _ stack: S
+    ) -> (name: String, route: any AnyRoute, params: JSONValue?)? {
         stack.initialRoot().map { ($0.name, $0.route, $0.params) }
     }
 
     func target(of route: String, parent: InstanceID?) -> CoordinatorReference? {
-        guard let parent, let object = instances[parent], let info = types[type(of: object).typeName] else { return nil }
+        guard let parent, let object = instances[parent], let info = types[type(of: object).typeName] else {
+            return nil
+        }
         return info.declaration.route(named: route)?.target
     }
 
@@ -159,7 +174,9 @@ public final class PluginCore {
 
     /// ``encodeState(_:)`` straight to JSON bytes (no `JSONValue` tree), for answers written as bytes; the object
     /// is of the prototype's type (a class cast, cheaper than the protocol check it replaces).
-    private static func stateEncoder<S: StatefulCoordinator>(_ prototype: S) -> @MainActor (any Coordinatable) -> [UInt8]? {
+    private static func stateEncoder<S: StatefulCoordinator>(
+        _ prototype: S
+    ) -> @MainActor (any Coordinatable) -> [UInt8]? {
         // No `flatMap` closure: a closure formed on the main actor and passed to a non-isolated function checks
         // its executor each call (`swift_task_isCurrentExecutor`, ~400 instructions), more than this whole body.
         { object in
@@ -192,7 +209,8 @@ public final class PluginCore {
     /// told it was created.
     func instantiate(_ params: CoordinatorCreateRequest.Params) throws -> (any Coordinatable, TypeInfo) {
         guard let info = types[params.type] else {
-            throw ResponseError(.invalidParams, "plugin '\(name)' has no coordinator type '\(params.type)'", data: ["field": "type"])
+            throw ResponseError(
+                .invalidParams, "plugin '\(name)' has no coordinator type '\(params.type)'", data: ["field": "type"])
         }
         let existing: (any Coordinatable)? =
             switch params.reason {
@@ -205,9 +223,13 @@ public final class PluginCore {
         do {
             try Self.restoreState(object, params.state ?? (params.reason == .new ? params.params : nil))
         } catch {
-            throw ResponseError(.invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)", data: ["field": "state"])
+            throw ResponseError(
+                .invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)",
+                data: ["field": "state"])
         }
-        object.didCreate(CreationContext(instance: params.instance, reason: params.reason, params: params.params, parent: params.parent))
+        object.didCreate(
+            CreationContext(
+                instance: params.instance, reason: params.reason, params: params.params, parent: params.parent))
         return (object, info)
     }
 
@@ -234,7 +256,8 @@ public final class PluginCore {
                     contents.append(.init(route: name, content: .screen(ScreenDescriptor(name: name))))
                     continue
                 }
-                contents.append(.init(route: name, content: try route.content(for: object, params: nil, context: context(name))))
+                contents.append(
+                    .init(route: name, content: try route.content(for: object, params: nil, context: context(name))))
             }
             result.tabs = contents
             result.selectedTab = tabs.initialTab()
@@ -259,16 +282,23 @@ public final class PluginCore {
         return RouteFastPath.result(content: content, state: info.encodeState?(object))
     }
 
-    private func routeContent(_ params: CoordinatorRouteRequest.Params) throws -> (RouteContent, any Coordinatable, TypeInfo) {
+    private func routeContent(
+        _ params: CoordinatorRouteRequest.Params
+    ) throws -> (RouteContent, any Coordinatable, TypeInfo) {
         guard let object = instances[params.instance] else {
-            throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
+            throw ResponseError(
+                .instanceNotFound, "plugin '\(name)' has no instance \(params.instance)",
+                data: ["instance": .int(params.instance.rawValue)])
         }
         guard let info = types[params.type], let route = Self.route(named: params.route, in: info.routes) else {
-            throw ResponseError(.routeNotFound, "\(params.type) has no route '\(params.route)'", data: ["route": .string(params.route)])
+            throw ResponseError(
+                .routeNotFound, "\(params.type) has no route '\(params.route)'", data: ["route": .string(params.route)])
         }
         currentLink = params.link
         defer { currentLink = nil }
-        let content = try route.content(for: object, params: params.params, context: OutputContext(core: self, parent: params.instance, route: params.route))
+        let content = try route.content(
+            for: object, params: params.params,
+            context: OutputContext(core: self, parent: params.instance, route: params.route))
         return (content, object, info)
     }
 
@@ -293,13 +323,16 @@ public final class PluginCore {
         var cursor = DeepLinkCursor(segments: params.segments, query: params.query)
         do {
             let decision = try Self.handle(handler, &cursor)
-            return CoordinatorDeepLinkRequest.Result(route: decision.route, params: decision.params, consumed: cursor.consumed)
+            return CoordinatorDeepLinkRequest.Result(
+                route: decision.route, params: decision.params, consumed: cursor.consumed)
         } catch let rejection as DeepLinkRejection {
             throw ResponseError(.deepLinkInvalid, rejection.reason)
         }
     }
 
-    private static func handle<H: DeepLinkHandling>(_ handler: H, _ cursor: inout DeepLinkCursor) throws -> DeepLinkDecision {
+    private static func handle<H: DeepLinkHandling>(
+        _ handler: H, _ cursor: inout DeepLinkCursor
+    ) throws -> DeepLinkDecision {
         try H.handleDeepLink(&cursor)
     }
 
@@ -311,9 +344,12 @@ public final class PluginCore {
     /// `coordinator/action`: the instance's coordinator decides what the screen's action does.
     public func action(_ params: CoordinatorActionRequest.Params) throws -> CoordinatorActionRequest.Result {
         guard let object = instances[params.instance] else {
-            throw ResponseError(.instanceNotFound, "plugin '\(name)' has no instance \(params.instance)", data: ["instance": .int(params.instance.rawValue)])
+            throw ResponseError(
+                .instanceNotFound, "plugin '\(name)' has no instance \(params.instance)",
+                data: ["instance": .int(params.instance.rawValue)])
         }
-        let steps = try object.action(ScreenAction(name: params.action, route: params.route, entry: params.entry, params: params.params))
+        let steps = try object.action(
+            ScreenAction(name: params.action, route: params.route, entry: params.entry, params: params.params))
         return CoordinatorActionRequest.Result(steps: steps.isEmpty ? nil : steps)
     }
 
@@ -359,6 +395,8 @@ public final class PluginCore {
         runtime.onRequest(CoordinatorActionRequest.self) { try self.action($0) }
         runtime.onNotification(CoordinatorDismissedNotification.self) { self.dismissed($0) }
         runtime.onNotification(CoordinatorTabSelectedNotification.self) { self.tabSelected($0) }
-        runtime.onNotification(CoordinatorAppearedNotification.self) { (self.instances[$0.instance] as? any AppearanceObserving)?.appeared(entry: $0.entry) }
+        runtime.onNotification(CoordinatorAppearedNotification.self) {
+            (self.instances[$0.instance] as? any AppearanceObserving)?.appeared(entry: $0.entry)
+        }
     }
 }

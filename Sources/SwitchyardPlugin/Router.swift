@@ -100,19 +100,27 @@ private func makeStep<C: AnyObject, Input, Output, R: RouteDefinition<C, Input, 
 // this plugin (typed), the same stack (a screen), or another plugin's coordinator (by names).
 extension Chain where Current: StackCoordinator {
     /// Pushes or presents the route with its input and continues in the coordinator it opens.
-    public func route<Input, Output: Coordinatable>(to keyPath: KeyPath<Current, StackRoute<Current, Input, Output>>, _ input: Input) -> Chain<Output> {
+    public func route<Input, Output: Coordinatable>(
+        to keyPath: KeyPath<Current, StackRoute<Current, Input, Output>>, _ input: Input
+    ) -> Chain<Output> {
         adding(makeStep(.route, keyPath, input, core))
     }
     /// Pushes or presents a screen route with its input and stays on this stack.
-    public func route<Input>(to keyPath: KeyPath<Current, StackRoute<Current, Input, Screen>>, _ input: Input) -> Chain<Current> {
+    public func route<Input>(
+        to keyPath: KeyPath<Current, StackRoute<Current, Input, Screen>>, _ input: Input
+    ) -> Chain<Current> {
         adding(makeStep(.route, keyPath, input, core))
     }
     /// Opens another plugin's coordinator with an input and continues in it, by names.
-    public func route<Input>(to keyPath: KeyPath<Current, StackRoute<Current, Input, PluginCoordinator>>, _ input: Input) -> Chain<Remote> {
+    public func route<Input>(
+        to keyPath: KeyPath<Current, StackRoute<Current, Input, PluginCoordinator>>, _ input: Input
+    ) -> Chain<Remote> {
         adding(makeStep(.route, keyPath, input, core))
     }
     /// Pushes or presents the route and continues in the coordinator it opens.
-    public func route<Output: Coordinatable>(to keyPath: KeyPath<Current, StackRoute<Current, NoInput, Output>>) -> Chain<Output> {
+    public func route<Output: Coordinatable>(
+        to keyPath: KeyPath<Current, StackRoute<Current, NoInput, Output>>
+    ) -> Chain<Output> {
         adding(makeStep(.route, keyPath, NoInput(), core))
     }
     /// Pushes or presents a screen route and stays on this stack.
@@ -126,19 +134,27 @@ extension Chain where Current: StackCoordinator {
 
     /// Replaces the root (and clears the stack above it) unless it already is this route with this input, in which
     /// case nothing changes (Stinsen's `root()`); continues in the root's coordinator.
-    public func setRoot<Input, Output: Coordinatable>(_ keyPath: KeyPath<Current, StackRoot<Current, Input, Output>>, _ input: Input) -> Chain<Output> {
+    public func setRoot<Input, Output: Coordinatable>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, Input, Output>>, _ input: Input
+    ) -> Chain<Output> {
         adding(makeStep(.setRoot, keyPath, input, core))
     }
     /// Replaces the root with a screen root and its input; stays on this stack.
-    public func setRoot<Input>(_ keyPath: KeyPath<Current, StackRoot<Current, Input, Screen>>, _ input: Input) -> Chain<Current> {
+    public func setRoot<Input>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, Input, Screen>>, _ input: Input
+    ) -> Chain<Current> {
         adding(makeStep(.setRoot, keyPath, input, core))
     }
     /// Replaces the root with another plugin's coordinator, opened with an input; continues in it, by names.
-    public func setRoot<Input>(_ keyPath: KeyPath<Current, StackRoot<Current, Input, PluginCoordinator>>, _ input: Input) -> Chain<Remote> {
+    public func setRoot<Input>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, Input, PluginCoordinator>>, _ input: Input
+    ) -> Chain<Remote> {
         adding(makeStep(.setRoot, keyPath, input, core))
     }
     /// Replaces the root with a coordinator root; continues in it.
-    public func setRoot<Output: Coordinatable>(_ keyPath: KeyPath<Current, StackRoot<Current, NoInput, Output>>) -> Chain<Output> {
+    public func setRoot<Output: Coordinatable>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, NoInput, Output>>
+    ) -> Chain<Output> {
         adding(makeStep(.setRoot, keyPath, NoInput(), core))
     }
     /// Replaces the root with a screen root; stays on this stack.
@@ -152,20 +168,28 @@ extension Chain where Current: StackCoordinator {
 
     /// Changes nothing: fails the whole chain unless the root is this route, then continues in its coordinator.
     /// The guard that makes "go to the signed-in area, if signed in" one atomic chain.
-    public func hasRoot<Input, Output: Coordinatable>(_ keyPath: KeyPath<Current, StackRoot<Current, Input, Output>>) -> Chain<Output> {
+    public func hasRoot<Input, Output: Coordinatable>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, Input, Output>>
+    ) -> Chain<Output> {
         adding(makeStep(.hasRoot, keyPath, nil, core))
     }
     /// Fails the chain unless the root is this route, then continues in that other plugin's coordinator, by names.
-    public func hasRoot<Input>(_ keyPath: KeyPath<Current, StackRoot<Current, Input, PluginCoordinator>>) -> Chain<Remote> {
+    public func hasRoot<Input>(
+        _ keyPath: KeyPath<Current, StackRoot<Current, Input, PluginCoordinator>>
+    ) -> Chain<Remote> {
         adding(makeStep(.hasRoot, keyPath, nil, core))
     }
 
     /// The first entry of this route (with this input, when given): everything above it is removed.
-    public func focusFirst<Input, Output: Coordinatable>(_ keyPath: KeyPath<Current, StackRoute<Current, Input, Output>>, _ input: Input? = nil) -> Chain<Output> {
+    public func focusFirst<Input, Output: Coordinatable>(
+        _ keyPath: KeyPath<Current, StackRoute<Current, Input, Output>>, _ input: Input? = nil
+    ) -> Chain<Output> {
         adding(makeStep(.focusFirst, keyPath, input, core))
     }
     /// The first entry of this screen route (with this input, when given): everything above it is removed.
-    public func focusFirst<Input>(_ keyPath: KeyPath<Current, StackRoute<Current, Input, Screen>>, _ input: Input? = nil) -> Chain<Current> {
+    public func focusFirst<Input>(
+        _ keyPath: KeyPath<Current, StackRoute<Current, Input, Screen>>, _ input: Input? = nil
+    ) -> Chain<Current> {
         adding(makeStep(.focusFirst, keyPath, input, core))
     }
 
@@ -192,7 +216,9 @@ extension Chain where Current: StackCoordinator {
 
 extension Chain where Current: TabsCoordinator {
     /// Selects the tab and continues in its coordinator (Stinsen's `focusFirst(\.todos)` on a tab bar).
-    public func focusFirst<Output: Coordinatable>(_ keyPath: KeyPath<Current, TabRoute<Current, Output>>) -> Chain<Output> {
+    public func focusFirst<Output: Coordinatable>(
+        _ keyPath: KeyPath<Current, TabRoute<Current, Output>>
+    ) -> Chain<Output> {
         adding(makeStep(.focusFirst, keyPath, nil as NoInput?, core))
     }
     /// Selects a tab that is another plugin's coordinator and continues in it, by names.
@@ -211,7 +237,8 @@ extension Chain where Current: TabsCoordinator {
 
 extension Chain where Current: WrapperCoordinator {
     /// Moves into the wrapper's child, typed: `chain.child(\.content).popToRoot()`.
-    public func child<Output: Coordinatable>(_ keyPath: KeyPath<Current, ChildRoute<Current, Output>>) -> Chain<Output> {
+    public func child<Output: Coordinatable>(_ keyPath: KeyPath<Current, ChildRoute<Current, Output>>) -> Chain<Output>
+    {
         adding(.child)
     }
     /// Moves into the wrapper's child when it is another plugin's coordinator, by names.
@@ -235,7 +262,9 @@ extension Chain where Current == Remote {
     /// Fails the chain unless the root is the named route (and params, when given); then moves into it.
     public func hasRoot(_ name: String, params: JSONValue? = nil) -> Chain<Remote> { adding(.hasRoot(name, params)) }
     /// The first entry of the named route (or tab): everything above it is removed.
-    public func focusFirst(_ name: String, params: JSONValue? = nil) -> Chain<Remote> { adding(.focusFirst(name, params)) }
+    public func focusFirst(_ name: String, params: JSONValue? = nil) -> Chain<Remote> {
+        adding(.focusFirst(name, params))
+    }
     /// Selects the named tab.
     public func selectTab(_ name: String) -> Chain<Remote> { adding(.selectTab(name)) }
     /// Removes the top entry.
@@ -272,9 +301,12 @@ public struct Router<C: Coordinatable> {
     public var chain: Chain<C> { Chain(start: instance, core: core) }
 
     /// Asks the host a read-only question about the tree (about this instance unless another is given).
-    public func query(_ query: TreeQueryRequest.Query, route: String? = nil, params: JSONValue? = nil, instance: InstanceID? = nil) async throws -> JSONValue {
+    public func query(
+        _ query: TreeQueryRequest.Query, route: String? = nil, params: JSONValue? = nil, instance: InstanceID? = nil
+    ) async throws -> JSONValue {
         guard let core else { throw ResponseError(.internalError, "no plugin runtime") }
-        return try await core.query(.init(query: query, instance: instance ?? core.instanceID(of: coordinator), route: route, params: params))
+        return try await core.query(
+            .init(query: query, instance: instance ?? core.instanceID(of: coordinator), route: route, params: params))
     }
 }
 
@@ -287,25 +319,33 @@ extension Coordinatable {
 extension Router where C: StackCoordinator {
     /// Pushes or presents the route with its input (Stinsen's `route(to: \.todo, id)`); returns where it landed.
     @discardableResult
-    public func route<Input, Output>(to keyPath: KeyPath<C, StackRoute<C, Input, Output>>, _ input: Input) async throws -> Landed<Remote> {
-        let landed = try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.route, keyPath, input, core)]).apply()
+    public func route<Input, Output>(
+        to keyPath: KeyPath<C, StackRoute<C, Input, Output>>, _ input: Input
+    ) async throws -> Landed<Remote> {
+        let landed = try await Chain<Remote>(
+            start: instance, core: core, steps: [makeStep(.route, keyPath, input, core)]
+        ).apply()
         return landed
     }
     /// Pushes or presents the route (Stinsen's `route(to: \.createTodo)`).
     @discardableResult
     public func route<Output>(to keyPath: KeyPath<C, StackRoute<C, NoInput, Output>>) async throws -> Landed<Remote> {
-        try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.route, keyPath, NoInput(), core)]).apply()
+        try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.route, keyPath, NoInput(), core)])
+            .apply()
     }
     /// Switches the root to the route with its input (Stinsen's `root(\.authenticated, user)`); nothing changes if
     /// it already is the root with that input.
     @discardableResult
-    public func setRoot<Input, Output>(_ keyPath: KeyPath<C, StackRoot<C, Input, Output>>, _ input: Input) async throws -> Landed<Remote> {
+    public func setRoot<Input, Output>(
+        _ keyPath: KeyPath<C, StackRoot<C, Input, Output>>, _ input: Input
+    ) async throws -> Landed<Remote> {
         try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.setRoot, keyPath, input, core)]).apply()
     }
     /// Switches the root to the route (Stinsen's `root(\.unauthenticated)`).
     @discardableResult
     public func setRoot<Output>(_ keyPath: KeyPath<C, StackRoot<C, NoInput, Output>>) async throws -> Landed<Remote> {
-        try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.setRoot, keyPath, NoInput(), core)]).apply()
+        try await Chain<Remote>(start: instance, core: core, steps: [makeStep(.setRoot, keyPath, NoInput(), core)])
+            .apply()
     }
     /// Removes the top entry, pushed or presented.
     @discardableResult public func popLast() async throws -> Landed<C> { try await chain.popLast().apply() }

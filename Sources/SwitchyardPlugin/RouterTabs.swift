@@ -18,7 +18,9 @@ extension Chain where Current == Remote {
 
 extension Router where C: TabsCoordinator {
     /// The tabs become these, in this order (see ``Chain/setTabs(_:)``).
-    @discardableResult public func setTabs(_ tabs: [String]) async throws -> Landed<C> { try await chain.setTabs(tabs).apply() }
+    @discardableResult public func setTabs(_ tabs: [String]) async throws -> Landed<C> {
+        try await chain.setTabs(tabs).apply()
+    }
     /// A tab's badge; nil clears it.
     @discardableResult public func setBadge(_ tab: String, _ badge: String?) async throws -> Landed<C> {
         try await chain.setBadge(tab, badge).apply()

@@ -74,7 +74,8 @@ public final class PluginTestConnection {
         let bytes = line.last == 0x0A ? line.dropLast() : line[...]
         guard case .message(let message, _) = MessageReader.decodeLine(bytes, lineNumber: received.count + 1) else {
             // The SDK only writes what it encoded itself; record the failure where a test sees it.
-            received.append(.notification(method: "$/invalidLine", params: .string(String(decoding: bytes, as: UTF8.self))))
+            received.append(
+                .notification(method: "$/invalidLine", params: .string(String(decoding: bytes, as: UTF8.self))))
             return
         }
         received.append(message)
@@ -118,7 +119,9 @@ public final class PluginTestConnection {
     /// ```swift
     /// _ = try await connection.request(PingRequest.self, .init())
     /// ```
-    public func request<R: HostToPluginRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
+    public func request<R: HostToPluginRequest>(
+        _ type: R.Type, _ params: R.Params
+    ) async throws(ResponseError) -> R.Result {
         let answer: Result<R.Result, RPCFailure> = await withCheckedContinuation { continuation in
             endpoint.request(R.self, params) { continuation.resume(returning: $0) }
         }
@@ -146,7 +149,9 @@ public final class PluginTestConnection {
     /// ```swift
     /// let created = try await connection.create(.init(instance: InstanceID(1), type: "shop", reason: .new))
     /// ```
-    public func create(_ params: CoordinatorCreateRequest.Params) async throws(ResponseError) -> CoordinatorCreateRequest.Result {
+    public func create(
+        _ params: CoordinatorCreateRequest.Params
+    ) async throws(ResponseError) -> CoordinatorCreateRequest.Result {
         try await handshake()
         return try await request(CoordinatorCreateRequest.self, params)
     }
@@ -156,7 +161,9 @@ public final class PluginTestConnection {
     /// ```swift
     /// let item = try await connection.route(.init(instance: InstanceID(1), type: "shop", route: "item", transition: .push, params: ["id": "7"]))
     /// ```
-    public func route(_ params: CoordinatorRouteRequest.Params) async throws(ResponseError) -> CoordinatorRouteRequest.Result {
+    public func route(
+        _ params: CoordinatorRouteRequest.Params
+    ) async throws(ResponseError) -> CoordinatorRouteRequest.Result {
         try await handshake()
         return try await request(CoordinatorRouteRequest.self, params)
     }
@@ -166,7 +173,9 @@ public final class PluginTestConnection {
     /// ```swift
     /// let decision = try await connection.deepLink(.init(instance: nil, type: "orders", segments: ["2026", "17"], query: [:], dryRun: true))
     /// ```
-    public func deepLink(_ params: CoordinatorDeepLinkRequest.Params) async throws(ResponseError) -> CoordinatorDeepLinkRequest.Result {
+    public func deepLink(
+        _ params: CoordinatorDeepLinkRequest.Params
+    ) async throws(ResponseError) -> CoordinatorDeepLinkRequest.Result {
         try await handshake()
         return try await request(CoordinatorDeepLinkRequest.self, params)
     }

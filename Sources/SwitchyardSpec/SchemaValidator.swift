@@ -30,7 +30,8 @@ public final class SchemaValidator {
     /// The keywords this validator implements.
     public static let known: Set<String> = [
         "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "examples", "type", "enum", "const",
-        "properties", "required", "additionalProperties", "propertyNames", "items", "minItems", "maxItems", "minimum", "maximum",
+        "properties", "required", "additionalProperties", "propertyNames", "items", "minItems", "maxItems", "minimum",
+        "maximum",
         "minLength", "pattern", "oneOf", "anyOf", "allOf", "not", "default", "deprecated",
     ]
 
@@ -65,13 +66,17 @@ public final class SchemaValidator {
                 throw SchemaError("\(file): unsupported keyword '\(key)' at \(path)")
             }
             for container in ["properties", "$defs"] {
-                for (name, child) in object[container]?.objectValue ?? JSONObject() { try walk(child, "\(path)/\(container)/\(name)") }
+                for (name, child) in object[container]?.objectValue ?? JSONObject() {
+                    try walk(child, "\(path)/\(container)/\(name)")
+                }
             }
             for single in ["items", "additionalProperties", "propertyNames", "not"] {
                 if let child = object[single] { try walk(child, "\(path)/\(single)") }
             }
             for list in ["oneOf", "anyOf", "allOf"] {
-                for (index, child) in (object[list]?.arrayValue ?? []).enumerated() { try walk(child, "\(path)/\(list)/\(index)") }
+                for (index, child) in (object[list]?.arrayValue ?? []).enumerated() {
+                    try walk(child, "\(path)/\(list)/\(index)")
+                }
             }
             if let reference = object["$ref"]?.stringValue { _ = try resolve(reference, base: file) }
         }
@@ -86,7 +91,9 @@ public final class SchemaValidator {
         return errors
     }
 
-    private func check(_ value: JSONValue, _ schema: JSONValue, file: String, path: String, errors: inout [String]) throws {
+    private func check(
+        _ value: JSONValue, _ schema: JSONValue, file: String, path: String, errors: inout [String]
+    ) throws {
         if case .bool(let accepts) = schema {
             if !accepts { errors.append("\(path): not allowed") }
             return
@@ -118,7 +125,9 @@ public final class SchemaValidator {
             }
             let properties = object["properties"]?.objectValue ?? JSONObject()
             if let names = object["propertyNames"] {
-                for key in members.keys { try check(.string(key), names, file: file, path: "\(path) key '\(key)'", errors: &errors) }
+                for key in members.keys {
+                    try check(.string(key), names, file: file, path: "\(path) key '\(key)'", errors: &errors)
+                }
             }
             for (key, member) in members {
                 if let property = properties[key] {
@@ -142,8 +151,12 @@ public final class SchemaValidator {
             }
         }
         if let number = value.doubleValue, value.boolValue == nil {
-            if let minimum = object["minimum"]?.doubleValue, number < minimum { errors.append("\(path): below \(minimum)") }
-            if let maximum = object["maximum"]?.doubleValue, number > maximum { errors.append("\(path): above \(maximum)") }
+            if let minimum = object["minimum"]?.doubleValue, number < minimum {
+                errors.append("\(path): below \(minimum)")
+            }
+            if let maximum = object["maximum"]?.doubleValue, number > maximum {
+                errors.append("\(path): above \(maximum)")
+            }
         }
         if case .string(let text) = value {
             if let minimum = object["minLength"]?.intValue, text.count < minimum {
@@ -151,7 +164,9 @@ public final class SchemaValidator {
             }
             if let pattern = object["pattern"]?.stringValue {
                 let regex = try Regex(pattern)
-                if (try? regex.firstMatch(in: text)) == nil { errors.append("\(path): '\(text)' does not match \(pattern)") }
+                if (try? regex.firstMatch(in: text)) == nil {
+                    errors.append("\(path): '\(text)' does not match \(pattern)")
+                }
             }
         }
         if let all = object["allOf"]?.arrayValue {
@@ -175,7 +190,9 @@ public final class SchemaValidator {
                 if local.isEmpty { passing += 1 } else { reasons.append(local.joined(separator: "; ")) }
             }
             if passing != 1 {
-                errors.append("\(path): matches \(passing) of oneOf (exactly one required)\(passing == 0 ? ": " + reasons.joined(separator: " | ") : "")")
+                errors.append(
+                    "\(path): matches \(passing) of oneOf (exactly one required)\(passing == 0 ? ": " + reasons.joined(separator: " | ") : "")"
+                )
             }
         }
         if let negated = object["not"] {

@@ -67,7 +67,8 @@ public struct Transcript: Sendable {
             } else if let message = value["client"] {
                 steps.append(Step(side: .client, message: message, line: number, invalid: invalid))
             } else {
-                throw ResponseError(.invalidRequest, "transcript line \(number): needs 'host', 'plugin', 'client' or 'comment'")
+                throw ResponseError(
+                    .invalidRequest, "transcript line \(number): needs 'host', 'plugin', 'client' or 'comment'")
             }
         }
         self.steps = steps

@@ -107,10 +107,13 @@ struct HostRelay {
     /// The relay's first message: whether the host could be reached, and whether fault buttons are on.
     private func hello(connected: Bool, error: String?) -> String {
         var params: JSONObject = [
-            "connected": .bool(connected), "faults": .bool(configuration.allowFaults), "socket": .string(configuration.socketPath),
+            "connected": .bool(connected), "faults": .bool(configuration.allowFaults),
+            "socket": .string(configuration.socketPath),
         ]
         if let error { params["error"] = .string(error) }
-        return String(decoding: Message.notification(method: "studio/hello", params: .object(params)).encodedLine().dropLast(), as: UTF8.self)
+        return String(
+            decoding: Message.notification(method: "studio/hello", params: .object(params)).encodedLine().dropLast(),
+            as: UTF8.self)
     }
 
     /// An error answer for a page message the relay does not pass on; nil for one it does.
@@ -119,16 +122,25 @@ struct HostRelay {
         switch (try? JSONParser.parse(text)).map(Message.decode) {
         case .success(let decoded)?: message = decoded
         default:
-            return Message.errorResponse(id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")).encodedLine().dropLast()
+            return Message.errorResponse(
+                id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")
+            ).encodedLine().dropLast()
         }
         guard case .request(let id, let method, _) = message else {
-            return Message.errorResponse(id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")).encodedLine().dropLast()
+            return Message.errorResponse(
+                id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")
+            ).encodedLine().dropLast()
         }
-        if Self.pageMethods.contains(method) || (configuration.allowFaults && Self.faultMethods.contains(method)) { return nil }
+        if Self.pageMethods.contains(method) || (configuration.allowFaults && Self.faultMethods.contains(method)) {
+            return nil
+        }
         let reason =
             Self.faultMethods.contains(method)
-            ? "'\(method)' is off: start the studio (and the host) with --allow-faults" : "the studio does not relay '\(method)'"
-        return Array(Message.errorResponse(id: id, error: ResponseError(.notAllowed, reason, data: ["method": .string(method)])).encodedLine().dropLast())
+            ? "'\(method)' is off: start the studio (and the host) with --allow-faults"
+            : "the studio does not relay '\(method)'"
+        return Array(
+            Message.errorResponse(id: id, error: ResponseError(.notAllowed, reason, data: ["method": .string(method)]))
+                .encodedLine().dropLast())
     }
 }
 

@@ -27,7 +27,9 @@ struct PageFiles: Sendable {
     static func load(from directory: String?) throws -> PageFiles {
         let candidates = directory.map { [$0] } ?? resourceCandidates()
         for candidate in candidates {
-            guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate), names.contains("index.html") else { continue }
+            guard let names = try? FileManager.default.contentsOfDirectory(atPath: candidate),
+                names.contains("index.html")
+            else { continue }
             var files: [String: File] = [:]
             for name in names {
                 guard let type = contentTypes[(name as NSString).pathExtension],

@@ -57,7 +57,9 @@ public struct StudioServer: Sendable {
     /// The path after a valid token (`""` for the page itself), or nil when the token is missing or wrong.
     private func pathAfterToken(_ path: String) -> Substring? {
         let parts = path.dropFirst().split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
-        guard path.hasPrefix("/"), let first = parts.first, StudioToken.matches(first, configuration.token) else { return nil }
+        guard path.hasPrefix("/"), let first = parts.first, StudioToken.matches(first, configuration.token) else {
+            return nil
+        }
         return parts.count > 1 ? parts[1] : ""
     }
 
@@ -73,7 +75,8 @@ public struct StudioServer: Sendable {
         }
         if rest == "ws" {
             // An upgrade that reached the HTTP side was refused by `shouldUpgrade`.
-            return refusal(.forbidden, "403 Forbidden: WebSocket upgrades are taken only from this studio's own page (Origin)\n")
+            return refusal(
+                .forbidden, "403 Forbidden: WebSocket upgrades are taken only from this studio's own page (Origin)\n")
         }
         let name = rest.isEmpty ? "index.html" : String(rest)
         guard let file = page.files[name] else { return refusal(.notFound, "404 Not Found\n") }
@@ -102,7 +105,9 @@ public struct StudioServer: Sendable {
 
     // MARK: - WebSocket
 
-    func shouldUpgrade(_ request: HTTPRequest, port: Int) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
+    func shouldUpgrade(
+        _ request: HTTPRequest, port: Int
+    ) -> ShouldUpgradeResult<WebSocketDataHandler<HTTP1WebSocketUpgradeChannel.Context>> {
         let origin = request.headerFields[.origin]
         guard isOwnAuthority(request.authority, port: port),
             let path = request.path, pathAfterToken(path) == "ws",

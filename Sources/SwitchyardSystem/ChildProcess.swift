@@ -36,7 +36,9 @@ public final class ChildProcess: Sendable {
         _ arguments: [String], environment: [String: String], directory: String? = nil,
         onStdout: @escaping @Sendable (String?) -> Void, onStderr: @escaping @Sendable (String?) -> Void
     ) throws(SystemError) {
-        try self.init(arguments, environment: environment, directory: directory, stdout: .lines(onStdout), stderr: .lines(onStderr))
+        try self.init(
+            arguments, environment: environment, directory: directory, stdout: .lines(onStdout),
+            stderr: .lines(onStderr))
     }
 
     /// Starts `arguments[0]` (looked up in `PATH` when it has no slash).
@@ -118,7 +120,9 @@ public final class ChildProcess: Sendable {
             _ = try SystemThread.spawn {
                 var buffer = [UInt8](repeating: 0, count: 64 * 1024)
                 while true {
-                    let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) } }
+                    let count = retryingEINTR {
+                        buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+                    }
                     if count <= 0 { break }
                     deliver(Array(buffer[0..<count]))
                 }

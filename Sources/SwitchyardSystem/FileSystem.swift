@@ -119,7 +119,6 @@ public enum FileSystem {
     @discardableResult
     public static func removeDirectory(_ path: String) -> Bool { rmdir(path) == 0 }
 
-
     /// Seconds since the epoch (wall clock, for file names and reports).
     public static var secondsSinceEpoch: Int { Int(Glibc.time(nil)) }
 

@@ -51,12 +51,16 @@ extension FileSystem {
     /// The file is opened with `O_NONBLOCK` (a FIFO cannot stall the open) and checked with `fstat` on the opened
     /// descriptor: anything but a regular file (a FIFO, `/dev/zero` behind a symlink, a folder) is refused before a
     /// byte is read. At most `maxBytes + 1` bytes are read, so a file that grows while being read is refused too.
-    public static func readRegularFile(_ path: String, maxBytes: Int = defaultReadLimit) throws(FileReadError) -> [UInt8] {
+    public static func readRegularFile(
+        _ path: String, maxBytes: Int = defaultReadLimit
+    ) throws(FileReadError) -> [UInt8] {
         let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
         if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
         defer { Glibc.close(fd) }
         var info = stat()
-        if fstat(fd, &info) != 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat"))) }
+        if fstat(fd, &info) != 0 {
+            throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat")))
+        }
         guard info.st_mode & S_IFMT == S_IFREG else {
             throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
         }
@@ -122,35 +126,45 @@ extension FileSystem {
         }
         // mkdir with the final mode, never mkdir-then-chmod: there is no moment at which the folder is open to others.
         if mkdir(directory, 0o700) != 0 && errno != EEXIST {
-            throw SocketPathError(path: directory, problem: "cannot be created: \(SystemError(errno: errno, operation: "mkdir"))")
+            throw SocketPathError(
+                path: directory, problem: "cannot be created: \(SystemError(errno: errno, operation: "mkdir"))")
         }
         let fd = Glibc.open(directory, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
             let failure = errno
             var info = stat()
             if lstat(directory, &info) == 0 && info.st_mode & S_IFMT == S_IFLNK {
-                throw SocketPathError(path: directory, problem: "is a symbolic link; the control socket's folder must be a real folder (refusing to follow it)")
+                throw SocketPathError(
+                    path: directory,
+                    problem:
+                        "is a symbolic link; the control socket's folder must be a real folder (refusing to follow it)")
             }
             if failure == ENOTDIR || failure == ELOOP {
                 throw SocketPathError(path: directory, problem: "is \(describeKind(info.st_mode)), not a folder")
             }
-            throw SocketPathError(path: directory, problem: "cannot be opened: \(SystemError(errno: failure, operation: "open"))")
+            throw SocketPathError(
+                path: directory, problem: "cannot be opened: \(SystemError(errno: failure, operation: "open"))")
         }
         defer { Glibc.close(fd) }
         var info = stat()
         if fstat(fd, &info) != 0 {
-            throw SocketPathError(path: directory, problem: "cannot be checked: \(SystemError(errno: errno, operation: "fstat"))")
+            throw SocketPathError(
+                path: directory, problem: "cannot be checked: \(SystemError(errno: errno, operation: "fstat"))")
         }
         let mode = "0" + String(info.st_mode & 0o7777, radix: 8)
         guard info.st_uid == geteuid() else {
             throw SocketPathError(
                 path: directory,
-                problem: "is owned by \(describeOwner(info.st_uid)), not by this user (\(describeOwner(geteuid()))), mode \(mode): its owner could replace the control socket; remove it or choose another --socket")
+                problem:
+                    "is owned by \(describeOwner(info.st_uid)), not by this user (\(describeOwner(geteuid()))), mode \(mode): its owner could replace the control socket; remove it or choose another --socket"
+            )
         }
         guard info.st_mode & 0o022 == 0 else {
             throw SocketPathError(
                 path: directory,
-                problem: "has mode \(mode) (owner \(describeOwner(info.st_uid))): group or others may write in it and replace the control socket; chmod 700 it or choose another --socket")
+                problem:
+                    "has mode \(mode) (owner \(describeOwner(info.st_uid))): group or others may write in it and replace the control socket; chmod 700 it or choose another --socket"
+            )
         }
     }
 
@@ -169,14 +183,19 @@ extension FileSystem {
         var info = stat()
         if lstat(path, &info) != 0 {
             if errno == ENOENT { return .absent }
-            throw SocketPathError(path: path, problem: "cannot be checked: \(SystemError(errno: errno, operation: "lstat"))")
+            throw SocketPathError(
+                path: path, problem: "cannot be checked: \(SystemError(errno: errno, operation: "lstat"))")
         }
         guard info.st_mode & S_IFMT == S_IFSOCK else {
-            throw SocketPathError(path: path, problem: "is \(describeKind(info.st_mode)), not a socket; not removing it")
+            throw SocketPathError(
+                path: path, problem: "is \(describeKind(info.st_mode)), not a socket; not removing it")
         }
         guard info.st_uid == geteuid() else {
             throw SocketPathError(
-                path: path, problem: "is a socket of \(describeOwner(info.st_uid)), not of this user (\(describeOwner(geteuid()))); not removing another user's socket")
+                path: path,
+                problem:
+                    "is a socket of \(describeOwner(info.st_uid)), not of this user (\(describeOwner(geteuid()))); not removing another user's socket"
+            )
         }
         return .ownSocket
     }

@@ -125,7 +125,9 @@ public final class RotatingLineWriter: Sendable {
 
     // MARK: - The writer thread
 
-    private func run(_ file: LineFile, _ droppedLine: @Sendable (Int) -> [UInt8], _ onFailure: @Sendable (SystemError) -> Void) {
+    private func run(
+        _ file: LineFile, _ droppedLine: @Sendable (Int) -> [UInt8], _ onFailure: @Sendable (SystemError) -> Void
+    ) {
         var file = file
         var done = false
         while !done {

@@ -51,7 +51,9 @@ public enum Descriptor {
     public static func read(_ fd: Int32, into buffer: inout [UInt8], at offset: Int) throws(SystemError) -> Int {
         guard offset >= 0, offset < buffer.count else { throw SystemError(errno: EINVAL, operation: "read") }
         return try syscall("read") {
-            buffer.withUnsafeMutableBytes { raw in Glibc.read(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset) }
+            buffer.withUnsafeMutableBytes { raw in
+                Glibc.read(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            }
         }
     }
 
@@ -86,7 +88,9 @@ public enum Bytes {
     public static func firstIndex(of byte: UInt8, in buffer: [UInt8], from: Int, to: Int) -> Int? {
         guard from >= 0, from < to, to <= buffer.count else { return nil }
         return buffer.withUnsafeBytes { raw -> Int? in
-            guard let base = raw.baseAddress, let found = memchr(base + from, Int32(byte), to - from) else { return nil }
+            guard let base = raw.baseAddress, let found = memchr(base + from, Int32(byte), to - from) else {
+                return nil
+            }
             return base.distance(to: UnsafeRawPointer(found))
         }
     }

@@ -40,7 +40,8 @@ extension SystemProcess {
     /// Runs a helper program (looked up in `PATH`) to completion with stdin from /dev/null, collecting stdout and
     /// stderr together. Used by tests and tools for programs that daemonize (tmux): unlike Foundation's `Process`,
     /// it waits for the child's exit (a pidfd event), not for every inherited descriptor to close.
-    public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(SystemError) -> Completed {
+    public static func run(_ arguments: [String], timeoutMilliseconds: Int32 = 30_000) throws(SystemError) -> Completed
+    {
         guard let program = arguments.first else { throw SystemError(errno: EINVAL, operation: "run: no program") }
         // Close-on-exec from birth (dup2 clears it on the child's 1 and 2), so no other thread's fork inherits them.
         let (readEnd, writeEnd) = try Descriptor.pipe()
@@ -69,7 +70,9 @@ extension SystemProcess {
         let deadline = MonotonicClock.milliseconds + Int64(timeoutMilliseconds)
         func drain() {
             while pipeOpen {
-                let count = retryingEINTR { buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) } }
+                let count = retryingEINTR {
+                    buffer.withUnsafeMutableBytes { Glibc.read(readEnd, $0.baseAddress, $0.count) }
+                }
                 if count > 0 {
                     output += buffer[0..<count]
                 } else if count < 0 && errno == EAGAIN {

@@ -249,7 +249,9 @@ extension SystemProcess {
         var pinned = mask.withUnsafeBytes { sched_setaffinity(0, UInt($0.count), $0.baseAddress) } == 0
         for name in FileSystem.listDirectory("/proc/self/task") {
             guard let thread = Int32(name) else { continue }
-            if mask.withUnsafeBytes({ sched_setaffinity(thread, UInt($0.count), $0.baseAddress) }) != 0 { pinned = false }
+            if mask.withUnsafeBytes({ sched_setaffinity(thread, UInt($0.count), $0.baseAddress) }) != 0 {
+                pinned = false
+            }
         }
         return pinned
     }

@@ -31,7 +31,9 @@ public final class UnixSocket: Sendable {
             guard peer.uid == own else {
                 throw SystemError(
                     errno: EPERM,
-                    operation: "connect \(path): the server there runs as \(FileSystem.describeOwner(peer.uid)) (pid \(peer.pid)), not as this user (\(FileSystem.describeOwner(own))); refusing to talk to it")
+                    operation:
+                        "connect \(path): the server there runs as \(FileSystem.describeOwner(peer.uid)) (pid \(peer.pid)), not as this user (\(FileSystem.describeOwner(own))); refusing to talk to it"
+                )
             }
         } catch {
             close()
@@ -69,14 +71,18 @@ public final class UnixSocket: Sendable {
         }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         let socket = descriptor
-        let count = try syscall("recv") { buffer.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) } }
+        let count = try syscall("recv") {
+            buffer.withUnsafeMutableBytes { Glibc.recv(socket, $0.baseAddress, $0.count, 0) }
+        }
         buffer.removeSubrange(count...)
         return buffer
     }
 
     /// Waits up to `timeoutMilliseconds` (-1: forever) until the socket is readable or `wake` was poked. A hang-up
     /// or error counts as readable: the read that follows reports it.
-    public func waitReadable(waking wake: WakePipe?, timeoutMilliseconds: Int32) throws(SystemError) -> (readable: Bool, woken: Bool) {
+    public func waitReadable(
+        waking wake: WakePipe?, timeoutMilliseconds: Int32
+    ) throws(SystemError) -> (readable: Bool, woken: Bool) {
         var descriptors = [pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)]
         if let wake { descriptors.append(pollfd(fd: wake.readEnd, events: Int16(POLLIN), revents: 0)) }
         let ready = try syscall("poll") { poll(&descriptors, nfds_t(descriptors.count), timeoutMilliseconds) }
@@ -121,17 +127,23 @@ public final class UnixSocket: Sendable {
     /// A waiting connection on the listening `socket`, non-blocking and close-on-exec from birth (`accept4`), or
     /// nil when none is waiting (`EAGAIN`).
     package static func accept(_ socket: Int32) throws(SystemError) -> Int32? {
-        let client = retryingEINTR { accept4(socket, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)) }
+        let client = retryingEINTR {
+            accept4(socket, nil, nil, Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue))
+        }
         if client >= 0 { return client }
         if errno == EAGAIN || errno == EWOULDBLOCK { return nil }
         throw SystemError.last("accept4")
     }
 
     /// The peer's process id and user id of a connected Unix socket (`SO_PEERCRED`).
-    package static func peerCredentials(_ socket: Int32, _ operation: String) throws(SystemError) -> (pid: Int32, uid: UInt32) {
+    package static func peerCredentials(
+        _ socket: Int32, _ operation: String
+    ) throws(SystemError) -> (pid: Int32, uid: UInt32) {
         var credentials = switchyard_ucred()
         var length = socklen_t(MemoryLayout<switchyard_ucred>.size)
-        guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else { throw SystemError.last(operation) }
+        guard getsockopt(socket, SOL_SOCKET, SO_PEERCRED, &credentials, &length) == 0 else {
+            throw SystemError.last(operation)
+        }
         return (credentials.pid, credentials.uid)
     }
 
@@ -150,7 +162,9 @@ public final class UnixSocket: Sendable {
             raw[bytes.count] = 0
         }
         return withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { call($0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                call($0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
     }
 }

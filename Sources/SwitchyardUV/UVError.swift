@@ -48,7 +48,8 @@ public struct UVError: Error, CustomStringConvertible, Sendable, Equatable {
     /// A failure that says the system is short of something (descriptors, processes, memory) rather than that the
     /// request is wrong: worth retrying once resources come back. `ENOENT` or `EACCES` are not.
     public var isResourceExhaustion: Bool {
-        [UV_EMFILE.rawValue, UV_ENFILE.rawValue, UV_EAGAIN.rawValue, UV_ENOMEM.rawValue, UV_ENOBUFS.rawValue].contains(code)
+        [UV_EMFILE.rawValue, UV_ENFILE.rawValue, UV_EAGAIN.rawValue, UV_ENOMEM.rawValue, UV_ENOBUFS.rawValue].contains(
+            code)
     }
 
     /// The error a closed handle raises, instead of touching freed memory.

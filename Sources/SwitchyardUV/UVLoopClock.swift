@@ -82,7 +82,9 @@ final class UVLoopClock {
                 if sleeping > allowed { stalled += sleeping - allowed }
             }
             if blind > maxBlindNanoseconds { maxBlindNanoseconds = blind }
-            if stalled > Self.stallThresholdNanoseconds { stalledNanoseconds += stalled - Self.stallThresholdNanoseconds }
+            if stalled > Self.stallThresholdNanoseconds {
+                stalledNanoseconds += stalled - Self.stallThresholdNanoseconds
+            }
             if blind > Self.stallThresholdNanoseconds { onStall?(blind / 1_000_000) }
         }
         inputWorkNanoseconds = 0

@@ -190,7 +190,9 @@ public final class UVPipe: UVHandle {
         try enqueue(bytes, from: offset, on: stream)
     }
 
-    private func enqueue(_ bytes: [UInt8], from offset: Int, on stream: UnsafeMutablePointer<uv_stream_t>)
+    private func enqueue(
+        _ bytes: [UInt8], from offset: Int, on stream: UnsafeMutablePointer<uv_stream_t>
+    )
         throws(UVError)
     {
         let count = bytes.count - offset

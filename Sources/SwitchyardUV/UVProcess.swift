@@ -165,7 +165,9 @@ public final class UVProcess: UVHandle {
         }
         let containers = UnsafeMutablePointer<uv_stdio_container_t>.allocate(capacity: 3)
         defer { containers.deallocate() }
-        func container(_ mode: UVSpawnOptions.Stdio, pipe: UVPipe?, fd: Int32, childReads: Bool)
+        func container(
+            _ mode: UVSpawnOptions.Stdio, pipe: UVPipe?, fd: Int32, childReads: Bool
+        )
             -> uv_stdio_container_t
         {
             var result = uv_stdio_container_t()

@@ -16,7 +16,9 @@ public final class UVTimer: UVHandle {
     }
 
     /// Starts (or restarts) the timer. `repeatEvery` of 0 means one shot.
-    public func start(after timeout: UInt64, repeatEvery: UInt64 = 0, _ callback: @escaping () -> Void)
+    public func start(
+        after timeout: UInt64, repeatEvery: UInt64 = 0, _ callback: @escaping () -> Void
+    )
         throws(UVError)
     {
         guard isOpen, let raw else { throw UVError.closed("uv_timer_start") }

@@ -48,7 +48,8 @@ public final class UVUnixListener: UVHandle {
     private func watch() throws(UVError) {
         guard isOpen, let raw else { throw UVError.closed("uv_poll_start") }
         try UVError.check(
-            uv_poll_start(raw.assumingMemoryBound(to: uv_poll_t.self), Int32(UV_READABLE.rawValue), listenerPollCallback),
+            uv_poll_start(
+                raw.assumingMemoryBound(to: uv_poll_t.self), Int32(UV_READABLE.rawValue), listenerPollCallback),
             "uv_poll_start")
     }
 

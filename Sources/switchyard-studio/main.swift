@@ -10,7 +10,8 @@ struct StudioCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "switchyard-studio",
         abstract: "Serve the Switchyard Studio for a running host, on 127.0.0.1 only.",
-        discussion: "Usually started as `switchyard studio` or `switchyard run --studio`, which find the host's socket.")
+        discussion: "Usually started as `switchyard studio` or `switchyard run --studio`, which find the host's socket."
+    )
 
     @Option(name: .long, help: "The host's control socket.")
     var socket: String
@@ -18,26 +19,35 @@ struct StudioCommand: AsyncParsableCommand {
     @Option(name: .long, help: "The TCP port on 127.0.0.1 (default: a free one).")
     var port: Int = 0
 
-    @Flag(name: .long, help: "Show the fault buttons (SIGKILL, SIGSTOP/SIGCONT, restart); the host must allow them too.")
+    @Flag(
+        name: .long, help: "Show the fault buttons (SIGKILL, SIGSTOP/SIGCONT, restart); the host must allow them too.")
     var allowFaults = false
 
-    @Option(name: .long, help: ArgumentHelp("Serve the page from DIR instead of the built-in copy (to edit it live).", valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Serve the page from DIR instead of the built-in copy (to edit it live).", valueName: "DIR"))
     var page: String?
 
-    @Option(name: .long, help: ArgumentHelp("Bytes of the host's lines that may wait for one browser (tests).", visibility: .hidden))
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Bytes of the host's lines that may wait for one browser (tests).", visibility: .hidden))
     var maxPendingBytes = 1 << 20
 
     @Flag(name: .long, help: "Exit when standard input closes (how a parent process that starts the studio ends it).")
     var exitWithStdin = false
 
-    @Option(name: .long, help: "trace, debug, info, notice, warning, error or critical.", transform: { text in
-        guard let level = Logger.Level(rawValue: text) else { throw ValidationError("unknown log level '\(text)'") }
-        return level
-    })
+    @Option(
+        name: .long, help: "trace, debug, info, notice, warning, error or critical.",
+        transform: { text in
+            guard let level = Logger.Level(rawValue: text) else { throw ValidationError("unknown log level '\(text)'") }
+            return level
+        })
     var logLevel: Logger.Level = .warning
 
     func validate() throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("--port \(port) is not a TCP port (0 picks a free one)") }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("--port \(port) is not a TCP port (0 picks a free one)")
+        }
         guard maxPendingBytes > 0 else { throw ValidationError("--max-pending-bytes must be positive") }
     }
 
@@ -45,7 +55,8 @@ struct StudioCommand: AsyncParsableCommand {
         var logger = Logger(label: "switchyard-studio")
         logger.logLevel = logLevel
         let configuration = StudioConfiguration(
-            socketPath: socket, port: port, allowFaults: allowFaults, pageDirectory: page, maxPendingBytes: maxPendingBytes)
+            socketPath: socket, port: port, allowFaults: allowFaults, pageDirectory: page,
+            maxPendingBytes: maxPendingBytes)
         let server: StudioServer
         do { server = try StudioServer(configuration: configuration, logger: logger) } catch {
             FileHandle.standardError.write(Data("switchyard-studio: \(error)\n".utf8))

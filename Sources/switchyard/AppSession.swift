@@ -11,7 +11,9 @@ protocol AppSession: Sendable {
     func validate(_ url: String) async throws -> ValidateRequest.Result
     func navigate(from instance: InstanceID?, _ steps: [NavigationStep]) async throws -> NavigateRequest.Result
     func userDismissed(instance: InstanceID, entry: EntryID) async throws -> NavigateRequest.Result
-    func userAction(instance: InstanceID, entry: EntryID, action: String, params: JSONValue?) async throws -> NavigateRequest.Result
+    func userAction(
+        instance: InstanceID, entry: EntryID, action: String, params: JSONValue?
+    ) async throws -> NavigateRequest.Result
     func snapshot() async throws -> TreeSnapshot
     func render(_ format: TreeRenderRequest.Format) async throws -> String
     func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue
@@ -24,7 +26,8 @@ extension HostHandle: AppSession {
     func plugins() async throws -> [HostStatusRequest.Plugin] {
         await status().map { status in
             HostStatusRequest.Plugin(
-                name: status.name, state: "\(status.state)", pid: status.pid, version: status.version, restarts: status.restarts,
+                name: status.name, state: "\(status.state)", pid: status.pid, version: status.version,
+                restarts: status.restarts,
                 error: status.error)
         }
     }
@@ -55,8 +58,12 @@ struct RemoteSession: AppSession {
         }
     }
 
-    func open(_ url: String) async throws -> NavigateRequest.Result { try await call(OpenRequest.self, .init(url: url)) }
-    func validate(_ url: String) async throws -> ValidateRequest.Result { try await call(ValidateRequest.self, .init(url: url)) }
+    func open(_ url: String) async throws -> NavigateRequest.Result {
+        try await call(OpenRequest.self, .init(url: url))
+    }
+    func validate(_ url: String) async throws -> ValidateRequest.Result {
+        try await call(ValidateRequest.self, .init(url: url))
+    }
 
     func navigate(from instance: InstanceID?, _ steps: [NavigationStep]) async throws -> NavigateRequest.Result {
         try await call(NavigateRequest.self, .init(instance: instance, steps: steps))
@@ -66,14 +73,22 @@ struct RemoteSession: AppSession {
         try await call(UserDismissedRequest.self, .init(instance: instance, entry: entry))
     }
 
-    func userAction(instance: InstanceID, entry: EntryID, action: String, params: JSONValue?) async throws -> NavigateRequest.Result {
+    func userAction(
+        instance: InstanceID, entry: EntryID, action: String, params: JSONValue?
+    ) async throws -> NavigateRequest.Result {
         try await call(UserActionRequest.self, .init(instance: instance, entry: entry, action: action, params: params))
     }
 
     func snapshot() async throws -> TreeSnapshot { try await call(TreeGetRequest.self, Empty()) }
-    func render(_ format: TreeRenderRequest.Format) async throws -> String { try await call(TreeRenderRequest.self, .init(format: format)).text }
-    func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue { try await call(TreeQueryRequest.self, query).result }
-    func plugins() async throws -> [HostStatusRequest.Plugin] { try await call(HostStatusRequest.self, Empty()).plugins }
+    func render(_ format: TreeRenderRequest.Format) async throws -> String {
+        try await call(TreeRenderRequest.self, .init(format: format)).text
+    }
+    func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue {
+        try await call(TreeQueryRequest.self, query).result
+    }
+    func plugins() async throws -> [HostStatusRequest.Plugin] {
+        try await call(HostStatusRequest.self, Empty()).plugins
+    }
 
     func treeChanges() async throws -> AsyncStream<Void> {
         _ = try await call(TreeSubscribeRequest.self, .init(snapshots: false))
@@ -81,7 +96,9 @@ struct RemoteSession: AppSession {
         return AsyncStream { continuation in
             let task = Task {
                 for await message in notifications {
-                    if case .notification(let method, _) = message, method == TreeChangedNotification.method { continuation.yield() }
+                    if case .notification(let method, _) = message, method == TreeChangedNotification.method {
+                        continuation.yield()
+                    }
                 }
                 continuation.finish()
             }

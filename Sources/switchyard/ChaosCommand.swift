@@ -50,7 +50,9 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(
         name: .long, help: "Log level for the host (default: error, so the report stands out).",
         transform: { text in
-            guard let level = Logger.Level(rawValue: text.lowercased()) else { throw ValidationError("unknown log level '\(text)'") }
+            guard let level = Logger.Level(rawValue: text.lowercased()) else {
+                throw ValidationError("unknown log level '\(text)'")
+            }
             return level
         })
     var logLevel: Logger.Level = .error

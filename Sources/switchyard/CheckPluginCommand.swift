@@ -22,7 +22,9 @@ struct CheckPluginCommand: ParsableCommand {
     @Flag(name: .long, help: "Print the report as one JSON document on stdout.")
     var json = false
 
-    @Option(name: .long, help: ArgumentHelp("Run only these checks (comma-separated ids; see --list).", valueName: "CHECKS"))
+    @Option(
+        name: .long, help: ArgumentHelp("Run only these checks (comma-separated ids; see --list).", valueName: "CHECKS")
+    )
     var only: String?
 
     @OptionGroup var plugin: PluginLaunchOptions
@@ -38,7 +40,8 @@ struct CheckPluginCommand: ParsableCommand {
             for id in CheckID.allCases { StandardOutput.write("\(id.rawValue)\t\(id.section)\t\(id.title)\n") }
             return
         }
-        let report = ConformanceChecker.run(try plugin.launch(), options: CheckOptions(only: try selection(), timingSamples: max(1, samples)))
+        let report = ConformanceChecker.run(
+            try plugin.launch(), options: CheckOptions(only: try selection(), timingSamples: max(1, samples)))
         StandardOutput.write(json ? JSONWriter.string(report.json()) + "\n" : report.text())
         if report.failed { throw ExitCode(1) }
     }
@@ -48,7 +51,8 @@ struct CheckPluginCommand: ParsableCommand {
         var selected = Set<CheckID>()
         for text in only.split(separator: ",").map({ String($0.filter { !$0.isWhitespace }) }) where !text.isEmpty {
             guard let id = CheckID(rawValue: text) else {
-                throw ValidationError("--only: no check '\(text)' (checks: \(CheckID.allCases.map(\.rawValue).joined(separator: ", ")))")
+                throw ValidationError(
+                    "--only: no check '\(text)' (checks: \(CheckID.allCases.map(\.rawValue).joined(separator: ", ")))")
             }
             selected.insert(id)
         }

@@ -8,7 +8,9 @@ import SwitchyardSystem
 
 /// Where the running host listens (`--socket PATH`, or the default path of `--app NAME`), and how the client logs.
 struct ClientOptions: ParsableArguments {
-    @Option(name: .long, help: "The host's control socket (default: the --app's socket).", completion: .file(extensions: ["sock"]))
+    @Option(
+        name: .long, help: "The host's control socket (default: the --app's socket).",
+        completion: .file(extensions: ["sock"]))
     var socket: String?
 
     @Option(
@@ -43,8 +45,10 @@ struct ClientOptions: ParsableArguments {
     /// The apps whose hosts listen in the default socket folder (for shell completion of `--app`).
     static func runningApps() -> [String] {
         let folder = FileSystem.parentDirectory(of: defaultControlSocketPath(app: "x"))
-        return FileSystem.listDirectory(folder).filter { $0.hasSuffix(".sock") }.map { String($0.dropLast(".sock".count)) }
-            .filter { UnixSocket.isListening("\(folder)/\($0).sock") }
+        return FileSystem.listDirectory(folder).filter { $0.hasSuffix(".sock") }.map {
+            String($0.dropLast(".sock".count))
+        }
+        .filter { UnixSocket.isListening("\(folder)/\($0).sock") }
     }
 }
 
@@ -81,14 +85,23 @@ struct OpenCommand: ParsableCommand {
     func run() throws {
         let connection = try client.connect()
         if validate {
-            let result = try control { () throws(ControlClient.Failure) in try connection.call(ValidateRequest.self, .init(url: url)) }
+            let result = try control { () throws(ControlClient.Failure) in
+                try connection.call(ValidateRequest.self, .init(url: url))
+            }
             guard result.valid else { throw RunFailure(message: result.error?.descriptionWithDetails ?? "invalid") }
-            StandardOutput.write("valid: " + (result.steps ?? []).map(Interpreter.describe).joined(separator: " > ") + "\n")
+            StandardOutput.write(
+                "valid: " + (result.steps ?? []).map(Interpreter.describe).joined(separator: " > ") + "\n")
             return
         }
-        let result = try control { () throws(ControlClient.Failure) in try connection.call(OpenRequest.self, .init(url: url)) }
-        let snapshot = try control { () throws(ControlClient.Failure) in try connection.call(TreeGetRequest.self, Empty()) }
-        let landed = snapshot.instance(result.instance).map { "\($0.plugin).\($0.type)\(result.instance)" } ?? "\(result.instance)"
+        let result = try control { () throws(ControlClient.Failure) in
+            try connection.call(OpenRequest.self, .init(url: url))
+        }
+        let snapshot = try control { () throws(ControlClient.Failure) in
+            try connection.call(TreeGetRequest.self, Empty())
+        }
+        let landed =
+            snapshot.instance(result.instance).map { "\($0.plugin).\($0.type)\(result.instance)" }
+            ?? "\(result.instance)"
         StandardOutput.write("revision \(result.revision), landed on \(landed)\n")
         if tree { StandardOutput.write(TreeRenderer.text(snapshot)) }
     }
@@ -117,7 +130,9 @@ struct TreeCommand: ParsableCommand {
     func run() throws {
         let connection = try client.connect()
         let format = positionalFormat ?? format
-        let rendered = try control { () throws(ControlClient.Failure) in try connection.call(TreeRenderRequest.self, .init(format: format)) }
+        let rendered = try control { () throws(ControlClient.Failure) in
+            try connection.call(TreeRenderRequest.self, .init(format: format))
+        }
         StandardOutput.write(rendered.text.hasSuffix("\n") ? rendered.text : rendered.text + "\n")
     }
 }
@@ -131,7 +146,8 @@ struct WatchCommand: ParsableCommand {
             with the whole snapshot. The host sends changes as patches (tree/subscribe deltas), applied here.
             """)
 
-    @Flag(name: .long, help: "One JSON line per event: the subscription's snapshot, then each notification as received.")
+    @Flag(
+        name: .long, help: "One JSON line per event: the subscription's snapshot, then each notification as received.")
     var json = false
 
     @Option(name: .long, help: "Stop after N tree changes.")
@@ -152,20 +168,29 @@ struct WatchCommand: ParsableCommand {
                 throw RunFailure(message: error.description)
             }
             if notification.method == TreeChangedNotification.method {
-                tree = try control { () throws(ControlClient.Failure) in try ControlClient.apply(notification.params, to: tree) }
+                tree = try control { () throws(ControlClient.Failure) in
+                    try ControlClient.apply(notification.params, to: tree)
+                }
                 changes += 1
                 // What a watcher of whole snapshots would have received (the output does not depend on the wire),
                 // written from the tree the patch gave, not built as a JSON value and read back.
                 if json {
-                    let params = try JSONValueEncoder().encodeBytes(TreeChangedNotification.Params(revision: tree.revision, snapshot: tree))
-                    StandardOutput.write(String(decoding: Message.notificationLine(method: notification.method, encodedParams: params), as: UTF8.self))
+                    let params = try JSONValueEncoder().encodeBytes(
+                        TreeChangedNotification.Params(revision: tree.revision, snapshot: tree))
+                    StandardOutput.write(
+                        String(
+                            decoding: Message.notificationLine(method: notification.method, encodedParams: params),
+                            as: UTF8.self))
                 } else {
                     emitTree(tree)
                 }
                 continue
             }
             if json {
-                StandardOutput.write(String(decoding: Message.notification(method: notification.method, params: notification.params).encodedLine(), as: UTF8.self))
+                StandardOutput.write(
+                    String(
+                        decoding: Message.notification(method: notification.method, params: notification.params)
+                            .encodedLine(), as: UTF8.self))
             } else {
                 describe(notification)
             }
@@ -185,11 +210,16 @@ struct WatchCommand: ParsableCommand {
         let decoder = JSONValueDecoder()
         switch notification.method {
         case PluginChangedNotification.method:
-            if let params = notification.params, let plugin = try? decoder.decode(PluginChangedNotification.Params.self, from: params) {
-                StandardOutput.write("plugin \(plugin.name): \(plugin.state)" + (plugin.error.map { " — \($0.message)" } ?? "") + "\n")
+            if let params = notification.params,
+                let plugin = try? decoder.decode(PluginChangedNotification.Params.self, from: params)
+            {
+                StandardOutput.write(
+                    "plugin \(plugin.name): \(plugin.state)" + (plugin.error.map { " — \($0.message)" } ?? "") + "\n")
             }
         case CoordinatorDestroyedNotification.method:
-            if let params = notification.params, let destroyed = try? decoder.decode(CoordinatorDestroyedNotification.Params.self, from: params) {
+            if let params = notification.params,
+                let destroyed = try? decoder.decode(CoordinatorDestroyedNotification.Params.self, from: params)
+            {
                 StandardOutput.write("destroyed \(destroyed.plugin).\(destroyed.type)\(destroyed.instance)\n")
             }
         default:
@@ -208,14 +238,18 @@ struct StatusCommand: ParsableCommand {
 
     func run() throws {
         let connection = try client.connect()
-        let status = try control { () throws(ControlClient.Failure) in try connection.call(HostStatusRequest.self, Empty()) }
+        let status = try control { () throws(ControlClient.Failure) in
+            try connection.call(HostStatusRequest.self, Empty())
+        }
         if json {
-            StandardOutput.write(String(decoding: (try? JSONValueEncoder().encodeBytes(status)) ?? [], as: UTF8.self) + "\n")
+            StandardOutput.write(
+                String(decoding: (try? JSONValueEncoder().encodeBytes(status)) ?? [], as: UTF8.self) + "\n")
             return
         }
         StandardOutput.write("revision \(status.revision)\n")
         if let host = status.host {
-            StandardOutput.write("host  pid \(host.pid)  max loop lag \(host.maxLoopLagMs) ms  stalled \(host.stalledMs) ms\n")
+            StandardOutput.write(
+                "host  pid \(host.pid)  max loop lag \(host.maxLoopLagMs) ms  stalled \(host.stalledMs) ms\n")
         }
         if !status.plugins.isEmpty { StandardOutput.write(Interpreter.describe(status.plugins) + "\n") }
         for issue in status.composition { StandardOutput.write("composition: \(issue.message)\n") }
@@ -223,7 +257,8 @@ struct StatusCommand: ParsableCommand {
 }
 
 struct ShutdownCommand: ParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "shutdown", abstract: "Stop a running host and its plugins.")
+    static let configuration = CommandConfiguration(
+        commandName: "shutdown", abstract: "Stop a running host and its plugins.")
 
     @OptionGroup var client: ClientOptions
 

@@ -7,7 +7,10 @@ struct Completer: Sendable {
     var snapshot: TreeSnapshot
     var registry: RouteRegistry
 
-    static let commands = ["open", "validate", "nav", "dismissed", "action", "query", "tree", "status", "expect", "wait", "history", "help", "quit"]
+    static let commands = [
+        "open", "validate", "nav", "dismissed", "action", "query", "tree", "status", "expect", "wait", "history",
+        "help", "quit",
+    ]
     /// Steps that name a route (or a tab) of the coordinator they apply to.
     static let routeSteps: Set = ["route", "setRoot", "hasRoot", "focusFirst", "selectTab"]
     static let scheme = "switchyard://"
@@ -25,7 +28,9 @@ struct Completer: Sendable {
     }
 
     private func candidates(after previous: [String], word: String) -> [String] {
-        if word.contains(":") || (previous.count == 1 && ["open", "validate"].contains(previous[0])) { return deepLinks(word) }
+        if word.contains(":") || (previous.count == 1 && ["open", "validate"].contains(previous[0])) {
+            return deepLinks(word)
+        }
         guard let command = previous.first else { return Self.commands + [Self.scheme] }
         let arguments = Array(previous.dropFirst())
         switch command {
@@ -41,20 +46,29 @@ struct Completer: Sendable {
             return [">"]
         case "dismissed", "action":
             if arguments.isEmpty { return targets }
-            if arguments.count == 1 { return ["top"] + (instance(arguments[0])?.entries ?? []).map(\.entry.description) }
+            if arguments.count == 1 {
+                return ["top"] + (instance(arguments[0])?.entries ?? []).map(\.entry.description)
+            }
             if command == "action", arguments.count == 2 { return actions(of: arguments[0], entry: arguments[1]) }
             return []
         case "query":
             if arguments.isEmpty {
-                return ["isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator", "canDismiss", "hasParent", "presentedCount", "newest"]
+                return [
+                    "isRoot", "hasRoot", "currentRoute", "isInStack", "topCoordinator", "canDismiss", "hasParent",
+                    "presentedCount", "newest",
+                ]
             }
             if arguments.count == 1 { return targets }
             return arguments.count == 2 ? routes(of: arguments[1]) : []
         case "tree":
             return arguments.isEmpty ? TreeRenderRequest.Format.allCases.map(\.rawValue) : []
         case "expect", "wait":
-            let expectation = command == "wait" && arguments.first.map({ Int($0) != nil }) == true ? Array(arguments.dropFirst()) : arguments
-            guard let what = expectation.first else { return ["root", "top", "tab", "stack", "revision", "instances"] + (command == "expect" ? ["error"] : []) }
+            let expectation =
+                command == "wait" && arguments.first.map({ Int($0) != nil }) == true
+                ? Array(arguments.dropFirst()) : arguments
+            guard let what = expectation.first else {
+                return ["root", "top", "tab", "stack", "revision", "instances"] + (command == "expect" ? ["error"] : [])
+            }
             guard expectation.count == 1 else { return [] }
             switch what {
             case "root": return snapshot.root.map { routes(of: $0.description) } ?? []
@@ -80,7 +94,9 @@ struct Completer: Sendable {
         switch target {
         case "@root", "": return snapshot.root.flatMap(snapshot.instance)
         default:
-            if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return snapshot.instance(InstanceID(number)) }
+            if target.hasPrefix("#"), let number = Int64(target.dropFirst()) {
+                return snapshot.instance(InstanceID(number))
+            }
             return snapshot.instances.first { "\($0.plugin).\($0.type)" == target }
         }
     }
@@ -89,7 +105,9 @@ struct Completer: Sendable {
 
     /// The route names of the target's type (of every type when the target is not a live instance, e.g. `@top`).
     private func routes(of target: String) -> [String] {
-        guard let instance = instance(target), let declaration = registry.declaration(plugin: instance.plugin, type: instance.type) else {
+        guard let instance = instance(target),
+            let declaration = registry.declaration(plugin: instance.plugin, type: instance.type)
+        else {
             return allRoutes
         }
         return declaration.routes.map(\.name)
@@ -97,9 +115,14 @@ struct Completer: Sendable {
 
     /// The actions the route of that entry (`top` or an entry id) declares.
     private func actions(of target: String, entry: String) -> [String] {
-        guard let shown = instance(target), let declaration = registry.declaration(plugin: shown.plugin, type: shown.type) else { return [] }
+        guard let shown = instance(target),
+            let declaration = registry.declaration(plugin: shown.plugin, type: shown.type)
+        else { return [] }
         let entries = [shown.root, shown.child].compactMap(\.self) + (shown.entries ?? []) + (shown.tabs ?? [])
-        let picked = entry == "top" ? (shown.entries?.last ?? shown.root ?? shown.child) : entries.first { $0.entry.description == entry || "\($0.entry.rawValue)" == entry }
+        let picked =
+            entry == "top"
+            ? (shown.entries?.last ?? shown.root ?? shown.child)
+            : entries.first { $0.entry.description == entry || "\($0.entry.rawValue)" == entry }
         return picked.flatMap { declaration.route(named: $0.route)?.actions?.map(\.name) } ?? []
     }
 
@@ -112,7 +135,9 @@ struct Completer: Sendable {
     private func deepLinks(_ word: String) -> [String] {
         guard let root = snapshot.root.flatMap(snapshot.instance) else { return [Self.scheme] }
         var links: Set<String> = []
-        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int)] = [(.init(plugin: root.plugin, type: root.type), [], 0)]
+        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int)] = [
+            (.init(plugin: root.plugin, type: root.type), [], 0)
+        ]
         var visited: Set<String> = []
         while !queue.isEmpty, links.count < 1_000 {
             let (key, path, depth) = queue.removeFirst()
@@ -121,7 +146,10 @@ struct Completer: Sendable {
             else { continue }
             for route in declaration.routes {
                 let target = RouteRegistry.target(of: route, declaredBy: key.plugin)
-                guard let pattern = route.deepLink ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil) else { continue }
+                guard
+                    let pattern = route.deepLink
+                        ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil)
+                else { continue }
                 var segments = path
                 var open = true
                 for segment in pattern.split(separator: "/").map(String.init) {

@@ -76,7 +76,8 @@ struct Interpreter {
         case "help", "?": return .ok(Self.help, changed: false)
         case "quit", "exit": return .quit
         case "history":
-            return .ok(history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"), changed: false)
+            return .ok(
+                history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"), changed: false)
         case "open": return try await open(rest)
         case "validate":
             let result = try await app.validate(rest)
@@ -90,7 +91,9 @@ struct Interpreter {
             let parsed = try Self.parseSteps(steps)
             let before = try await app.snapshot().revision
             let result = try await app.navigate(from: start, parsed)
-            return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
+            return .ok(
+                "revision \(result.revision), landed on \(try await label(result.instance))",
+                changed: result.revision != before)
         case "dismissed":
             let (target, entryText) = rest.splitFirstWord()
             let (instance, entry) = try await entry(target, entryText, command: "dismissed")
@@ -105,14 +108,19 @@ struct Interpreter {
             let params = paramsText.isEmpty ? nil : try JSONParser.parse(paramsText)
             let before = try await app.snapshot().revision
             let result = try await app.userAction(instance: instance, entry: entry, action: name, params: params)
-            return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
+            return .ok(
+                "revision \(result.revision), landed on \(try await label(result.instance))",
+                changed: result.revision != before)
         case "query":
             let words = rest.split(separator: " ").map(String.init)
             guard let first = words.first, let query = TreeQueryRequest.Query(rawValue: first) else {
-                throw CommandError("query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator, canDismiss, hasParent, presentedCount")
+                throw CommandError(
+                    "query needs one of isRoot, hasRoot, currentRoute, isInStack, topCoordinator, canDismiss, hasParent, presentedCount"
+                )
             }
             let instance = words.count > 1 ? try await resolve(words[1]) : nil
-            let answer = try await app.query(.init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
+            let answer = try await app.query(
+                .init(query: query, instance: instance, route: words.count > 2 ? words[2] : nil))
             return .ok("\(answer)", changed: false)
         case "tree":
             let format = TreeRenderRequest.Format(rawValue: rest.isEmpty ? "text" : rest) ?? .text
@@ -133,7 +141,9 @@ struct Interpreter {
     private func open(_ url: String) async throws -> Outcome {
         let before = try await app.snapshot().revision
         let result = try await app.open(url)
-        return .ok("revision \(result.revision), landed on \(try await label(result.instance))", changed: result.revision != before)
+        return .ok(
+            "revision \(result.revision), landed on \(try await label(result.instance))",
+            changed: result.revision != before)
     }
 
     // MARK: - Targets
@@ -146,21 +156,28 @@ struct Interpreter {
             guard let root = tree.root else { throw CommandError("the tree is empty") }
             return root
         case "@top":
-            guard case .int(let id) = try await app.query(.init(query: .topCoordinator)) else { throw CommandError("no top") }
+            guard case .int(let id) = try await app.query(.init(query: .topCoordinator)) else {
+                throw CommandError("no top")
+            }
             return InstanceID(id)
         default:
             if target.hasPrefix("#"), let number = Int64(target.dropFirst()) { return InstanceID(number) }
             if target.hasSuffix("@newest") {
                 // The most recently created instance of the type (Stinsen's RouterStore), asked of the host.
                 let parts = target.dropLast("@newest".count).split(separator: ".", maxSplits: 1).map(String.init)
-                guard parts.count == 2, case .int(let id) = try await app.query(.init(query: .newest, plugin: parts[0], type: parts[1])) else {
+                guard parts.count == 2,
+                    case .int(let id) = try await app.query(.init(query: .newest, plugin: parts[0], type: parts[1]))
+                else {
                     throw CommandError("no instance matches '\(target)'")
                 }
                 return InstanceID(id)
             }
             let parts = target.split(separator: ".", maxSplits: 1).map(String.init)
-            guard parts.count == 2, let instance = tree.instances.first(where: { $0.plugin == parts[0] && $0.type == parts[1] }) else {
-                throw CommandError("no instance matches '\(target)' (use @root, @top, #ID, PLUGIN.TYPE or PLUGIN.TYPE@newest)")
+            guard parts.count == 2,
+                let instance = tree.instances.first(where: { $0.plugin == parts[0] && $0.type == parts[1] })
+            else {
+                throw CommandError(
+                    "no instance matches '\(target)' (use @root, @top, #ID, PLUGIN.TYPE or PLUGIN.TYPE@newest)")
             }
             return instance.id
         }
@@ -171,12 +188,15 @@ struct Interpreter {
     private func entry(_ target: String, _ entryText: String, command: String) async throws -> (InstanceID, EntryID) {
         let instance = try await resolve(target)
         guard entryText != "top" else {
-            guard let shown = try await app.snapshot().instance(instance), let top = shown.entries?.last ?? shown.root
-                ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
+            guard let shown = try await app.snapshot().instance(instance),
+                let top = shown.entries?.last ?? shown.root
+                    ?? shown.tabs?.first(where: { $0.route == shown.selectedTab }) ?? shown.child
             else { throw CommandError("no instance \(target)") }
             return (instance, top.entry)
         }
-        guard let number = Int64(entryText.trimmingPrefix("e")) else { throw CommandError("\(command) needs an entry id or 'top'") }
+        guard let number = Int64(entryText.trimmingPrefix("e")) else {
+            throw CommandError("\(command) needs an entry id or 'top'")
+        }
         return (instance, EntryID(number))
     }
 
@@ -192,7 +212,9 @@ struct Interpreter {
             if let pid = plugin.pid { line += "  pid \(pid)" }
             if let version = plugin.version { line += "  v\(version)" }
             if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
-            if let error = plugin.error { line += "  — \(error.message)" + (error.authorDetails.map { "\n" + $0 } ?? "") }
+            if let error = plugin.error {
+                line += "  — \(error.message)" + (error.authorDetails.map { "\n" + $0 } ?? "")
+            }
             return line
         }.joined(separator: "\n")
     }
@@ -208,7 +230,9 @@ struct Interpreter {
         case .failed(let message):
             guard message.hasPrefix(code + " ") else { throw CommandError("expected \(code), got: \(message)") }
             let after = try await app.snapshot().revision
-            guard after == before else { throw CommandError("the failed command changed the tree (revision \(before) → \(after))") }
+            guard after == before else {
+                throw CommandError("the failed command changed the tree (revision \(before) → \(after))")
+            }
         default:
             throw CommandError("expected '\(command)' to fail with \(code), but it succeeded")
         }
@@ -250,17 +274,24 @@ struct Interpreter {
         switch what {
         case "root":
             let actual = tree.root.flatMap { tree.instance($0) }?.root?.route
-            guard actual == rest else { throw CommandError("expected the root route '\(rest)', found '\(actual ?? "none")'") }
+            guard actual == rest else {
+                throw CommandError("expected the root route '\(rest)', found '\(actual ?? "none")'")
+            }
         case "top":
             let id = try await resolve("@top")
             let instance = tree.instance(id)
             let actual = instance.map { "\($0.plugin).\($0.type)" } ?? "?"
-            guard actual == rest else { throw CommandError("expected the top coordinator \(rest), found \(actual)\(id)") }
+            guard actual == rest else {
+                throw CommandError("expected the top coordinator \(rest), found \(actual)\(id)")
+            }
         case "tab":
             let words = rest.split(separator: " ").map(String.init)
-            let tabs = words.count == 2 ? tree.instance(try await resolve(words[0])) : tree.instances.first { $0.kind == .tabs }
+            let tabs =
+                words.count == 2
+                ? tree.instance(try await resolve(words[0])) : tree.instances.first { $0.kind == .tabs }
             guard let selected = tabs?.selectedTab, selected == words.last else {
-                throw CommandError("expected the selected tab '\(words.last ?? "")', found '\(tabs?.selectedTab ?? "none")'")
+                throw CommandError(
+                    "expected the selected tab '\(words.last ?? "")', found '\(tabs?.selectedTab ?? "none")'")
             }
         case "stack":
             let (target, routes) = rest.splitFirstWord()
@@ -268,22 +299,33 @@ struct Interpreter {
             let actual = (instance?.entries ?? []).map(\.route)
             let expected = routes == "-" ? [] : routes.split(separator: ",").map(String.init)
             guard actual == expected else {
-                throw CommandError("expected \(target) to hold [\(expected.joined(separator: ", "))], found [\(actual.joined(separator: ", "))]")
+                throw CommandError(
+                    "expected \(target) to hold [\(expected.joined(separator: ", "))], found [\(actual.joined(separator: ", "))]"
+                )
             }
         case "revision":
-            guard String(tree.revision) == rest else { throw CommandError("expected revision \(rest), found \(tree.revision)") }
+            guard String(tree.revision) == rest else {
+                throw CommandError("expected revision \(rest), found \(tree.revision)")
+            }
         case "instances":
-            guard String(tree.instances.count) == rest else { throw CommandError("expected \(rest) instances, found \(tree.instances.count)") }
+            guard String(tree.instances.count) == rest else {
+                throw CommandError("expected \(rest) instances, found \(tree.instances.count)")
+            }
         case "tabs":
             let (target, names) = rest.splitFirstWord()
             let actual = (tree.instance(try await resolve(target))?.tabs ?? []).map(\.route).joined(separator: ",")
-            guard actual == names else { throw CommandError("expected \(target) to show the tabs \(names), found \(actual)") }
+            guard actual == names else {
+                throw CommandError("expected \(target) to show the tabs \(names), found \(actual)")
+            }
         case "badge":
             let (tab, badge) = rest.splitFirstWord()
             let actual = tree.instances.lazy.compactMap { $0.tabs?.first { $0.route == tab } }.first?.badge
-            guard actual == (badge == "-" ? nil : badge) else { throw CommandError("expected the tab \(tab)'s badge '\(badge)', found '\(actual ?? "-")'") }
+            guard actual == (badge == "-" ? nil : badge) else {
+                throw CommandError("expected the tab \(tab)'s badge '\(badge)', found '\(actual ?? "-")'")
+            }
         default:
-            throw CommandError("unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, error)")
+            throw CommandError(
+                "unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, error)")
         }
     }
 }
@@ -303,5 +345,7 @@ extension StringProtocol {
         return (String(text[..<space]), String(text[space...]).trimmingWhitespace)
     }
 
-    func trimmingPrefix(_ prefix: String) -> String { hasPrefix(prefix) ? String(dropFirst(prefix.count)) : String(self) }
+    func trimmingPrefix(_ prefix: String) -> String {
+        hasPrefix(prefix) ? String(dropFirst(prefix.count)) : String(self)
+    }
 }

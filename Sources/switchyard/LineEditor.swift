@@ -141,7 +141,9 @@ final class LineEditor: Sendable {
                     switch key {
                     case UInt8(ascii: "A"), UInt8(ascii: "B"):
                         if historyIndex == state.history.count { draft = state.buffer }
-                        historyIndex = key == UInt8(ascii: "A") ? max(0, historyIndex - 1) : min(state.history.count, historyIndex + 1)
+                        historyIndex =
+                            key == UInt8(ascii: "A")
+                            ? max(0, historyIndex - 1) : min(state.history.count, historyIndex + 1)
                         state.buffer = historyIndex == state.history.count ? draft : Array(state.history[historyIndex])
                         state.cursor = state.buffer.count
                     case UInt8(ascii: "C"): state.cursor = min(state.buffer.count, state.cursor + 1)
@@ -150,7 +152,9 @@ final class LineEditor: Sendable {
                     case UInt8(ascii: "F"): state.cursor = state.buffer.count
                     case UInt8(ascii: "3"):
                         // Delete: `ESC [ 3 ~`.
-                        if terminal.readByte() == UInt8(ascii: "~"), state.cursor < state.buffer.count { state.buffer.remove(at: state.cursor) }
+                        if terminal.readByte() == UInt8(ascii: "~"), state.cursor < state.buffer.count {
+                            state.buffer.remove(at: state.cursor)
+                        }
                     default: break
                     }
                     redraw()

@@ -6,7 +6,9 @@ import Synchronization
 /// `--log-level` and `--log-format`, shared by every subcommand.
 struct LogOptions: ParsableArguments {
     @Option(
-        name: .long, help: "trace, debug, info, notice, warning, error or critical (debug and trace lines carry ISO 8601 timestamps).",
+        name: .long,
+        help:
+            "trace, debug, info, notice, warning, error or critical (debug and trace lines carry ISO 8601 timestamps).",
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw ValidationError("unknown log level '\(text)'")

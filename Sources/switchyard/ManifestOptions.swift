@@ -7,11 +7,16 @@ struct ManifestOptions: ParsableArguments {
     @Option(
         name: .long,
         help: ArgumentHelp(
-            "The app manifest (JSON). Default: the demo app of the Switchyard checkout this folder is in.", valueName: "FILE"),
+            "The app manifest (JSON). Default: the demo app of the Switchyard checkout this folder is in.",
+            valueName: "FILE"),
         completion: .file(extensions: ["json"]))
     var manifest: String?
 
-    @Flag(name: .long, help: "Warn about keys the manifest format does not have instead of refusing them (a manifest for a newer version).")
+    @Flag(
+        name: .long,
+        help:
+            "Warn about keys the manifest format does not have instead of refusing them (a manifest for a newer version)."
+    )
     var allowUnknownKeys = false
 
     /// The manifest's path: `--manifest`, else the demo of the checkout this folder is in.
@@ -40,7 +45,9 @@ struct ManifestOptions: ParsableArguments {
         var current = directory
         while true {
             let candidate = current == "/" ? "/\(demoManifest)" : "\(current)/\(demoManifest)"
-            if FileSystem.exists(candidate), FileSystem.exists(FileSystem.parentDirectory(of: candidate) + "/../../Package.swift") {
+            if FileSystem.exists(candidate),
+                FileSystem.exists(FileSystem.parentDirectory(of: candidate) + "/../../Package.swift")
+            {
                 return candidate
             }
             looked.append(current)
@@ -48,10 +55,12 @@ struct ManifestOptions: ParsableArguments {
             if parent == current || current.isEmpty { break }
             current = parent
         }
-        throw RunFailure(.noInput, message: """
-            no --manifest given, and no Switchyard checkout here to run the demo app from: looked for \
-            \(demoManifest) in \(looked.joined(separator: ", ")). Pass --manifest FILE (your app's switchyard.json), \
-            or run from inside the Switchyard checkout.
-            """)
+        throw RunFailure(
+            .noInput,
+            message: """
+                no --manifest given, and no Switchyard checkout here to run the demo app from: looked for \
+                \(demoManifest) in \(looked.joined(separator: ", ")). Pass --manifest FILE (your app's switchyard.json), \
+                or run from inside the Switchyard checkout.
+                """)
     }
 }

@@ -28,12 +28,15 @@ struct Prompt {
                     let snapshot = change.snapshot
                     completer.update { $0.snapshot = snapshot }
                     editor.announce(
-                        revision: change.revision, "[revision \(change.revision), changed outside this prompt]\n" + TreeRenderer.text(snapshot))
+                        revision: change.revision,
+                        "[revision \(change.revision), changed outside this prompt]\n" + TreeRenderer.text(snapshot))
                 case .pluginChanged(let status):
                     // A restarted plugin may declare other routes: completion follows its new table.
                     let registry = await host.routeRegistry()
                     completer.update { $0.registry = registry }
-                    editor.announce(revision: nil, "[plugin \(status.name): \(status.state)\(status.error.map { " — \($0.message)" } ?? "")]")
+                    editor.announce(
+                        revision: nil,
+                        "[plugin \(status.name): \(status.state)\(status.error.map { " — \($0.message)" } ?? "")]")
                 case .destroyed:
                     break
                 }

@@ -52,7 +52,8 @@ struct PromptCommand<Spec: PromptCommandSpec>: AsyncParsableCommand {
                 + Spec.promptHelp.joined(separator: "\n") + "\nFailures exit with status 1.")
     }
 
-    @Argument(help: ArgumentHelp("The command's words, as typed after '\(Spec.keyword)' at the prompt.", valueName: "words"))
+    @Argument(
+        help: ArgumentHelp("The command's words, as typed after '\(Spec.keyword)' at the prompt.", valueName: "words"))
     var words: [String]
 
     @OptionGroup var client: ClientOptions
@@ -64,7 +65,9 @@ struct PromptCommand<Spec: PromptCommandSpec>: AsyncParsableCommand {
         case .ok(let output, _):
             if !output.isEmpty { StandardOutput.write(output.hasSuffix("\n") ? output : output + "\n") }
             // The prompt reports an invalid link as an answer; a script asking from a shell wants a status.
-            if Spec.keyword == ValidateSpec.keyword, output.hasPrefix("invalid") { throw ExitCode(ExitStatus.failure.rawValue) }
+            if Spec.keyword == ValidateSpec.keyword, output.hasPrefix("invalid") {
+                throw ExitCode(ExitStatus.failure.rawValue)
+            }
         case .failed(let message):
             throw RunFailure(message: message)
         case .quiet, .quit:

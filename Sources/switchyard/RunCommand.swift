@@ -23,10 +23,16 @@ struct RunCommand: AsyncParsableCommand {
 
     @OptionGroup var manifestOptions: ManifestOptions
 
-    @Option(name: .long, help: ArgumentHelp("Run the commands in FILE (or stdin: -) and exit.", valueName: "FILE"), completion: .file())
+    @Option(
+        name: .long, help: ArgumentHelp("Run the commands in FILE (or stdin: -) and exit.", valueName: "FILE"),
+        completion: .file())
     var script: String?
 
-    @Flag(name: .long, help: "Print the final tree snapshot as JSON on stdout, and nothing else there (a script's transcript goes to stderr).")
+    @Flag(
+        name: .long,
+        help:
+            "Print the final tree snapshot as JSON on stdout, and nothing else there (a script's transcript goes to stderr)."
+    )
     var json = false
 
     @Option(
@@ -36,37 +42,54 @@ struct RunCommand: AsyncParsableCommand {
             valueName: "NAME"))
     var app: String?
 
-    @Option(name: .long, help: "The control socket's path (default: per app, in $XDG_RUNTIME_DIR or /tmp/switchyard-UID).")
+    @Option(
+        name: .long, help: "The control socket's path (default: per app, in $XDG_RUNTIME_DIR or /tmp/switchyard-UID).")
     var socket: String?
 
     @Flag(name: .long, help: "Do not open a control socket.")
     var noSocket = false
 
     @Option(
-        name: .long, help: ArgumentHelp("Keep the tree in FILE: restored at start, written (atomically) after changes.", valueName: "FILE"),
+        name: .long,
+        help: ArgumentHelp(
+            "Keep the tree in FILE: restored at start, written (atomically) after changes.", valueName: "FILE"),
         completion: .file())
     var state: String?
 
-    @Flag(name: .long, help: "If the --state file cannot be written (a missing or read-only folder), run without persistence instead of refusing to start.")
+    @Flag(
+        name: .long,
+        help:
+            "If the --state file cannot be written (a missing or read-only folder), run without persistence instead of refusing to start."
+    )
     var stateOptional = false
 
     @OptionGroup var traceOptions: TraceOptions
 
-    @Flag(name: .long, help: "Also serve the Switchyard Studio (the app in a browser, with an inspector); prints its URL.")
+    @Flag(
+        name: .long, help: "Also serve the Switchyard Studio (the app in a browser, with an inspector); prints its URL."
+    )
     var studio = false
 
     @OptionGroup var studioOptions: StudioOptions
 
-    @Flag(name: .long, help: "Take fault injection from control clients (plugin/signal, plugin/restart) and show the studio's fault buttons.")
+    @Flag(
+        name: .long,
+        help:
+            "Take fault injection from control clients (plugin/signal, plugin/restart) and show the studio's fault buttons."
+    )
     var allowFaults = false
 
     @OptionGroup var log: LogOptions
 
     func validate() throws {
-        if let app, app.isEmpty || app.hasPrefix(".") || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) {
+        if let app,
+            app.isEmpty || app.hasPrefix(".") || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) })
+        {
             throw ValidationError("--app '\(app)' must be letters, digits, '.', - or _ (it names the control socket)")
         }
-        if studio && noSocket { throw ValidationError("--studio needs the control socket (it is a client of it): drop --no-socket") }
+        if studio && noSocket {
+            throw ValidationError("--studio needs the control socket (it is a client of it): drop --no-socket")
+        }
     }
 
     func run() async throws {
@@ -103,13 +126,18 @@ struct RunCommand: AsyncParsableCommand {
             "ready (\(ready.count)/\(statuses.count) plugins: \(ready.joined(separator: ", "))) pid \(SystemProcess.currentPID)"
             + (socketPath.map { ", control socket \($0)" } ?? "")
         // A collector reading JSON lines gets this as one of them; a person, as the line that says "go".
-        if log.logFormat == .json { logger.notice("\(readiness)") } else { StandardError.write("switchyard: \(readiness)\n") }
+        if log.logFormat == .json {
+            logger.notice("\(readiness)")
+        } else {
+            StandardError.write("switchyard: \(readiness)\n")
+        }
         // Ends with this process (its stdin is ours); stopped first when the run ends normally.
         var studioProcess: ChildProcess?
         if let studioExecutable, let socketPath {
             do {
                 studioProcess = try StudioLauncher.start(
-                    studioExecutable, socket: socketPath, port: studioOptions.port, allowFaults: allowFaults, page: studioOptions.page,
+                    studioExecutable, socket: socketPath, port: studioOptions.port, allowFaults: allowFaults,
+                    page: studioOptions.page,
                     output: { StandardError.write($0) })
             } catch {
                 await host.shutdown()
@@ -151,16 +179,20 @@ struct RunCommand: AsyncParsableCommand {
         } catch {
             let folder = FileSystem.parentDirectory(of: state)
             let reason =
-                error.isNotFound ? "the folder \(folder) does not exist"
+                error.isNotFound
+                ? "the folder \(folder) does not exist"
                 : error.name == "EISDIR" ? "it is a folder" : "the folder \(folder) is not writable (\(error.name))"
             if stateOptional {
-                logger.warning("running without persistence (--state-optional): cannot keep the state in \(state): \(reason)")
+                logger.warning(
+                    "running without persistence (--state-optional): cannot keep the state in \(state): \(reason)")
                 return nil
             }
-            throw RunFailure(.cannotCreate, message: """
-                cannot keep the state in \(state): \(reason)
-                  create the folder or choose another --state FILE; --state-optional runs without persistence
-                """)
+            throw RunFailure(
+                .cannotCreate,
+                message: """
+                    cannot keep the state in \(state): \(reason)
+                      create the folder or choose another --state FILE; --state-optional runs without persistence
+                    """)
         }
     }
 
@@ -169,10 +201,12 @@ struct RunCommand: AsyncParsableCommand {
     private func startFailure(_ error: ResponseError, app: String, socket: String?) -> RunFailure {
         if case .object(let data)? = error.data, data["listenerPid"] != nil {
             let stop = self.socket.map { "switchyard shutdown --socket \($0)" } ?? "switchyard shutdown --app \(app)"
-            return RunFailure(.unavailable, message: """
-                \(error.message)
-                  stop that host (`\(stop)`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)
-                """)
+            return RunFailure(
+                .unavailable,
+                message: """
+                    \(error.message)
+                      stop that host (`\(stop)`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)
+                    """)
         }
         return RunFailure(.unavailable, message: "the app cannot start: \(RunFailure.describe(error))")
     }
@@ -197,7 +231,9 @@ struct RunCommand: AsyncParsableCommand {
     /// stderr, so that stdout holds the JSON document alone (`… --json | jq`).
     private func runScript(_ path: String, _ interpreter: inout Interpreter) async -> RunFailure? {
         let toStderr = json
-        func transcript(_ text: String) { if toStderr { StandardError.write(text) } else { StandardOutput.write(text) } }
+        func transcript(_ text: String) {
+            if toStderr { StandardError.write(text) } else { StandardOutput.write(text) }
+        }
         let text: String
         if path == "-" {
             var lines: [String] = []

@@ -19,7 +19,13 @@ extension Interpreter {
         var escaped = false
         for character in text {
             if inString {
-                if escaped { escaped = false } else if character == "\\" { escaped = true } else if character == "\"" { inString = false }
+                if escaped {
+                    escaped = false
+                } else if character == "\\" {
+                    escaped = true
+                } else if character == "\"" {
+                    inString = false
+                }
             } else if character == "\"" {
                 inString = true
             } else if character == "{" || character == "[" {
@@ -40,7 +46,9 @@ extension Interpreter {
     static func parseStep(_ text: String) throws -> NavigationStep {
         let (name, rest) = text.splitFirstWord()
         guard let op = NavigationStep.Operation(rawValue: name) else {
-            throw CommandError("unknown step '\(name)' (ops: \(NavigationStep.Operation.allCases.map(\.rawValue).joined(separator: " ")))")
+            throw CommandError(
+                "unknown step '\(name)' (ops: \(NavigationStep.Operation.allCases.map(\.rawValue).joined(separator: " ")))"
+            )
         }
         var argument = ""
         var remainder = rest
@@ -55,7 +63,9 @@ extension Interpreter {
         var transition: Transition?
         if remainder.hasPrefix("as ") {
             let (word, after) = String(remainder.dropFirst(3)).splitFirstWord()
-            guard let chosen = Transition(rawValue: word) else { throw CommandError("'as' needs push, modal or fullScreen, not '\(word)'") }
+            guard let chosen = Transition(rawValue: word) else {
+                throw CommandError("'as' needs push, modal or fullScreen, not '\(word)'")
+            }
             (transition, remainder) = (chosen, after)
         }
         var params: JSONValue?
@@ -79,7 +89,9 @@ extension Interpreter {
             return NavigationStep(op: op, route: argument, params: params, keepStack: keepStack, transition: transition)
         case .setTabs:
             let tabs = argument.split(separator: ",").map(String.init)
-            guard !tabs.isEmpty else { throw CommandError("setTabs needs the tab names, comma-separated (todos,projects,profile)") }
+            guard !tabs.isEmpty else {
+                throw CommandError("setTabs needs the tab names, comma-separated (todos,projects,profile)")
+            }
             return .setTabs(tabs)
         case .selectTab:
             guard !argument.isEmpty else { throw CommandError("selectTab needs a tab name") }

@@ -13,17 +13,22 @@ enum StudioLauncher {
     static func executable() throws -> String {
         let beside = SystemProcess.executablePath.map { "\(FileSystem.parentDirectory(of: $0))/switchyard-studio" }
         if let beside, FileSystem.exists(beside) { return beside }
-        if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) { return found }
-        throw RunFailure(.unavailable, message: """
-            cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
-            nor on PATH (build it: swift build --product switchyard-studio)
-            """)
+        if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) {
+            return found
+        }
+        throw RunFailure(
+            .unavailable,
+            message: """
+                cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
+                nor on PATH (build it: swift build --product switchyard-studio)
+                """)
     }
 
     /// Starts the studio (``executable()``) for the host at `socket`; its output lines (the URL first) go to
     /// `output`.
     static func start(
-        _ executable: String, socket: String, port: Int, allowFaults: Bool, page: String?, output: @escaping @Sendable (String) -> Void
+        _ executable: String, socket: String, port: Int, allowFaults: Bool, page: String?,
+        output: @escaping @Sendable (String) -> Void
     ) throws -> ChildProcess {
         var arguments = [executable, "--socket", socket, "--port", "\(port)", "--exit-with-stdin"]
         if allowFaults { arguments.append("--allow-faults") }
@@ -39,7 +44,9 @@ enum StudioLauncher {
     }
 
     static func validate(port: Int, option: String) throws {
-        guard (0...65_535).contains(port) else { throw ValidationError("\(option) \(port) is not a TCP port (0 picks a free one)") }
+        guard (0...65_535).contains(port) else {
+            throw ValidationError("\(option) \(port) is not a TCP port (0 picks a free one)")
+        }
     }
 
     /// Ends the studio: end of file on its stdin, then SIGTERM if it has not gone within a second.
@@ -57,7 +64,9 @@ struct StudioOptions: ParsableArguments {
     @Option(name: .customLong("studio-port"), help: "The studio's TCP port on 127.0.0.1 (default: a free one).")
     var port: Int = 0
 
-    @Option(name: .customLong("studio-page"), help: ArgumentHelp("Serve the studio's page from DIR (to edit it live).", valueName: "DIR"))
+    @Option(
+        name: .customLong("studio-page"),
+        help: ArgumentHelp("Serve the studio's page from DIR (to edit it live).", valueName: "DIR"))
     var page: String?
 
     func validate() throws {
@@ -93,10 +102,12 @@ struct StudioCommand: ParsableCommand {
 
     func run() throws {
         if !ControlClient.isListening(client.path) {
-            StandardError.write("switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
+            StandardError.write(
+                "switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
         }
         let child = try StudioLauncher.start(
-            try StudioLauncher.executable(), socket: client.path, port: port, allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
+            try StudioLauncher.executable(), socket: client.path, port: port, allowFaults: allowFaults, page: page,
+            output: { StandardOutput.write($0) })
         // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
         while child.waitForExit(milliseconds: 60_000) == nil {}
     }

@@ -17,8 +17,10 @@ struct Switchyard: AsyncParsableCommand {
         version: "0.1.0",
         subcommands: [
             RunCommand.self, OpenCommand.self, PromptCommand<ValidateSpec>.self, PromptCommand<NavSpec>.self,
-            PromptCommand<DismissedSpec>.self, PromptCommand<ActionSpec>.self, PromptCommand<QuerySpec>.self, TreeCommand.self, StatusCommand.self,
-            PromptCommand<ExpectSpec>.self, PromptCommand<WaitSpec>.self, WatchCommand.self, ShutdownCommand.self, StudioCommand.self,
+            PromptCommand<DismissedSpec>.self, PromptCommand<ActionSpec>.self, PromptCommand<QuerySpec>.self,
+            TreeCommand.self, StatusCommand.self,
+            PromptCommand<ExpectSpec>.self, PromptCommand<WaitSpec>.self, WatchCommand.self, ShutdownCommand.self,
+            StudioCommand.self,
             ChaosCommand.self, CheckPluginCommand.self, ContractCommand.self, InitCommand.self,
         ],
         defaultSubcommand: RunCommand.self

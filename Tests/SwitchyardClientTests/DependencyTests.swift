@@ -12,12 +12,15 @@ struct DependencyTests {
 
     /// The manifest's targets, as `dump-package` writes them.
     static func targets() throws -> [[String: Any]] {
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("switchyard-dump-\(UUID().uuidString)")
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "switchyard-dump-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: scratch) }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         // A scratch path of its own: the package's .build is locked by the `swift test` running this.
-        process.arguments = ["swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package"]
+        process.arguments = [
+            "swift", "package", "--package-path", packageRoot.path, "--scratch-path", scratch.path, "dump-package",
+        ]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -51,7 +54,9 @@ struct DependencyTests {
         let graph = try Self.targetDependencies()
         try #require(graph[target] != nil, "the manifest has no \(target) target")
         let seen = Self.reach(target, in: graph)
-        #expect(!seen.contains("CLibUV") && !seen.contains("SwitchyardUV") && !seen.contains("SwitchyardHost"), "\(seen.sorted())")
+        #expect(
+            !seen.contains("CLibUV") && !seen.contains("SwitchyardUV") && !seen.contains("SwitchyardHost"),
+            "\(seen.sorted())")
         // The check itself is alive: the host does reach libuv through the same walk.
         #expect(Self.reach("SwitchyardHost", in: graph).contains("CLibUV"))
     }
@@ -59,7 +64,9 @@ struct DependencyTests {
     @Test("the shipped CLI links no test module: the schema validator and transcripts it needs are SwitchyardSpec")
     func noTestModuleInTheCLI() throws {
         let graph = try Self.targetDependencies()
-        let tests = ["SwitchyardTestSupport", "SwitchyardHostTestSupport", "SwitchyardPluginTesting", "Testing", "XCTest"]
+        let tests = [
+            "SwitchyardTestSupport", "SwitchyardHostTestSupport", "SwitchyardPluginTesting", "Testing", "XCTest",
+        ]
         let reached = Self.reach("switchyard", in: graph)
         #expect(reached.isDisjoint(with: tests), "switchyard reaches \(reached.intersection(tests).sorted())")
         // The check itself is alive: the CLI does reach the spec's module through the same walk.
@@ -91,12 +98,18 @@ struct DependencyTests {
         return seen
     }
 
-    @Test("the host, the CLI and the plugin SDK reach no SwiftNIO or Hummingbird: only switchyard-studio does (SwiftPM links an executable's dependencies into its dependents, so the CLI must not depend on it)")
+    @Test(
+        "the host, the CLI and the plugin SDK reach no SwiftNIO or Hummingbird: only switchyard-studio does (SwiftPM links an executable's dependencies into its dependents, so the CLI must not depend on it)"
+    )
     func noNIOInTheHost() throws {
         let graph = try Self.targetDependencies()
         for target in ["switchyard", "SwitchyardHost", "SwitchyardPlugin", "SwitchyardClient"] {
             let reached = Self.reach(target, in: graph)
-            #expect(!reached.contains { $0.hasPrefix("Hummingbird") || $0.hasPrefix("NIO") || $0 == "SwitchyardStudio" || $0 == "switchyard-studio" },
+            #expect(
+                !reached.contains {
+                    $0.hasPrefix("Hummingbird") || $0.hasPrefix("NIO") || $0 == "SwitchyardStudio"
+                        || $0 == "switchyard-studio"
+                },
                 "\(target) reaches \(reached.sorted())")
         }
         // The check itself is alive: the studio does reach Hummingbird through the same walk.

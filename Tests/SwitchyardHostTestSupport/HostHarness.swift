@@ -53,13 +53,20 @@ package enum TestPlugins {
         PluginManifest(name: name, command: [python, "\(packageRoot)/Plugins/python/hello.py"])
     }
 
-    package static func misbehave(_ name: String, _ arguments: [String], startTimeoutMs: Int? = nil, limits: LimitOverrides? = nil) -> PluginManifest {
-        PluginManifest(name: name, product: "misbehave", args: ["--name", name] + arguments, limits: limits, startTimeoutMs: startTimeoutMs)
+    package static func misbehave(
+        _ name: String, _ arguments: [String], startTimeoutMs: Int? = nil, limits: LimitOverrides? = nil
+    ) -> PluginManifest {
+        PluginManifest(
+            name: name, product: "misbehave", args: ["--name", name] + arguments, limits: limits,
+            startTimeoutMs: startTimeoutMs)
     }
 
     /// The real Python interpreter (not a pyenv shim, which costs ~50 ms per spawn).
     package static let python: String = {
-        for candidate in [SystemProcess.environmentValue("SWITCHYARD_PYTHON"), "/root/.pyenv/versions/3.11.7/bin/python3", "/usr/bin/python3", "/usr/local/bin/python3"] {
+        for candidate in [
+            SystemProcess.environmentValue("SWITCHYARD_PYTHON"), "/root/.pyenv/versions/3.11.7/bin/python3",
+            "/usr/bin/python3", "/usr/local/bin/python3",
+        ] {
             if let candidate, FileSystem.isExecutable(candidate) { return candidate }
         }
         return FileSystem.findExecutable("python3", path: SystemProcess.environmentValue("PATH")) ?? "python3"
@@ -91,7 +98,9 @@ package func withHost<T: Sendable>(
     } catch {
         // Say what the host was doing: its last distinct log lines (a flood repeats one line many times).
         var recent: [String] = []
-        for line in logs.all.reversed() where recent.count < 40 && recent.last != line { recent.append(String(line.prefix(300))) }
+        for line in logs.all.reversed() where recent.count < 40 && recent.last != line {
+            recent.append(String(line.prefix(300)))
+        }
         throw TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
     }
     let all = pids + (await host.status().compactMap(\.pid))
@@ -130,7 +139,8 @@ extension TestPlugins {
     package static func demo(mainArguments: [String] = [], extra: [PluginManifest] = []) -> [PluginManifest] {
         [
             PluginManifest(name: "main", product: "DemoMain", args: mainArguments),
-            PluginManifest(name: "unauthenticated", command: [python, "\(packageRoot)/Plugins/python/unauthenticated.py"]),
+            PluginManifest(
+                name: "unauthenticated", command: [python, "\(packageRoot)/Plugins/python/unauthenticated.py"]),
             PluginManifest(name: "authenticated", product: "DemoAuthenticated"),
             PluginManifest(name: "todos", product: "DemoTodos"),
             PluginManifest(name: "projects", command: [node, "\(packageRoot)/Plugins/node/projects.js"]),
@@ -140,7 +150,8 @@ extension TestPlugins {
 
     package static let demoRoot = CoordinatorReference(plugin: "main", type: "main")
 
-    package static let node: String = FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/node"
+    package static let node: String =
+        FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/node"
 }
 
 extension TreeSnapshot {
@@ -184,7 +195,9 @@ package final class EventLog: Sendable {
     }
 
     /// Waits until `condition` holds for the events collected so far.
-    package func wait(for what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping ([HostEvent]) -> Bool) async throws {
+    package func wait(
+        for what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping ([HostEvent]) -> Bool
+    ) async throws {
         try await storage.changes.wait(what, seconds: seconds) { condition(self.all) }
     }
 
@@ -203,7 +216,9 @@ package final class EventLog: Sendable {
     }
 
     /// Waits until `plugin` is ready after at least `restarts` restarts.
-    package func waitUntilReady(_ host: HostHandle, _ plugin: String, restarts: Int, seconds: Double = defaultTimeout) async throws {
+    package func waitUntilReady(
+        _ host: HostHandle, _ plugin: String, restarts: Int, seconds: Double = defaultTimeout
+    ) async throws {
         try await waitForPlugins(host, "\(plugin) ready after \(restarts) restart(s)", seconds: seconds) { latest in
             guard let status = latest[plugin] else { return false }
             return status.state == .ready && status.restarts >= restarts

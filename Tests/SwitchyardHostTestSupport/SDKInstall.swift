@@ -16,10 +16,15 @@ package enum SDKInstall {
 
     private static let python = Task<String, any Error> {
         let directory = try TestSweep.temporaryDirectory()
-        try await run([TestPlugins.python, "-m", "venv", directory + "/venv"], "python3 -m venv (Debian: apt-get install python3-venv)")
         try await run(
-            [directory + "/venv/bin/python3", "-m", "pip", "install", "--no-index", "--no-cache-dir", "--disable-pip-version-check",
-             packageRoot + "/Protocol/sdk/python"],
+            [TestPlugins.python, "-m", "venv", directory + "/venv"],
+            "python3 -m venv (Debian: apt-get install python3-venv)")
+        try await run(
+            [
+                directory + "/venv/bin/python3", "-m", "pip", "install", "--no-index", "--no-cache-dir",
+                "--disable-pip-version-check",
+                packageRoot + "/Protocol/sdk/python",
+            ],
             "pip install Protocol/sdk/python")
         return directory + "/venv/bin"
     }
@@ -32,8 +37,10 @@ package enum SDKInstall {
         // --install-links copies the package as a registry install would, instead of linking the folder: what is
         // tested is what the package ships (its `files`), not the checkout.
         try await run(
-            [npm, "install", "--prefix", directory, "--offline", "--install-links", "--no-audit", "--no-fund",
-             packageRoot + "/Protocol/sdk/node"],
+            [
+                npm, "install", "--prefix", directory, "--offline", "--install-links", "--no-audit", "--no-fund",
+                packageRoot + "/Protocol/sdk/node",
+            ],
             "npm install Protocol/sdk/node")
         return directory
     }
@@ -44,7 +51,8 @@ package enum SDKInstall {
         process.closeStdin()
         let status = try await process.waitForExit(seconds: max(defaultTimeout, 120))
         guard status == 0 else {
-            throw TestFailure("\(what) failed with status \(status):\n" + (process.stdout + process.stderr).joined(separator: "\n"))
+            throw TestFailure(
+                "\(what) failed with status \(status):\n" + (process.stdout + process.stderr).joined(separator: "\n"))
         }
     }
 }

@@ -10,7 +10,8 @@ import Testing
 struct AsyncControlClientTests {
     /// Runs `body` with a client of a fresh in-process demo host.
     func withDemoHost(_ body: @Sendable (AsyncControlClient) async throws -> Void) async throws {
-        try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { _, client in try await body(client) }
+        try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { _, client in try await body(client)
+        }
     }
 
     @Test("calls in flight at once each get their own answer; notifications stream; close fails what is left")
@@ -65,7 +66,8 @@ struct AsyncControlClientTests {
                 return response.code == .deepLinkInvalid && response.data?["segment"] == "todos"
             }
 
-            _ = try await client.call(NavigateRequest.self, .init(steps: [.setRoot("authenticated", ["user": "alice"])]))
+            _ = try await client.call(
+                NavigateRequest.self, .init(steps: [.setRoot("authenticated", ["user": "alice"])]))
             _ = try await client.call(OpenRequest.self, .init(url: "switchyard://todos/todo/42"))
             let tree = try await client.call(TreeGetRequest.self, Empty())
             let todos = try #require(tree.find("todos", "todos"))
@@ -73,12 +75,16 @@ struct AsyncControlClientTests {
             #expect(entry.route == "todo")
             let top = try await client.call(TreeQueryRequest.self, .init(query: .currentRoute, instance: todos.id))
             #expect(top.result == "todo")
-            let dismissed = try await client.call(UserDismissedRequest.self, .init(instance: todos.id, entry: entry.entry))
+            let dismissed = try await client.call(
+                UserDismissedRequest.self, .init(instance: todos.id, entry: entry.entry))
             #expect(dismissed.revision == 5)
 
             let status = try await client.call(HostStatusRequest.self, Empty())
             #expect(status.revision == 5)
-            #expect(Set(status.plugins.map(\.name)) == ["main", "unauthenticated", "authenticated", "todos", "projects", "profile"])
+            #expect(
+                Set(status.plugins.map(\.name)) == [
+                    "main", "unauthenticated", "authenticated", "todos", "projects", "profile",
+                ])
             #expect(status.plugins.allSatisfy { $0.state == "ready" && ($0.pid ?? 0) > 0 })
             let rendered = try await client.call(TreeRenderRequest.self, .init(format: .mermaid))
             #expect(rendered.revision == 5 && rendered.text.hasPrefix("flowchart"))
@@ -87,7 +93,9 @@ struct AsyncControlClientTests {
             var revisions: [Int64] = []
             var iterator = client.notifications.makeAsyncIterator()
             while revisions.count < 4, let message = await iterator.next() {
-                if case .notification("tree/changed", let params) = message, let revision = params?["revision"]?.intValue {
+                if case .notification("tree/changed", let params) = message,
+                    let revision = params?["revision"]?.intValue
+                {
                     #expect(params?["snapshot"]?["revision"]?.intValue == revision)
                     revisions.append(revision)
                 }

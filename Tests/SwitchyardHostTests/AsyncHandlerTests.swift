@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardSystem
 import SwitchyardClient
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
@@ -23,7 +24,8 @@ struct AsyncHandlerTests {
     static func withShop(_ language: String, _ body: (CLIProcess, ControlClient) async throws -> Void) async throws {
         let directory = try TestSweep.temporaryDirectory()
         let interpreter = language == "python" ? TestPlugins.python : TestPlugins.node
-        let manifest = #"{"app": "shop", "root": {"plugin": "shop", "type": "shop"}, "plugins": [{"name": "shop", "command": ["\#(interpreter)", "\#(fixture(language))"]}]}"#
+        let manifest =
+            #"{"app": "shop", "root": {"plugin": "shop", "type": "shop"}, "plugins": [{"name": "shop", "command": ["\#(interpreter)", "\#(fixture(language))"]}]}"#
         try FileSystem.writeFileAtomically(directory + "/switchyard.json", Array(manifest.utf8), mode: 0o600)
         let socket = directory + "/shop.sock"
         let host = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--socket", socket])
@@ -59,7 +61,9 @@ struct AsyncHandlerTests {
         }
     }
 
-    @Test("an awaited route answers its screen; a guard refusing after an await is rejectedByGuard and changes nothing", arguments: ["python", "node"])
+    @Test(
+        "an awaited route answers its screen; a guard refusing after an await is rejectedByGuard and changes nothing",
+        arguments: ["python", "node"])
     func awaitedRouteAndGuard(language: String) async throws {
         try await Self.withShop(language) { _, client in
             // The root itself came from an async method, at creation.
@@ -75,9 +79,12 @@ struct AsyncHandlerTests {
         }
     }
 
-    @Test("an async handler that fails after an await answers internalError with its traceback or stack in data", arguments: ["python", "node"])
+    @Test(
+        "an async handler that fails after an await answers internalError with its traceback or stack in data",
+        arguments: ["python", "node"])
     func failureAfterAwait(language: String) async throws {
-        let source = String(decoding: try FileSystem.readFile(Self.fixture(language)), as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let source = String(decoding: try FileSystem.readFile(Self.fixture(language)), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
         let line = try #require(source.firstIndex { $0.contains("[99]") || $0.contains("get(99)") }) + 1
         try await Self.withShop(language) { host, client in
             let error = try #require(try Self.refusal(client, "switchyard://broken"))
@@ -89,7 +96,9 @@ struct AsyncHandlerTests {
                 #expect(traceback.contains("async_handlers.py\", line \(line), in broken"), "\(traceback)")
                 #expect(traceback.hasSuffix("KeyError: 99\n"))
             } else {
-                #expect(error.message.hasSuffix("TypeError: Cannot read properties of undefined (reading 'toUpperCase')"), "\(error.message)")
+                #expect(
+                    error.message.hasSuffix("TypeError: Cannot read properties of undefined (reading 'toUpperCase')"),
+                    "\(error.message)")
                 #expect(error.data?["type"] == "TypeError")
                 let stack = try #require(error.data?["stack"]?.stringValue)
                 #expect(stack.contains("at Shop.broken (\(Self.fixture(language)):\(line):"), "\(stack)")
@@ -101,7 +110,9 @@ struct AsyncHandlerTests {
         }
     }
 
-    @Test("a task started by a handler awaits the plugin's own navigate, sent after the answer, and gets its revision", arguments: ["python", "node"])
+    @Test(
+        "a task started by a handler awaits the plugin's own navigate, sent after the answer, and gets its revision",
+        arguments: ["python", "node"])
     func awaitedNavigate(language: String) async throws {
         try await Self.withShop(language) { host, client in
             let opened = try client.call("open", ["url": "switchyard://checkout"])
@@ -117,10 +128,13 @@ struct AsyncHandlerTests {
         try await Self.withShop("python") { host, client in
             let error = try #require(try Self.refusal(client, "switchyard://score"))
             #expect(error.code == .internalError)
-            #expect(error.message.contains("result.content.screen.props.value is NaN, which JSON cannot carry"), "\(error.message)")
+            #expect(
+                error.message.contains("result.content.screen.props.value is NaN, which JSON cannot carry"),
+                "\(error.message)")
             #expect(error.data?["type"] == "InvalidJSON")
             #expect(error.data?["field"] == "result.content.screen.props.value")
-            #expect(!host.stderr.contains { $0.contains("parseError") || $0.contains("protocol error") }, "\(host.stderr)")
+            #expect(
+                !host.stderr.contains { $0.contains("parseError") || $0.contains("protocol error") }, "\(host.stderr)")
         }
     }
 
@@ -130,7 +144,9 @@ struct AsyncHandlerTests {
             _ = try client.call("open", ["url": "switchyard://vault/7"])
             let tree = try client.call("tree/get")
             let vault = try #require(tree["instances"]?.arrayValue?.first { $0["type"] == "vault" })
-            #expect(vault["entries"]?.arrayValue?.last?["content"] == .object(["screen": ["name": "Box", "props": ["number": "7"]]]))
+            #expect(
+                vault["entries"]?.arrayValue?.last?["content"]
+                    == .object(["screen": ["name": "Box", "props": ["number": "7"]]]))
         }
     }
 }

@@ -13,12 +13,15 @@ struct BenchSmokeTests {
         _ = try? SystemProcess.run(["rm", "-rf", output])
         defer { _ = try? SystemProcess.run(["rm", "-rf", output]) }
         // --no-pin: pinning the test's helper to one CPU would slow everything else CI runs beside it.
-        let result = try SystemProcess.run([product("switchyard-bench"), "--quick", "--no-pin", "--output", output], timeoutMilliseconds: 150_000)
+        let result = try SystemProcess.run(
+            [product("switchyard-bench"), "--quick", "--no-pin", "--output", output], timeoutMilliseconds: 150_000)
         #expect(result.status == 0, "\(result.text.suffix(2_000))")
         let document = try JSONParser.parse(FileSystem.readFile("\(output)/latest.json"))
         let rows = document["results"]?.arrayValue ?? []
         let sections = Set(rows.compactMap { $0["section"]?.stringValue })
-        for expected in ["Hop host ↔ plugin", "Pipelined", "Spawn to ready", "Crash to restored tree", "A deep link", "Scale"] {
+        for expected in [
+            "Hop host ↔ plugin", "Pipelined", "Spawn to ready", "Crash to restored tree", "A deep link", "Scale",
+        ] {
             #expect(sections.contains { $0.hasPrefix(expected) }, "no \(expected) section in \(sections)")
         }
         for row in rows {

@@ -12,12 +12,16 @@ struct CLITests {
     }
 
     static func lastJSONLine(_ lines: [String]) throws -> TreeSnapshot {
-        guard let line = lines.last(where: { $0.hasPrefix("{") }) else { throw TestFailure("no JSON line on stdout:\n\(lines.joined(separator: "\n"))") }
+        guard let line = lines.last(where: { $0.hasPrefix("{") }) else {
+            throw TestFailure("no JSON line on stdout:\n\(lines.joined(separator: "\n"))")
+        }
         return try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
     }
 
     /// Runs a CLI command to completion and returns its status, stdout and stderr.
-    static func run(_ arguments: [String], executable: String = product("switchyard")) async throws -> (status: Int32, stdout: [String], stderr: [String]) {
+    static func run(
+        _ arguments: [String], executable: String = product("switchyard")
+    ) async throws -> (status: Int32, stdout: [String], stderr: [String]) {
         let process = try CLIProcess(arguments, executable: executable)
         process.closeStdin()
         let status = try await process.waitForExit()
@@ -26,7 +30,9 @@ struct CLITests {
 
     @Test("run --script replays the Coordinator and SUICoordinator README examples on the demo app")
     func coordinatorAndSUICoordinatorScenario() async throws {
-        let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/coordinator-suicoordinator-readme.txt", "--json", "--no-socket"])
+        let result = try await Self.run([
+            "run", "--script", "Plugins/demo/scenarios/coordinator-suicoordinator-readme.txt", "--json", "--no-socket",
+        ])
         #expect(result.status == 0, "stderr:\n\(result.stderr.joined(separator: "\n"))")
         #expect(result.stderr.contains("ok: expect badge todos 3"))
         let tree = try Self.lastJSONLine(result.stdout)
@@ -37,7 +43,9 @@ struct CLITests {
 
     @Test("run --script replays the Stinsen README scenarios on the demo app and --json prints the expected tree")
     func stinsenScenario() async throws {
-        let result = try await Self.run(["run", "--script", "Plugins/demo/scenarios/stinsen-readme.txt", "--json", "--no-socket"])
+        let result = try await Self.run([
+            "run", "--script", "Plugins/demo/scenarios/stinsen-readme.txt", "--json", "--no-socket",
+        ])
         #expect(result.status == 0, "stderr:\n\(result.stderr.joined(separator: "\n"))")
         // With --json the transcript goes to stderr: stdout is the JSON document alone.
         #expect(result.stderr.contains("ok: wait root authenticated"))
@@ -47,9 +55,11 @@ struct CLITests {
         let tree = try Self.lastJSONLine(result.stdout)
         #expect(tree.revision == 22)
         #expect(tree.instances.allSatisfy { $0.status == .ok })
-        #expect(tree.instances.map { "\($0.plugin).\($0.type)" } == [
-            "main.main", "authenticated.home", "todos.navigation", "todos.todos", "projects.projects", "profile.profile",
-        ])
+        #expect(
+            tree.instances.map { "\($0.plugin).\($0.type)" } == [
+                "main.main", "authenticated.home", "todos.navigation", "todos.todos", "projects.projects",
+                "profile.profile",
+            ])
         let main = try #require(tree.instances.first)
         #expect(main.root?.route == "authenticated")
         #expect(main.root?.params == ["user": "alice"])
@@ -61,7 +71,9 @@ struct CLITests {
         let todos = try #require(tree.instances.first { $0.type == "todos" })
         #expect(todos.entries?.map(\.route) == ["todo", "todo"])
         #expect(todos.entries?.map(\.params) == [["id": "99"], ["id": "42"]])
-        #expect(todos.entries?.last?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
+        #expect(
+            todos.entries?.last?.content
+                == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
         let projects = try #require(tree.instances.first { $0.type == "projects" })
         #expect(projects.entries == [])
     }
@@ -69,7 +81,8 @@ struct CLITests {
     @Test("a Swift plugin that prints from a route factory: the line is logged with the plugin's name, the route works")
     func printFromRouteFactory() async throws {
         let process = try CLIProcess(["run", "--script", "-", "--json", "--no-socket"])
-        process.send("""
+        process.send(
+            """
             nav @root setRoot authenticated {"user":"alice"}
             nav todos.todos route todo {"id":"7"}
             expect stack todos.todos todo
@@ -79,14 +92,17 @@ struct CLITests {
         #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
         #expect(process.stderr.contains("NOTICE [todos] opening todo 7"))
         let todos = try #require(try Self.lastJSONLine(process.stdout).instances.first { $0.type == "todos" })
-        #expect(todos.entries?.last?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
+        #expect(
+            todos.entries?.last?.content
+                == .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
         #expect(!process.stderr.contains { $0.contains("parseError") || $0.contains("protocol") })
     }
 
     @Test("`dismissed TARGET top` on an instance that shows only its root is refused with the host's typed notAllowed")
     func dismissingARoot() async throws {
         let process = try CLIProcess(["run", "--script", "-", "--no-socket"])
-        process.send("""
+        process.send(
+            """
             expect error notAllowed dismissed unauthenticated.unauthenticated top
             expect error notAllowed dismissed @root top
             nav unauthenticated.unauthenticated route forgotPassword
@@ -103,12 +119,16 @@ struct CLITests {
     func scriptFailure() async throws {
         let directory = try Self.temporaryDirectory()
         let script = directory + "/failing.txt"
-        try "# signed out at start\nexpect root unauthenticated\nswitchyard://todos/nowhere\nexpect root authenticated\n"
+        try
+            "# signed out at start\nexpect root unauthenticated\nswitchyard://todos/nowhere\nexpect root authenticated\n"
             .write(toFile: script, atomically: true, encoding: .utf8)
         let result = try await Self.run(["run", "--script", script, "--no-socket"])
         #expect(result.status != 0)
         let error = result.stderr.joined(separator: "\n")
-        #expect(error.contains("failing.txt:3: deepLinkInvalid (-32014): deep link switchyard://todos/nowhere is invalid at segment 0 'todos'"))
+        #expect(
+            error.contains(
+                "failing.txt:3: deepLinkInvalid (-32014): deep link switchyard://todos/nowhere is invalid at segment 0 'todos'"
+            ))
         #expect(!result.stdout.contains("» expect root authenticated"), "the run must stop at the first failure")
 
         let missing = try await Self.run(["run", "--script", directory + "/absent.txt", "--no-socket"])
@@ -125,7 +145,8 @@ struct CLITests {
         #expect(FileSystem.permissions(socket) == 0o600)
 
         let watch = try CLIProcess(["watch", "--socket", socket, "--json", "--count", "2"])
-        let first = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(try await watch.stdoutLine(0)))
+        let first = try JSONValueDecoder().decode(
+            TreeSnapshot.self, from: JSONParser.parse(try await watch.stdoutLine(0)))
         #expect(first.revision == 1)
 
         let opened = try await Self.run(["open", "--socket", socket, "switchyard://forgot?email=a@b.c"])
@@ -134,7 +155,9 @@ struct CLITests {
 
         let invalid = try await Self.run(["open", "--socket", socket, "switchyard://todos/todo/42"])
         #expect(invalid.status != 0)
-        #expect(invalid.stderr.joined().contains("deepLinkInvalid (-32014): deep link switchyard://todos/todo/42 is invalid at segment 0 'todos'"))
+        #expect(
+            invalid.stderr.joined().contains(
+                "deepLinkInvalid (-32014): deep link switchyard://todos/todo/42 is invalid at segment 0 'todos'"))
 
         let validated = try await Self.run(["open", "--socket", socket, "--validate", "switchyard://about"])
         #expect(validated.stdout == ["valid: route about"])
@@ -146,7 +169,8 @@ struct CLITests {
         // watch saw both changes, in order, each with its snapshot, and stopped after --count.
         #expect(try await watch.waitForExit() == 0)
         let changes = try watch.stdout.dropFirst().map { line in
-            try JSONValueDecoder().decode(TreeChangedNotification.Params.self, from: #require(JSONParser.parse(line)["params"]))
+            try JSONValueDecoder().decode(
+                TreeChangedNotification.Params.self, from: #require(JSONParser.parse(line)["params"]))
         }
         #expect(changes.map(\.revision) == [2, 3])
         #expect(changes.last?.snapshot?.instances.first?.entries?.map(\.route) == ["about"])
@@ -178,7 +202,9 @@ struct CLITests {
 
     @Test(
         "the socket is 0600 and the host refuses a client of another user (SO_PEERCRED), and keeps serving its own",
-        .enabled(if: getuid() == 0 && FileSystem.exists("/usr/bin/setpriv"), "needs root and setpriv to run a client as nobody"))
+        .enabled(
+            if: getuid() == 0 && FileSystem.exists("/usr/bin/setpriv"),
+            "needs root and setpriv to run a client as nobody"))
     func peerCredentials() async throws {
         // A folder anyone may traverse, so that only the socket's own mode and the uid check stand in the way.
         let directory = try Self.temporaryDirectory(mode: 0o755)
@@ -221,13 +247,18 @@ struct CLITests {
 
     @Test(
         "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history, Tab completion, a change from another client printed above a half-typed line, Ctrl-C clears the line, Ctrl-D exits",
-        .enabled(if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
+        .enabled(
+            if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
     func interactivePrompt() async throws {
         let session = TestSweep.tmuxSession("prompt-\(UInt32.random(in: 0...UInt32.max))")
         // tmux daemonizes its server: SystemProcess.run waits for the client's exit, not for inherited pipes to close.
         func tmux(_ arguments: [String]) async throws -> [String] {
-            let result = try await Task.detached { try SystemProcess.run(["tmux"] + arguments, timeoutMilliseconds: 10_000) }.value
-            guard result.status == 0 else { throw TestFailure("tmux \(arguments.joined(separator: " ")) failed: \(result.text)") }
+            let result = try await Task.detached {
+                try SystemProcess.run(["tmux"] + arguments, timeoutMilliseconds: 10_000)
+            }.value
+            guard result.status == 0 else {
+                throw TestFailure("tmux \(arguments.joined(separator: " ")) failed: \(result.text)")
+            }
             return result.text.split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
         }
         /// The pane's text. A terminal has no "output arrived" event a test can wait on, so this polls the screen,
@@ -243,7 +274,8 @@ struct CLITests {
             throw TestFailure("the screen never showed '\(what)' ×\(count):\n\(screen.joined(separator: "\n"))")
         }
         let socket = try Self.temporaryDirectory() + "/prompt.sock"
-        let command = "cd '\(packageRoot)' && SWITCHYARD_PRODUCTS_DIR='\(productsDirectory)' '\(product("switchyard"))' run --socket '\(socket)'; echo exit status $?; sleep 30"
+        let command =
+            "cd '\(packageRoot)' && SWITCHYARD_PRODUCTS_DIR='\(productsDirectory)' '\(product("switchyard"))' run --socket '\(socket)'; echo exit status $?; sleep 30"
         _ = try await tmux(["new-session", "-d", "-s", session, "-x", "220", "-y", "60", command])
         defer { _ = try? SystemProcess.run(["tmux", "kill-session", "-t", session]) }
         /// Types `text` (literally), then presses `keys` (tmux key names: Enter, Tab, Up, C-c…).
@@ -288,7 +320,9 @@ struct CLITests {
         #expect(opened.status == 0, "\(opened.stderr)")
         screen = try await waitForScreen("changed outside this prompt]")
         screen = try await waitForScreen("modal about")
-        #expect(screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "switchyard> query currentR", "\(screen.suffix(5))")
+        #expect(
+            screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "switchyard> query currentR",
+            "\(screen.suffix(5))")
 
         // Ctrl-C abandons the half-typed line, and the host goes on.
         try await type("", "C-c")

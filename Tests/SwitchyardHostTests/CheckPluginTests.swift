@@ -58,7 +58,10 @@ struct CheckPluginTests {
         let run = try await Self.check(["--json"] + arguments)
         #expect(try run.ids("FAIL") == [], "\(run.transcript)")
         #expect(run.status == 0, "\(run.transcript)")
-        #expect(try run.ids("PASS").isSuperset(of: ["handshake", "version-negotiation", "route-table", "create", "destroy", "stdout", "shutdown", "eof"]))
+        #expect(
+            try run.ids("PASS").isSuperset(of: [
+                "handshake", "version-negotiation", "route-table", "create", "destroy", "stdout", "shutdown", "eof",
+            ]))
     }
 
     /// A misbehaving mode and the checks it must fail (and only those).
@@ -73,18 +76,29 @@ struct CheckPluginTests {
     static let modes: [Mode] = [
         Mode(flags: ["--print-after", "1", "--trigger-route", "sheet"], fails: ["stdout"]),
         Mode(flags: ["--answer-version", "1"], fails: ["version-negotiation"]),
-        Mode(flags: ["--oversize-after", "1", "--trigger-route", "sheet", "--oversize-bytes", "2000000"], fails: ["line-limit"]),
+        Mode(
+            flags: ["--oversize-after", "1", "--trigger-route", "sheet", "--oversize-bytes", "2000000"],
+            fails: ["line-limit"]),
         Mode(flags: ["--ignore-eof"], fails: ["eof"]),
         Mode(flags: ["--exit-code", "0"], fails: ["exit-without-shutdown"]),
         Mode(flags: ["--answer-unknown-methods"], fails: ["unknown-method"]),
         Mode(flags: ["--reject-unknown-members"], fails: ["unknown-members"]),
         Mode(flags: ["--wrong-content", "sheet"], fails: ["route"]),
         Mode(flags: ["--exit-in-handshake", "3"], fails: ["handshake", "version-negotiation"]),
-        Mode(flags: ["--route-table", #"[{"type":"lab","kind":"stack","routes":[{"name":"a","transition":"push"}]}]"#], fails: ["route-table"]),
+        Mode(
+            flags: ["--route-table", #"[{"type":"lab","kind":"stack","routes":[{"name":"a","transition":"push"}]}]"#],
+            fails: ["route-table"]),
         // A tabs type answered with a stack's root.
-        Mode(flags: ["--route-table", #"[{"type":"lab","kind":"tabs","routes":[{"name":"first","transition":"tab"}]}]"#], fails: ["create"]),
+        Mode(
+            flags: [
+                "--route-table", #"[{"type":"lab","kind":"tabs","routes":[{"name":"first","transition":"tab"}]}]"#,
+            ], fails: ["create"]),
         // A type that resolves its own deep links (customDeepLinks) but does not serve coordinator/deepLink.
-        Mode(flags: ["--route-table", #"[{"type":"lab","kind":"stack","initialRoute":"bench","customDeepLinks":true,"routes":[{"name":"bench","transition":"root"},{"name":"sheet","transition":"modal"}]}]"#], fails: ["deep-link"]),
+        Mode(
+            flags: [
+                "--route-table",
+                #"[{"type":"lab","kind":"stack","initialRoute":"bench","customDeepLinks":true,"routes":[{"name":"bench","transition":"root"},{"name":"sheet","transition":"modal"}]}]"#,
+            ], fails: ["deep-link"]),
         Mode(flags: ["--accept-wrong-types"], fails: [], warns: ["param-types"]),
         Mode(flags: ["--refuse-restore"], fails: [], warns: ["restore"]),
         // Limits from a manifest entry: a heartbeat timeout of 300 ms, which a ping stuck behind a 600 ms route misses.
@@ -96,7 +110,8 @@ struct CheckPluginTests {
         let arguments: [String]
         if let limits = mode.limits {
             let args = mode.flags.map { "\"\($0)\"" }.joined(separator: ", ")
-            let manifest = try temporaryManifest(#"{"plugins": [{"name": "lab", "product": "misbehave", "args": [\#(args)], "limits": \#(limits)}]}"#)
+            let manifest = try temporaryManifest(
+                #"{"plugins": [{"name": "lab", "product": "misbehave", "args": [\#(args)], "limits": \#(limits)}]}"#)
             arguments = ["--json", "--manifest-entry", "\(manifest):lab"]
         } else {
             arguments = ["--json", "--", product("misbehave")] + mode.flags
@@ -124,7 +139,9 @@ struct CheckPluginTests {
 
     @Test("--json prints one JSON document on stdout and nothing on stderr; --only runs only what it names")
     func jsonAndOnly() async throws {
-        let run = try await Self.check(["--json", "--only", "handshake,eof,unknown-method", "--", TestPlugins.python, "Plugins/python/hello.py"])
+        let run = try await Self.check([
+            "--json", "--only", "handshake,eof,unknown-method", "--", TestPlugins.python, "Plugins/python/hello.py",
+        ])
         #expect(run.status == 0, "\(run.transcript)")
         #expect(run.stdout.count == 1, "\(run.transcript)")
         #expect(run.stderr.isEmpty, "\(run.transcript)")
@@ -135,7 +152,9 @@ struct CheckPluginTests {
         #expect(checks.compactMap { $0["id"]?.stringValue } == ["handshake", "unknown-method", "eof"])
         #expect(checks.allSatisfy { $0["section"]?.stringValue?.hasPrefix("§") == true && $0["status"] == "PASS" })
 
-        let wrong = try await Self.check(["--only", "handshake,telepathy", "--", TestPlugins.python, "Plugins/python/hello.py"])
+        let wrong = try await Self.check([
+            "--only", "handshake,telepathy", "--", TestPlugins.python, "Plugins/python/hello.py",
+        ])
         #expect(wrong.status != 0)
         #expect(wrong.stderr.joined().contains("no check 'telepathy'"), "\(wrong.transcript)")
     }
@@ -148,7 +167,9 @@ struct CheckPluginTests {
         #expect(try run.ids("PASS") == [], "\(run.transcript)")
     }
 
-    @Test("the schemas built into the checker are the ones in Protocol/schema (run Tests/embed-schemas.py after a change)")
+    @Test(
+        "the schemas built into the checker are the ones in Protocol/schema (run Tests/embed-schemas.py after a change)"
+    )
     func embeddedSchemasMatchTheFiles() throws {
         let directory = "\(packageRoot)/Protocol/schema"
         let files = FileSystem.listDirectory(directory).filter { $0.hasSuffix(".json") }

@@ -17,11 +17,15 @@ struct ContainmentTests {
     /// Three plugins leaving a setsid'd child, a double-forked child in their group, and a classic daemon (fork,
     /// setsid, fork); each descendant appends its pid to `file` before the plugin answers initialize.
     static func plugins(_ file: String) -> [(name: String, args: [String])] {
-        [("setsid", ["--descendants", "setsid", file]), ("daemon", ["--descendants", "daemon", file]),
-         ("both", ["--descendants", "both", file])]
+        [
+            ("setsid", ["--descendants", "setsid", file]), ("daemon", ["--descendants", "daemon", file]),
+            ("both", ["--descendants", "both", file]),
+        ]
     }
 
-    static func pidFile() -> String { ((try? TestSweep.temporaryDirectory()) ?? "/tmp") + "/descendants-\(UInt32.random(in: 0...UInt32.max)).pids" }
+    static func pidFile() -> String {
+        ((try? TestSweep.temporaryDirectory()) ?? "/tmp") + "/descendants-\(UInt32.random(in: 0...UInt32.max)).pids"
+    }
 
     static func pids(in file: String) -> [Int32] {
         guard let bytes = try? FileSystem.readFile(file) else { return [] }
@@ -35,7 +39,9 @@ struct ContainmentTests {
     }
 
     /// The current children of `pid` (the guardian, the plugins), by identity.
-    static func children(of pid: Int32) -> [ProcessIdentity] { SystemProcess.childPIDs(of: pid).compactMap(ProcessIdentity.init) }
+    static func children(of pid: Int32) -> [ProcessIdentity] {
+        SystemProcess.childPIDs(of: pid).compactMap(ProcessIdentity.init)
+    }
 
     /// Ends whatever a failed test left behind, and the pid file.
     static func cleanUp(_ file: String, _ processes: [ProcessIdentity]) {
@@ -50,7 +56,9 @@ struct ContainmentTests {
     }
 
     /// Starts `switchyard run` with the three plugins under `mechanism`; returns it once they are ready.
-    static func startCLI(_ mechanism: ContainmentMechanism, file: String) async throws -> (CLIProcess, [ProcessIdentity]) {
+    static func startCLI(
+        _ mechanism: ContainmentMechanism, file: String
+    ) async throws -> (CLIProcess, [ProcessIdentity]) {
         let entries = plugins(file).map { plugin in
             #"{"name": "\#(plugin.name)", "product": "misbehave", "args": ["--name", "\#(plugin.name)", "\#(plugin.args.joined(separator: "\", \""))"]}"#
         }
@@ -66,7 +74,9 @@ struct ContainmentTests {
 
     static func guardian(of host: Int32) -> Int32? {
         SystemProcess.childPIDs(of: host).first { pid in
-            (try? FileSystem.readFile("/proc/\(pid)/cmdline")).map { String(decoding: $0, as: UTF8.self).contains("switchyard-guardian") } ?? false
+            (try? FileSystem.readFile("/proc/\(pid)/cmdline")).map {
+                String(decoding: $0, as: UTF8.self).contains("switchyard-guardian")
+            } ?? false
         }
     }
 
@@ -76,7 +86,8 @@ struct ContainmentTests {
         var known: [ProcessIdentity] = []
         defer { Self.cleanUp(file, known) }
         let options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500, containment: mechanism)
-        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
+        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options)
+        { host in
             let containment = await host.containment()
             #expect(containment?.mechanism == mechanism.rawValue)
             #expect(containment?.guardian != nil)
@@ -86,7 +97,9 @@ struct ContainmentTests {
         Self.expectAllGone(known, "shutdown")
     }
 
-    @Test("SIGTERM of `switchyard run` ends every descendant", arguments: ContainmentMechanism.allCases.filter { $0 != .none })
+    @Test(
+        "SIGTERM of `switchyard run` ends every descendant",
+        arguments: ContainmentMechanism.allCases.filter { $0 != .none })
     func sigterm(_ mechanism: ContainmentMechanism) async throws {
         let file = Self.pidFile()
         var known: [ProcessIdentity] = []
@@ -122,7 +135,9 @@ struct ContainmentTests {
         try await cli.waitForStderr("switchyard-guardian restarted")
         if mechanism == .pidNamespace {
             // The plugins died with the namespace; wait until they are back, in the new one.
-            for name in ["setsid", "daemon", "both"] { try await cli.waitForStderr("plugin '\(name)' ended with its PID namespace") }
+            for name in ["setsid", "daemon", "both"] {
+                try await cli.waitForStderr("plugin '\(name)' ended with its PID namespace")
+            }
         }
         // Whatever is alive now (the new guardian, restarted plugins and their descendants) must end too.
         known += Self.children(of: cli.pid) + Self.identities(in: file, after: descendants.count)
@@ -136,8 +151,10 @@ struct ContainmentTests {
         let file = Self.pidFile()
         var known: [ProcessIdentity] = []
         defer { Self.cleanUp(file, known) }
-        let options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500, containment: .pidNamespace)
-        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options) { host in
+        let options = HostOptions(
+            productsDirectory: productsDirectory, shutdownGraceMs: 500, containment: .pidNamespace)
+        known = try await withHost(Self.plugins(file).map { TestPlugins.misbehave($0.name, $0.args) }, options: options)
+        { host in
             let events = EventLog(host)
             var known = Self.identities(in: file)
             let first = try #require(await host.containment()?.guardian)

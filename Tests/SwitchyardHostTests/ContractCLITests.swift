@@ -1,9 +1,10 @@
 import Foundation
+import SwitchyardSystem
 import SwitchyardHostTestSupport
 import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardTestSupport
-import SwitchyardTesting
+import SwitchyardSpec
 import SwitchyardUV
 import Testing
 
@@ -23,7 +24,8 @@ struct ContractCLITests {
         let directory = try TestSweep.temporaryDirectory()
         try FileSystem.makeDirectory(directory + "/contracts", mode: 0o755)
         for plugin in demoPlugins {
-            var contract = try JSONParser.parse(try FileSystem.readFile("\(packageRoot)/Plugins/demo/contracts/\(plugin).json"))
+            var contract = try JSONParser.parse(
+                try FileSystem.readFile("\(packageRoot)/Plugins/demo/contracts/\(plugin).json"))
             edits[plugin]?(&contract)
             set(&contract, ["references"], nil)
             // Written as `contract export` would write it, so the derived references stay true to the routes.
@@ -31,7 +33,9 @@ struct ContractCLITests {
             try FileSystem.writeFileAtomically("\(directory)/contracts/\(plugin).json", bytes, mode: 0o644)
         }
         let started = directory + "/started"
-        let entries = demoPlugins.map { #"{"name": "\#($0)", "command": ["/bin/sh", "-c", "echo \#($0) >> \#(started); sleep 60"]}"# }
+        let entries = demoPlugins.map {
+            #"{"name": "\#($0)", "command": ["/bin/sh", "-c", "echo \#($0) >> \#(started); sleep 60"]}"#
+        }
         let manifest = """
             {
               "app": "contracts-test",
@@ -58,29 +62,42 @@ struct ContractCLITests {
         json = .object(object)
     }
 
-    @Test("the demo's committed contracts are what its plugins declare now, byte for byte, and valid against the schema",
-          arguments: demoPlugins)
+    @Test(
+        "the demo's committed contracts are what its plugins declare now, byte for byte, and valid against the schema",
+        arguments: demoPlugins)
     func demoContractsAreCurrent(_ plugin: String) async throws {
         let result = try await CLITests.run(["contract", "export", "--manifest", Self.demo, "--manifest-entry", plugin])
         #expect(result.status == 0, "\(result.stderr.joined(separator: "\n"))")
         let committed = try Self.read("\(packageRoot)/Plugins/demo/contracts/\(plugin).json")
-        #expect(result.stdout.joined(separator: "\n") + "\n" == committed,
-            "Plugins/demo/contracts/\(plugin).json is stale: run `swift run switchyard contract export --manifest \(Self.demo) --manifest-entry \(plugin) --output Plugins/demo/contracts/\(plugin).json`")
+        #expect(
+            result.stdout.joined(separator: "\n") + "\n" == committed,
+            "Plugins/demo/contracts/\(plugin).json is stale: run `swift run switchyard contract export --manifest \(Self.demo) --manifest-entry \(plugin) --output Plugins/demo/contracts/\(plugin).json`"
+        )
         let validator = SchemaValidator(directory: "\(packageRoot)/Protocol/schema")
         let errors = try validator.validate(try JSONParser.parse(committed), against: "contract.schema.json")
         #expect(errors == [], "\(errors)")
     }
 
-    @Test("export --output writes the file atomically and says what it holds; a plugin that cannot start is refused with its stderr")
+    @Test(
+        "export --output writes the file atomically and says what it holds; a plugin that cannot start is refused with its stderr"
+    )
     func exportToFile() async throws {
         let output = try TestSweep.temporaryDirectory() + "/profile.json"
-        let result = try await CLITests.run(["contract", "export", "--output", output, "--", TestPlugins.python, "Plugins/python/profile.py"])
+        let result = try await CLITests.run([
+            "contract", "export", "--output", output, "--", TestPlugins.python, "Plugins/python/profile.py",
+        ])
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty)
-        #expect(result.stderr.contains { $0.contains("wrote \(output): plugin 'profile' 1.0.0, 1 type, 4 routes, 2 deep links, 1 action") })
+        #expect(
+            result.stderr.contains {
+                $0.contains("wrote \(output): plugin 'profile' 1.0.0, 1 type, 4 routes, 2 deep links, 1 action")
+            })
         #expect(try Self.read(output) == (try Self.read("\(packageRoot)/Plugins/demo/contracts/profile.json")))
 
-        let failing = try await CLITests.run(["contract", "export", "--", TestPlugins.python, "-c", "import sys; sys.stderr.write('boom\\n'); sys.exit(3)"])
+        let failing = try await CLITests.run([
+            "contract", "export", "--", TestPlugins.python, "-c",
+            "import sys; sys.stderr.write('boom\\n'); sys.exit(3)",
+        ])
         #expect(failing.status == 1)
         #expect(failing.stderr.contains { $0.contains("did not complete the handshake") }, "\(failing.stderr)")
         #expect(failing.stderr.contains { $0.contains("boom") })
@@ -114,15 +131,19 @@ struct ContractCLITests {
     func checkAcceptsTheDemo() async throws {
         let result = try await CLITests.run(["contract", "check", "--manifest", Self.demo])
         #expect(result.status == 0, "\((result.stdout + result.stderr).joined(separator: "\n"))")
-        #expect(result.stdout.last?.hasPrefix("contract check: 6 modules compose (main 1.0.0, unauthenticated 1.0.0") == true, "\(result.stdout)")
+        #expect(
+            result.stdout.last?.hasPrefix("contract check: 6 modules compose (main 1.0.0, unauthenticated 1.0.0")
+                == true, "\(result.stdout)")
     }
 
-    @Test("contract check refuses a composition whose references break, naming module, type, route and param, and starts nothing")
+    @Test(
+        "contract check refuses a composition whose references break, naming module, type, route and param, and starts nothing"
+    )
     func checkRefusesBrokenReferences() async throws {
         // projects' `project` type now takes its `id` as an integer; both todos routes that open it pass a string (and
         // so does projects' own route: a table that no longer fits itself is left out too).
         let (manifest, started) = try Self.app(edits: [
-            "projects": { Self.set(&$0, ["types", "project", "params", "id", "type"], "integer") },
+            "projects": { Self.set(&$0, ["types", "project", "params", "id", "type"], "integer") }
         ])
         let result = try await CLITests.run(["contract", "check", "--manifest", manifest])
         #expect(result.status == 1)
@@ -130,13 +151,20 @@ struct ContractCLITests {
         let errors = result.stdout.filter { $0.contains(": error: ") }
         #expect(errors.count == 3, "\(result.stdout)")
         for (type, route) in [("share", "pickProject"), ("todos", "project")] {
-            #expect(errors.contains { line in
-                line.hasPrefix("\(directory)/contracts/todos.json:")
-                    && line.hasSuffix("error: plugin 'todos', type '\(type)', route '\(route)', param 'id': the route passes param 'id' as string, but projects.project takes it as integer")
-            }, "\(errors)")
+            #expect(
+                errors.contains { line in
+                    line.hasPrefix("\(directory)/contracts/todos.json:")
+                        && line.hasSuffix(
+                            "error: plugin 'todos', type '\(type)', route '\(route)', param 'id': the route passes param 'id' as string, but projects.project takes it as integer"
+                        )
+                }, "\(errors)")
         }
         #expect(result.stdout.contains { $0.contains(#""id": {"#) }, "the excerpt shows the param in the contract")
-        #expect(errors.contains { $0.hasPrefix("\(directory)/contracts/projects.json:") && $0.contains("plugin 'projects', type 'projects', route 'project', param 'id'") })
+        #expect(
+            errors.contains {
+                $0.hasPrefix("\(directory)/contracts/projects.json:")
+                    && $0.contains("plugin 'projects', type 'projects', route 'project', param 'id'")
+            })
         #expect(result.stdout.last == "contract check: 3 problems: the host would leave out todos, projects")
         #expect(!FileSystem.exists(started), "contract check started a plugin")
 
@@ -147,13 +175,18 @@ struct ContractCLITests {
                 Self.set(&json, ["types", "project"], nil)
                 Self.set(&json, ["types", "projectDetail"], project)
                 Self.set(&json, ["types", "projects", "routes", "project", "target", "type"], "projectDetail")
-            },
+            }
         ])
         let refused = try await CLITests.run(["contract", "check", "--manifest", renamed, "--json"])
         #expect(refused.status == 1)
         let report = try JSONParser.parse(refused.stdout.joined(separator: "\n"))
         let issues = report["issues"]?.arrayValue?.filter { $0["severity"] == "error" } ?? []
-        #expect(issues.compactMap { issue in issue["route"]?.stringValue.map { "\(issue["plugin"]?.stringValue ?? "").\(issue["type"]?.stringValue ?? "").\($0)" } }
+        #expect(
+            issues.compactMap { issue in
+                issue["route"]?.stringValue.map {
+                    "\(issue["plugin"]?.stringValue ?? "").\(issue["type"]?.stringValue ?? "").\($0)"
+                }
+            }
             .sorted() == ["todos.share.pickProject", "todos.todos.project"], "\(issues)")
         #expect(issues.allSatisfy { $0["category"] == "unknownType" && $0["line"]?.intValue != nil })
         #expect(!FileSystem.exists(startedToo))
@@ -166,59 +199,101 @@ struct ContractCLITests {
         try FileSystem.move(directory + "/contracts/profile.json", to: directory + "/profile-2.json")
         let missing = try await CLITests.run(["contract", "check", "--manifest", manifest])
         #expect(missing.status == 66)
-        #expect(missing.stderr.first == "\(directory)/contracts/profile.json: error: no contract for plugin 'profile'", "\(missing.stderr)")
-        #expect(missing.stderr.contains { $0.contains("switchyard contract export --manifest \(manifest) --manifest-entry profile --output \(directory)/contracts/profile.json") })
-        let given = try await CLITests.run(["contract", "check", "--manifest", manifest, "--contract", "profile=\(directory)/profile-2.json"])
+        #expect(
+            missing.stderr.first == "\(directory)/contracts/profile.json: error: no contract for plugin 'profile'",
+            "\(missing.stderr)")
+        #expect(
+            missing.stderr.contains {
+                $0.contains(
+                    "switchyard contract export --manifest \(manifest) --manifest-entry profile --output \(directory)/contracts/profile.json"
+                )
+            })
+        let given = try await CLITests.run([
+            "contract", "check", "--manifest", manifest, "--contract", "profile=\(directory)/profile-2.json",
+        ])
         #expect(given.status == 0, "\(given.stdout)")
-        let unknown = try await CLITests.run(["contract", "check", "--manifest", manifest, "--contract", "billing=x.json"])
+        let unknown = try await CLITests.run([
+            "contract", "check", "--manifest", manifest, "--contract", "billing=x.json",
+        ])
         #expect(unknown.status == 64)
         #expect(unknown.stderr.contains { $0.contains("the manifest has no plugin 'billing'") })
     }
 
-    @Test("a manifest entry's \"contract\" member names its file, relative to the manifest; an empty one is a manifest error at its place")
+    @Test(
+        "a manifest entry's \"contract\" member names its file, relative to the manifest; an empty one is a manifest error at its place"
+    )
     func manifestContractMember() async throws {
         let (manifest, _) = try Self.app()
         let directory = FileSystem.parentDirectory(of: manifest)
         try FileSystem.move(directory + "/contracts/profile.json", to: directory + "/profile-contract.json")
         var text = try Self.read(manifest)
-        text = text.replacing(#"{"name": "profile", "command""#, with: #"{"name": "profile", "contract": "profile-contract.json", "command""#)
+        text = text.replacing(
+            #"{"name": "profile", "command""#,
+            with: #"{"name": "profile", "contract": "profile-contract.json", "command""#)
         try FileSystem.writeFileAtomically(manifest, Array(text.utf8), mode: 0o644)
         let result = try await CLITests.run(["contract", "check", "--manifest", manifest])
         #expect(result.status == 0, "\(result.stdout + result.stderr)")
 
-        try FileSystem.writeFileAtomically(manifest, Array(text.replacing(#""contract": "profile-contract.json""#, with: #""contract": """#).utf8), mode: 0o644)
+        try FileSystem.writeFileAtomically(
+            manifest, Array(text.replacing(#""contract": "profile-contract.json""#, with: #""contract": """#).utf8),
+            mode: 0o644)
         let empty = try await CLITests.run(["contract", "check", "--manifest", manifest])
         #expect(empty.status == 65)
-        #expect(empty.stderr.first?.hasPrefix("\(manifest):") == true && empty.stderr.first?.contains("error: plugin 'profile': 'contract' names a file") == true,
+        #expect(
+            empty.stderr.first?.hasPrefix("\(manifest):") == true
+                && empty.stderr.first?.contains("error: plugin 'profile': 'contract' names a file") == true,
             "\(empty.stderr)")
     }
 
-    @Test("contract diff names the rule, the file, the line and column and the pointer; --allow accepts a rule, and only that one")
+    @Test(
+        "contract diff names the rule, the file, the line and column and the pointer; --allow accepts a rule, and only that one"
+    )
     func diff() async throws {
         let (manifest, _) = try Self.app(edits: [
             "projects": { json in
                 Self.set(&json, ["types", "project", "routes", "members"], nil)
                 Self.set(&json, ["types", "projects", "routes", "project", "deepLink"], "p/:id")
                 Self.set(&json, ["types", "project", "routes", "history"], ["transition": "push"])
-            },
+            }
         ])
         let old = "\(packageRoot)/Plugins/demo/contracts/projects.json"
         let new = FileSystem.parentDirectory(of: manifest) + "/contracts/projects.json"
         let result = try await CLITests.run(["contract", "diff", old, new])
         #expect(result.status == 1)
-        #expect(result.stdout.contains { $0.hasPrefix("\(old):") && $0.contains(": error: [ROUTE_REMOVED] /types/project/routes/members: route 'members' of type 'project' was removed") },
+        #expect(
+            result.stdout.contains {
+                $0.hasPrefix("\(old):")
+                    && $0.contains(
+                        ": error: [ROUTE_REMOVED] /types/project/routes/members: route 'members' of type 'project' was removed"
+                    )
+            },
             "\(result.stdout)")
-        #expect(result.stdout.contains { $0.hasPrefix("\(new):") && $0.contains(": error: [DEEP_LINK_NARROWED] /types/projects/routes/project/deepLink:") })
-        #expect(result.stdout.contains { $0.hasPrefix("\(new):") && $0.contains(": note: [ROUTE_ADDED] /types/project/routes/history") })
+        #expect(
+            result.stdout.contains {
+                $0.hasPrefix("\(new):")
+                    && $0.contains(": error: [DEEP_LINK_NARROWED] /types/projects/routes/project/deepLink:")
+            })
+        #expect(
+            result.stdout.contains {
+                $0.hasPrefix("\(new):") && $0.contains(": note: [ROUTE_ADDED] /types/project/routes/history")
+            })
         let located = try #require(result.stdout.first { $0.contains("[ROUTE_REMOVED]") })
-        let members = try #require(Self.read(old).split(separator: "\n", omittingEmptySubsequences: false).firstIndex { $0.contains(#""members": {"#) })
+        let members = try #require(
+            Self.read(old).split(separator: "\n", omittingEmptySubsequences: false).firstIndex {
+                $0.contains(#""members": {"#)
+            })
         #expect(located.hasPrefix("\(old):\(members + 1):9: error:"), "\(located)")
         #expect(result.stdout.last?.hasSuffix("2 breaking changes, 1 compatible; failed") == true)
 
         let one = try await CLITests.run(["contract", "diff", old, new, "--allow", "ROUTE_REMOVED"])
         #expect(one.status == 1, "the other breaking change still fails")
-        #expect(one.stdout.contains { $0.contains("warning: [ROUTE_REMOVED]") && $0.hasSuffix("(allowed: --allow ROUTE_REMOVED)") })
-        let both = try await CLITests.run(["contract", "diff", old, new, "--allow", "ROUTE_REMOVED", "--allow", "deep_link_narrowed"])
+        #expect(
+            one.stdout.contains {
+                $0.contains("warning: [ROUTE_REMOVED]") && $0.hasSuffix("(allowed: --allow ROUTE_REMOVED)")
+            })
+        let both = try await CLITests.run([
+            "contract", "diff", old, new, "--allow", "ROUTE_REMOVED", "--allow", "deep_link_narrowed",
+        ])
         #expect(both.status == 0, "\(both.stdout)")
         #expect(both.stdout.last?.hasSuffix("2 breaking changes (2 allowed), 1 compatible") == true)
 
@@ -226,7 +301,9 @@ struct ContractCLITests {
         let report = try JSONParser.parse(json.stdout.joined(separator: "\n"))
         #expect(report["passed"] == false && report["summary"]?["allowed"] == 1)
         let removed = report["findings"]?.arrayValue?.first { $0["rule"] == "ROUTE_REMOVED" }
-        #expect(removed?["file"]?.stringValue == old && removed?["pointer"] == "/types/project/routes/members" && removed?["allowed"] == true)
+        #expect(
+            removed?["file"]?.stringValue == old && removed?["pointer"] == "/types/project/routes/members"
+                && removed?["allowed"] == true)
         #expect(removed?["line"]?.intValue == Int64(members + 1))
 
         let unknown = try await CLITests.run(["contract", "diff", old, new, "--allow", "ROUTE_RENAMED"])
@@ -236,20 +313,29 @@ struct ContractCLITests {
 
     @Test("contract diff --against: a provider's removed type is a REFERENCE_UNRESOLVED in the consumer's contract")
     func diffAgainstConsumers() async throws {
-        let (manifest, _) = try Self.app(edits: ["projects": { json in
-            let project = json["types"]?["project"]
-            Self.set(&json, ["types", "project"], nil)
-            Self.set(&json, ["types", "projectDetail"], project)
-            Self.set(&json, ["types", "projects", "routes", "project", "target", "type"], "projectDetail")
-        }])
+        let (manifest, _) = try Self.app(edits: [
+            "projects": { json in
+                let project = json["types"]?["project"]
+                Self.set(&json, ["types", "project"], nil)
+                Self.set(&json, ["types", "projectDetail"], project)
+                Self.set(&json, ["types", "projects", "routes", "project", "target", "type"], "projectDetail")
+            }
+        ])
         let directory = FileSystem.parentDirectory(of: manifest)
         let result = try await CLITests.run([
-            "contract", "diff", "\(packageRoot)/Plugins/demo/contracts/projects.json", directory + "/contracts/projects.json",
+            "contract", "diff", "\(packageRoot)/Plugins/demo/contracts/projects.json",
+            directory + "/contracts/projects.json",
             "--against", directory + "/contracts/todos.json",
         ])
         #expect(result.status == 1)
         for (type, route) in [("share", "pickProject"), ("todos", "project")] {
-            #expect(result.stdout.contains { $0.hasPrefix("\(directory)/contracts/todos.json:") && $0.contains("error: [REFERENCE_UNRESOLVED] /types/\(type)/routes/\(route): module 'todos', type '\(type)', route '\(route)': targets type 'project', which plugin 'projects' does not declare") },
+            #expect(
+                result.stdout.contains {
+                    $0.hasPrefix("\(directory)/contracts/todos.json:")
+                        && $0.contains(
+                            "error: [REFERENCE_UNRESOLVED] /types/\(type)/routes/\(route): module 'todos', type '\(type)', route '\(route)': targets type 'project', which plugin 'projects' does not declare"
+                        )
+                },
                 "\(result.stdout)")
         }
     }
@@ -257,10 +343,19 @@ struct ContractCLITests {
     @Test("a contract that is not one is status 65 at its line and column; a missing file is 66")
     func unreadable() async throws {
         let directory = try TestSweep.temporaryDirectory()
-        try FileSystem.writeFileAtomically(directory + "/bad.json", Array(#"{"contractVersion": 1, "plugin": {"name": "x", "version": "1"}, "protocolVersion": 1, "types": {"a": {"kind": "stak", "routes": {}}}}"#.utf8))
-        let bad = try await CLITests.run(["contract", "diff", directory + "/bad.json", "\(packageRoot)/Plugins/demo/contracts/todos.json"])
+        try FileSystem.writeFileAtomically(
+            directory + "/bad.json",
+            Array(
+                #"{"contractVersion": 1, "plugin": {"name": "x", "version": "1"}, "protocolVersion": 1, "types": {"a": {"kind": "stak", "routes": {}}}}"#
+                    .utf8))
+        let bad = try await CLITests.run([
+            "contract", "diff", directory + "/bad.json", "\(packageRoot)/Plugins/demo/contracts/todos.json",
+        ])
         #expect(bad.status == 65)
-        #expect(bad.stderr.first == "\(directory)/bad.json:1:111: error: not a route contract (§19): /types/a/kind: 'stak' is not one of stack, tabs, wrapper", "\(bad.stderr)")
+        #expect(
+            bad.stderr.first
+                == "\(directory)/bad.json:1:111: error: not a route contract (§19): /types/a/kind: 'stak' is not one of stack, tabs, wrapper",
+            "\(bad.stderr)")
         let missing = try await CLITests.run(["contract", "diff", directory + "/none.json", directory + "/bad.json"])
         #expect(missing.status == 66)
         #expect(missing.stderr.first?.hasPrefix("\(directory)/none.json: error: no such file") == true)
@@ -268,15 +363,23 @@ struct ContractCLITests {
 
     @Test("check-plugin shows the contract it saw: a summary under the checks, the document in --json")
     func checkPluginShowsTheContract() async throws {
-        let text = try await CLITests.run(["check-plugin", "--only", "handshake", "--", TestPlugins.python, "Plugins/python/profile.py"])
+        let text = try await CLITests.run([
+            "check-plugin", "--only", "handshake", "--", TestPlugins.python, "Plugins/python/profile.py",
+        ])
         #expect(text.status == 0)
         #expect(text.stdout.contains { $0.hasPrefix("contract (what it promises the modules it is composed with") })
         #expect(text.stdout.contains("  1 type, 4 routes, 2 deep links, 1 action; opens no other module's type"))
         #expect(text.stdout.contains("  type profile (stack, starts on overview)"))
-        #expect(text.stdout.contains { $0.contains("settings") && $0.contains("push  link settings  actions save(theme?: string)") })
-        let json = try await CLITests.run(["check-plugin", "--json", "--only", "handshake", "--", TestPlugins.python, "Plugins/python/profile.py"])
+        #expect(
+            text.stdout.contains {
+                $0.contains("settings") && $0.contains("push  link settings  actions save(theme?: string)")
+            })
+        let json = try await CLITests.run([
+            "check-plugin", "--json", "--only", "handshake", "--", TestPlugins.python, "Plugins/python/profile.py",
+        ])
         let report = try JSONParser.parse(json.stdout.joined(separator: "\n"))
-        let committed = try RouteContract(parsing: try FileSystem.readFile("\(packageRoot)/Plugins/demo/contracts/profile.json"))
+        let committed = try RouteContract(
+            parsing: try FileSystem.readFile("\(packageRoot)/Plugins/demo/contracts/profile.json"))
         #expect(report["contract"] == committed.json)
     }
 
@@ -285,7 +388,10 @@ struct ContractCLITests {
         let result = try await CLITests.run(["contract", "rules"])
         #expect(result.status == 0)
         #expect(result.stdout.count == ContractRule.allCases.count)
-        #expect(result.stdout.contains { $0.hasPrefix("ROUTE_REMOVED ") && $0.contains("breaking") && $0.contains("routeNotFound") })
+        #expect(
+            result.stdout.contains {
+                $0.hasPrefix("ROUTE_REMOVED ") && $0.contains("breaking") && $0.contains("routeNotFound")
+            })
         #expect(result.stdout.contains { $0.hasPrefix("ROUTE_ADDED ") && $0.contains("compatible") })
     }
 }
@@ -308,9 +414,14 @@ struct ContractDocumentationTests {
     @Test("the README's section for a module's CI names export, diff, check and the generated script")
     func readmeSection() throws {
         let readme = String(decoding: try FileSystem.readFile(packageRoot + "/README.md"), as: UTF8.self)
-        let section = try #require(readme.split(separator: "## Checking a module in its own CI").dropFirst().first?.split(separator: "\n## ").first)
-        for command in ["switchyard contract export --manifest switchyard.json --manifest-entry orders", "switchyard contract diff", "switchyard contract check --manifest",
-                        "ci/contract-check.sh", ".github/workflows/contract.yml", "--allow ROUTE_REMOVED"] {
+        let section = try #require(
+            readme.split(separator: "## Checking a module in its own CI").dropFirst().first?.split(separator: "\n## ")
+                .first)
+        for command in [
+            "switchyard contract export --manifest switchyard.json --manifest-entry orders", "switchyard contract diff",
+            "switchyard contract check --manifest",
+            "ci/contract-check.sh", ".github/workflows/contract.yml", "--allow ROUTE_REMOVED",
+        ] {
             #expect(section.contains(command), "\(command)")
         }
     }

@@ -11,9 +11,13 @@ import Testing
 
 @Suite("Control interface and composition at start-up", .heavy, .timeLimit(.minutes(1)))
 struct ControlAndCompositionTests {
-    static func socketPath() -> String { "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock" }
+    static func socketPath() -> String {
+        "/tmp/switchyard-test-\(getpid())-\(UInt32.random(in: 0...UInt32.max))/control.sock"
+    }
 
-    @Test("a client subscribes, navigates and receives tree/changed; the socket is 0600; garbage and a mid-line disconnect do no harm")
+    @Test(
+        "a client subscribes, navigates and receives tree/changed; the socket is 0600; garbage and a mid-line disconnect do no harm"
+    )
     func controlSocket() async throws {
         let path = Self.socketPath()
         var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
@@ -41,7 +45,8 @@ struct ControlAndCompositionTests {
                 Issue.record("an unknown method succeeded")
             }
             // Navigate over the socket; the subscription delivers the new tree.
-            let login = try client.call("navigate", ["steps": [["op": "setRoot", "route": "authenticated", "params": ["user": "alice"]]]])
+            let login = try client.call(
+                "navigate", ["steps": [["op": "setRoot", "route": "authenticated", "params": ["user": "alice"]]]])
             #expect(login["revision"] == .int(2))
             let changed = try client.nextNotification("tree/changed")
             #expect(changed?["revision"] == .int(2))
@@ -62,9 +67,16 @@ struct ControlAndCompositionTests {
         #expect(!FileSystem.exists(path), "the socket is removed at shutdown")
     }
 
-    @Test("a plugin whose table breaks the composition is reported with the plugin, the route and the reason, and the app starts without it")
+    @Test(
+        "a plugin whose table breaks the composition is reported with the plugin, the route and the reason, and the app starts without it"
+    )
     func brokenPluginExcluded() async throws {
-        let broken = TestPlugins.misbehave("broken", ["--route-table", #"[{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [{"name": "bench", "transition": "root"}, {"name": "away", "transition": "modal", "target": {"plugin": "todos", "type": "nonexistent"}}]}]"#])
+        let broken = TestPlugins.misbehave(
+            "broken",
+            [
+                "--route-table",
+                #"[{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [{"name": "bench", "transition": "root"}, {"name": "away", "transition": "modal", "target": {"plugin": "todos", "type": "nonexistent"}}]}]"#,
+            ])
         try await withHost(TestPlugins.demo(extra: [broken]), root: TestPlugins.demoRoot) { host in
             let issues = await host.compositionIssues()
             let issue = try #require(issues.first { $0.plugin == "broken" })
@@ -79,10 +91,19 @@ struct ControlAndCompositionTests {
 
     @Test("a strict manifest refuses to start when the tables do not compose")
     func strictRefuses() async throws {
-        let broken = TestPlugins.misbehave("broken", ["--route-table", #"[{"type": "lab", "kind": "stack", "routes": [{"name": "bench", "transition": "root"}]}]"#])
-        let manifest = Manifest(app: "strict", root: TestPlugins.demoRoot, strict: true, plugins: TestPlugins.demo(extra: [broken]), directory: packageRoot)
+        let broken = TestPlugins.misbehave(
+            "broken",
+            [
+                "--route-table",
+                #"[{"type": "lab", "kind": "stack", "routes": [{"name": "bench", "transition": "root"}]}]"#,
+            ])
+        let manifest = Manifest(
+            app: "strict", root: TestPlugins.demoRoot, strict: true, plugins: TestPlugins.demo(extra: [broken]),
+            directory: packageRoot)
         do {
-            let host = try await HostHandle.start(manifest: manifest, options: HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500), logger: .init(label: "strict"))
+            let host = try await HostHandle.start(
+                manifest: manifest, options: HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500),
+                logger: .init(label: "strict"))
             await host.shutdown()
             Issue.record("a strict manifest with a broken table started")
         } catch let error as ResponseError {

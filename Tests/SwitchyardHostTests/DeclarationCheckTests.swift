@@ -9,7 +9,9 @@ import Testing
 /// 'settings'"). The Python and Node SDKs refuse it at start-up, through the real host: the handshake fails with the
 /// type, the route and the method to write, the one line a user sees by default. (The Swift SDK's side is in
 /// SwitchyardPluginTests' `DeclarationCheckTests`: a route without its factory does not compile there.)
-@Suite("the first hour: the SDKs refuse a route without its method, or a capture its params lack", .heavy, .timeLimit(.minutes(2)))
+@Suite(
+    "the first hour: the SDKs refuse a route without its method, or a capture its params lack", .heavy,
+    .timeLimit(.minutes(2)))
 struct DeclarationCheckTests {
     /// A plugin source with its mistakes, and the handshake failure the host must log for it.
     struct Mistake: Sendable, CustomTestStringConvertible {
@@ -66,37 +68,53 @@ struct DeclarationCheckTests {
         Mistake(
             id: "python-method", file: "profile.py",
             source: python(routes: #"switchyard.push("settings", deep_link="settings")"#, methods: ""),
-            error: refusal + "profile: route 'settings' is declared but the class Profile has no method 'settings' (def settings(self, params, link): ...)"),
+            error: refusal
+                + "profile: route 'settings' is declared but the class Profile has no method 'settings' (def settings(self, params, link): ...)"
+        ),
         Mistake(
             id: "python-capture", file: "profile.py",
-            source: python(routes: #"switchyard.push("item", deep_link="item/:id", params=[])"#, methods: #"def item(self): return screen("Item")"#),
+            source: python(
+                routes: #"switchyard.push("item", deep_link="item/:id", params=[])"#,
+                methods: #"def item(self): return screen("Item")"#),
             error: refusal
                 + "profile: route 'item': method 'item' takes (self), but is called with the route's params and the deep link (def item(self, params, link): ...); "
-                + "profile: route 'item': deep-link pattern 'item/:id' captures 'id', but the route declares no params: add 'id' to params=[...] or drop the capture"),
+                + "profile: route 'item': deep-link pattern 'item/:id' captures 'id', but the route declares no params: add 'id' to params=[...] or drop the capture"
+        ),
         Mistake(
             id: "node-method", file: "profile.js",
             source: node(routes: "routes.push('settings', { deepLink: 'settings' })", methods: ""),
-            error: refusal + "profile: route 'settings' is declared but the class Profile has no method 'settings' (settings(params, link) { ... })"),
+            error: refusal
+                + "profile: route 'settings' is declared but the class Profile has no method 'settings' (settings(params, link) { ... })"
+        ),
         Mistake(
             id: "node-capture", file: "profile.js",
             source: node(
-                routes: "routes.push('item', { deepLink: 'item/:id' }), routes.push('order', { deepLink: 'order/:id', params: ['orderId'] })",
-                methods: "item() { return screen('Item'); }\n  order(params) { return screen('Order', { id: params.orderId }); }"),
+                routes:
+                    "routes.push('item', { deepLink: 'item/:id' }), routes.push('order', { deepLink: 'order/:id', params: ['orderId'] })",
+                methods:
+                    "item() { return screen('Item'); }\n  order(params) { return screen('Order', { id: params.orderId }); }"
+            ),
             error: refusal
                 + "profile: route 'item': deep-link pattern 'item/:id' captures 'id', but method 'item' takes no parameters (item(params, link) { ... }); "
-                + "profile: route 'order': deep-link pattern 'order/:id' captures 'id', but the route declares only 'orderId': add 'id' to params: [...] or drop the capture"),
+                + "profile: route 'order': deep-link pattern 'order/:id' captures 'id', but the route declares only 'orderId': add 'id' to params: [...] or drop the capture"
+        ),
     ]
 
-    @Test("the plugin's handshake fails naming the type, the route and the method to write; the app without its root cannot start (69)", arguments: mistakes)
+    @Test(
+        "the plugin's handshake fails naming the type, the route and the method to write; the app without its root cannot start (69)",
+        arguments: mistakes)
     func refused(_ mistake: Mistake) async throws {
         let directory = try TestSweep.temporaryDirectory()
         try FileSystem.writeFileAtomically(directory + "/" + mistake.file, Array(mistake.source.utf8), mode: 0o600)
         // As Plugins/python has it: the SDK package beside the plugin, found without any path hack.
-        try FileManager.default.createSymbolicLink(atPath: directory + "/switchyard", withDestinationPath: Self.pythonSDK)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/switchyard", withDestinationPath: Self.pythonSDK)
         let interpreter = mistake.file.hasSuffix(".py") ? "python3" : TestPlugins.node
         try FileSystem.writeFileAtomically(
             directory + "/switchyard.json",
-            Array(#"{"app": "myapp", "root": {"plugin": "profile", "type": "profile"}, "plugins": [{"name": "profile", "command": ["\#(interpreter)", "\#(mistake.file)"]}]}"#.utf8),
+            Array(
+                #"{"app": "myapp", "root": {"plugin": "profile", "type": "profile"}, "plugins": [{"name": "profile", "command": ["\#(interpreter)", "\#(mistake.file)"]}]}"#
+                    .utf8),
             mode: 0o600)
         let result = try await runSwitchyard(["run", "--manifest", "switchyard.json", "--no-socket"], in: directory)
         #expect(result.status == 69, "\(result.errorText)")
@@ -110,9 +128,11 @@ struct DeclarationCheckTests {
         let mistake = try #require(Self.mistakes.first { $0.id == "python-method" })
         let directory = try TestSweep.temporaryDirectory()
         try FileSystem.writeFileAtomically(directory + "/profile.py", Array(mistake.source.utf8), mode: 0o600)
-        try FileManager.default.createSymbolicLink(atPath: directory + "/switchyard", withDestinationPath: Self.pythonSDK)
+        try FileManager.default.createSymbolicLink(
+            atPath: directory + "/switchyard", withDestinationPath: Self.pythonSDK)
         let plugin = try CLIProcess(["python3", directory + "/profile.py"], executable: "/usr/bin/env")
-        try await plugin.waitForStderr("switchyard: error: profile: route 'settings' is declared but the class Profile has no method 'settings'")
+        try await plugin.waitForStderr(
+            "switchyard: error: profile: route 'settings' is declared but the class Profile has no method 'settings'")
         plugin.closeStdin()
         #expect(try await plugin.waitForExit() == 0)
     }

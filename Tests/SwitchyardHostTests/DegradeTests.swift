@@ -35,10 +35,13 @@ struct DegradeTests {
         }
     }
 
-    @Test("a tab whose plugin failed at start is a placeholder with the reason while signing in and the other tabs work; it comes alive when the plugin starts")
+    @Test(
+        "a tab whose plugin failed at start is a placeholder with the reason while signing in and the other tabs work; it comes alive when the plugin starts"
+    )
     func missingAtStart() async throws {
         // Fails its first start (exits during the handshake), as a plugin with a missing dependency does.
-        try await withHost(Self.app(["--exit-in-handshake", "3", "--faulty-runs", "0"]), root: TestPlugins.demoRoot) { host in
+        try await withHost(Self.app(["--exit-in-handshake", "3", "--faulty-runs", "0"]), root: TestPlugins.demoRoot) {
+            host in
             #expect(await host.status().first { $0.name == "profile" }?.state == .failed)
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             let tree = await host.snapshot()
@@ -60,16 +63,22 @@ struct DegradeTests {
             // Selecting the tab shows the placeholder; going into it fails, typed, naming the plugin.
             _ = try await host.open("switchyard://profile")
             #expect(await host.snapshot().find("authenticated", "home")?.selectedTab == "profile")
-            await Self.expectUnavailable("a route on the placeholder") { try await host.navigate(from: placeholder.id, [.route("sample", ["id": "1"])]) }
-            await Self.expectUnavailable("a deep link through it") { try await host.open("switchyard://profile/sample/1") }
+            await Self.expectUnavailable("a route on the placeholder") {
+                try await host.navigate(from: placeholder.id, [.route("sample", ["id": "1"])])
+            }
+            await Self.expectUnavailable("a deep link through it") {
+                try await host.open("switchyard://profile/sample/1")
+            }
 
             // Fixed, and started again: it joins the running app and the placeholder is created in it, same id.
             let status = try await host.startPlugin("profile")
             #expect(status.state == "ready" && status.restarts == 1)
             let alive = try #require(await host.snapshot().instance(placeholder.id))
-            #expect(alive.pending == nil && alive.kind == .stack && alive.status == .ok && alive.unavailableReason == nil)
+            #expect(
+                alive.pending == nil && alive.kind == .stack && alive.status == .ok && alive.unavailableReason == nil)
             #expect(alive.root?.route == "bench" && alive.parent == placeholder.parent)
-            #expect(!(await host.compositionIssues()).contains { $0.reason.contains("'profile', which is not running") })
+            #expect(
+                !(await host.compositionIssues()).contains { $0.reason.contains("'profile', which is not running") })
             _ = try await host.navigate(from: placeholder.id, [.route("sample", ["id": "1"])])
             _ = try await host.open("switchyard://profile/sample/2")
             #expect(await host.snapshot().instance(placeholder.id)?.entries?.map(\.route) == ["sample", "sample"])
@@ -77,7 +86,9 @@ struct DegradeTests {
         }
     }
 
-    @Test("starting a plugin that fails again answers with why; the placeholder stays; an unknown plugin is a typed error")
+    @Test(
+        "starting a plugin that fails again answers with why; the placeholder stays; an unknown plugin is a typed error"
+    )
     func startFailsAgain() async throws {
         try await withHost(Self.app(["--exit-in-handshake", "3"]), root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -99,7 +110,9 @@ struct DegradeTests {
         }
     }
 
-    @Test("a tab whose plugin is restarting when its tabs coordinator opens is a placeholder; it is created when the plugin is back")
+    @Test(
+        "a tab whose plugin is restarting when its tabs coordinator opens is a placeholder; it is created when the plugin is back"
+    )
     func restartingAtSignIn() async throws {
         let gate = try TestSweep.temporaryDirectory() + "/go"
         // Its first restart holds its handshake until the test lets it go.
@@ -119,7 +132,8 @@ struct DegradeTests {
             try await events.wait(for: "the profile placeholder created") { events in
                 events.contains { event in
                     guard case .treeChanged(let change) = event else { return false }
-                    return change.snapshot.instance(placeholder.id).map { $0.pending == nil && $0.status == .ok } ?? false
+                    return change.snapshot.instance(placeholder.id).map { $0.pending == nil && $0.status == .ok }
+                        ?? false
                 }
             }
             let alive = try #require(await host.snapshot().instance(placeholder.id))
@@ -133,7 +147,9 @@ struct DegradeTests {
         let path = try TestSweep.temporaryDirectory() + "/tree.json"
         var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
         options.stateFile = path
-        let saved = try await withHost(Self.app(["--exit-in-handshake", "3"]), root: TestPlugins.demoRoot, options: options) { host in
+        let saved = try await withHost(
+            Self.app(["--exit-in-handshake", "3"]), root: TestPlugins.demoRoot, options: options
+        ) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             return await host.snapshot()
         }

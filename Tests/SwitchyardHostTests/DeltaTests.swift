@@ -16,8 +16,11 @@ struct DeltaTests {
     /// when it dies, so its instances stay unavailable until `plugin/start`.
     static let plugins: [PluginManifest] = [
         PluginManifest(name: "b0", product: "BenchPlugin", args: ["--peer", "b1"]),
-        PluginManifest(name: "b1", product: "BenchPlugin", args: ["--peer", "b2"], restart: RestartPolicy(policy: .permanent, maxRestarts: 100, backoffMs: 0)),
-        PluginManifest(name: "b2", product: "BenchPlugin", args: ["--peer", "b0"], restart: RestartPolicy(policy: .temporary)),
+        PluginManifest(
+            name: "b1", product: "BenchPlugin", args: ["--peer", "b2"],
+            restart: RestartPolicy(policy: .permanent, maxRestarts: 100, backoffMs: 0)),
+        PluginManifest(
+            name: "b2", product: "BenchPlugin", args: ["--peer", "b0"], restart: RestartPolicy(policy: .temporary)),
     ]
 
     /// A watcher: its connection and the tree it holds, kept only from what the host sent it.
@@ -48,7 +51,9 @@ struct DeltaTests {
         }
 
         func read(toRevision revision: UInt64) throws {
-            try read { method, params in method == TreeChangedNotification.method && params?["revision"]?.intValue == Int64(revision) }
+            try read { method, params in
+                method == TreeChangedNotification.method && params?["revision"]?.intValue == Int64(revision)
+            }
         }
 
         func read(pluginState plugin: String, _ matches: @escaping (String) -> Bool) throws {
@@ -59,9 +64,12 @@ struct DeltaTests {
         }
     }
 
-    @Test("random change sequences: delta-applied trees equal tree/get after every change; full-snapshot watchers unchanged")
+    @Test(
+        "random change sequences: delta-applied trees equal tree/get after every change; full-snapshot watchers unchanged"
+    )
     func randomChanges() async throws {
-        try await withControlSocket(Self.plugins, root: CoordinatorReference(plugin: "b0", type: "bench")) { host, path in
+        try await withControlSocket(Self.plugins, root: CoordinatorReference(plugin: "b0", type: "bench")) {
+            host, path in
             let driver = try ControlClient(path: path)
             let watcher = try Watcher(path: path, deltas: true)
             let legacy = try Watcher(path: path, deltas: false)
@@ -102,16 +110,24 @@ struct DeltaTests {
                 default:
                     steps = [.route("item", ["id": .string("x\(step)")]), .popLast, .route("sub")]
                 }
-                guard case .success(let answer) = try driver.response(NavigateRequest.method, try Coding.encode(NavigateRequest.Params(instance: target.id, steps: steps))),
+                guard
+                    case .success(let answer) = try driver.response(
+                        NavigateRequest.method,
+                        try Coding.encode(NavigateRequest.Params(instance: target.id, steps: steps))),
                     let revision = answer["revision"]?.intValue, revision > Int64(watcher.tree.revision)
                 else { continue }  // refused (nothing to pop, plugin down): nothing changed
                 let expected = try driver.call(TreeGetRequest.self, Empty())
                 // tree/get over the socket and the deltas share the host's cached walk of the tree: the tree itself
                 // (built without that cache) is the independent reference.
-                #expect(expected == (await host.snapshot()), "step \(step): tree/get differs from the tree at revision \(revision)")
+                #expect(
+                    expected == (await host.snapshot()),
+                    "step \(step): tree/get differs from the tree at revision \(revision)")
                 for each in [watcher, legacy] + (late.map { [$0] } ?? []) {
                     try each.read(toRevision: UInt64(revision))
-                    #expect(each.tree == expected, "step \(step): \(each.deltas ? "delta" : "snapshot") watcher differs from tree/get at revision \(revision)")
+                    #expect(
+                        each.tree == expected,
+                        "step \(step): \(each.deltas ? "delta" : "snapshot") watcher differs from tree/get at revision \(revision)"
+                    )
                 }
             }
             #expect(watcher.patches > 20, "the delta watcher got \(watcher.patches) patches")
@@ -131,11 +147,14 @@ struct DeltaTests {
             let big = String(repeating: "x", count: 3_072)
             var revision: UInt64 = 0
             for index in 0..<60 {
-                revision = try driver.call(NavigateRequest.self, .init(steps: [.route("item", ["id": .string("\(index)-\(big)")])])).revision
+                revision = try driver.call(
+                    NavigateRequest.self, .init(steps: [.route("item", ["id": .string("\(index)-\(big)")])])
+                ).revision
             }
             try slow.read(toRevision: revision)
             #expect(slow.tree == (await host.snapshot()))
-            #expect(slow.patches > 0 && slow.snapshots > 0, "patches \(slow.patches), whole snapshots \(slow.snapshots)")
+            #expect(
+                slow.patches > 0 && slow.snapshots > 0, "patches \(slow.patches), whole snapshots \(slow.snapshots)")
         }
     }
 }

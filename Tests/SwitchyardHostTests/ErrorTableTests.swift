@@ -25,11 +25,16 @@ struct ErrorTableTests {
     /// The rows of the §7 table: `| code | name | meaning | data |`.
     static func rows() throws -> [Row] {
         let spec = String(decoding: try FileSystem.readFile("\(packageRoot)/Protocol/README.md"), as: UTF8.self)
-        let section = spec.components(separatedBy: "## 7. Errors").dropFirst().first?.components(separatedBy: "## 8.").first ?? ""
+        let section =
+            spec.components(separatedBy: "## 7. Errors").dropFirst().first?.components(separatedBy: "## 8.").first ?? ""
         return section.split(separator: "\n").compactMap { line -> Row? in
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard cells.count == 6, let code = Int(cells[1]) else { return nil }
-            let fields = cells[4].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+            let fields = cells[4].split(separator: "`", omittingEmptySubsequences: false).enumerated().filter {
+                $0.offset % 2 == 1
+            }.map { String($0.element) }
             return Row(code: code, name: cells[2], fields: fields)
         }
     }
@@ -41,7 +46,9 @@ struct ErrorTableTests {
         #expect(rows.map(\.name) == ErrorCode.all.map(\.name))
     }
 
-    @Test("every row of §7 is produced through the real host, with the data the row promises", arguments: (try? rows()) ?? [])
+    @Test(
+        "every row of §7 is produced through the real host, with the data the row promises",
+        arguments: (try? rows()) ?? [])
     func row(_ row: Row) async throws {
         let code = ErrorCode(rawValue: row.code)
         guard let produced = try await Self.produce(row) else {
@@ -51,7 +58,9 @@ struct ErrorTableTests {
         }
         #expect(produced.code == code, "\(row.testDescription): got \(produced)")
         for field in row.fields {
-            #expect(produced.data?[field] != nil, "\(row.testDescription): data lacks '\(field)': \(produced.data ?? .null)")
+            #expect(
+                produced.data?[field] != nil, "\(row.testDescription): data lacks '\(field)': \(produced.data ?? .null)"
+            )
         }
     }
 
@@ -66,7 +75,9 @@ struct ErrorTableTests {
     ) async throws -> T {
         var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
         options.controlSocket = socket
-        return try await withHost([TestPlugins.misbehave("lab", arguments, limits: limits)] + extra, root: lab, options: options, logs: logs, body)
+        return try await withHost(
+            [TestPlugins.misbehave("lab", arguments, limits: limits)] + extra, root: lab, options: options, logs: logs,
+            body)
     }
 
     static func socketPath() throws -> String { try TestSweep.temporaryDirectory() + "/control.sock" }
@@ -88,7 +99,9 @@ struct ErrorTableTests {
         case .parseError, .invalidRequest, .methodNotFound, .shuttingDown:
             return try await overSocket(code)
         case .invalidParams:
-            return try await refusal { host throws(ResponseError) in _ = try await host.navigate([NavigationStep(op: .route)]) }
+            return try await refusal { host throws(ResponseError) in
+                _ = try await host.navigate([NavigationStep(op: .route)])
+            }
         case .internalError, .rejectedByGuard:
             return try await refusal(["--refuse", "sheet=\(code.rawValue)"]) { host throws(ResponseError) in
                 _ = try await host.navigate([.route("sheet")])
@@ -96,7 +109,8 @@ struct ErrorTableTests {
         case .timeout:
             var limits = LimitOverrides()
             limits.requestTimeoutMs = 1_000
-            return try await refusal(["--trigger-route", "fault", "--hang-after", "1"], limits: limits) { host throws(ResponseError) in
+            return try await refusal(["--trigger-route", "fault", "--hang-after", "1"], limits: limits) {
+                host throws(ResponseError) in
                 _ = try await host.navigate([.route("fault")])
             }
         case .pluginUnavailable:
@@ -104,12 +118,17 @@ struct ErrorTableTests {
                 _ = try await host.navigate([.route("fault")])
             }
         case .limitExceeded:
-            return try await refusal { host throws(ResponseError) in _ = try await host.navigate(Array(repeating: .popLast, count: 257)) }
+            return try await refusal { host throws(ResponseError) in
+                _ = try await host.navigate(Array(repeating: .popLast, count: 257))
+            }
         case .invalidAnswer:
             // The route declares it opens a coordinator; misbehave answers every route with a screen.
-            let table = #"[{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [{"name": "bench", "transition": "root"}, "#
+            let table =
+                #"[{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [{"name": "bench", "transition": "root"}, "#
                 + #"{"name": "away", "transition": "modal", "target": {"type": "lab"}}]}]"#
-            return try await refusal(["--route-table", table]) { host throws(ResponseError) in _ = try await host.navigate([.route("away")]) }
+            return try await refusal(["--route-table", table]) { host throws(ResponseError) in
+                _ = try await host.navigate([.route("away")])
+            }
         case .routeNotFound:
             return try await refusal { host throws(ResponseError) in _ = try await host.navigate([.route("teleport")]) }
         case .notAllowed:
@@ -118,7 +137,9 @@ struct ErrorTableTests {
                 _ = try await host.userDismissed(instance: InstanceID(1), entry: root)
             }
         case .instanceNotFound:
-            return try await refusal { host throws(ResponseError) in _ = try await host.navigate(from: InstanceID(999), [.popLast]) }
+            return try await refusal { host throws(ResponseError) in
+                _ = try await host.navigate(from: InstanceID(999), [.popLast])
+            }
         case .deepLinkInvalid:
             return try await refusal { host throws(ResponseError) in _ = try await host.open("switchyard://nowhere") }
         case .notOwner:
@@ -134,11 +155,14 @@ struct ErrorTableTests {
         case .compositionError:
             // No initialRoute: the strict manifest refuses to start.
             let table = #"[{"type": "lab", "kind": "stack", "routes": [{"name": "bench", "transition": "root"}]}]"#
-            let plugins = [TestPlugins.misbehave("lab", []), TestPlugins.misbehave("broken", ["--route-table", table])]
+            let plugins = [
+                TestPlugins.misbehave("lab", []), TestPlugins.misbehave("broken", ["--route-table", table]),
+            ]
             let manifest = Manifest(app: "strict", root: lab, strict: true, plugins: plugins, directory: packageRoot)
             let options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
             do {
-                let host = try await HostHandle.start(manifest: manifest, options: options, logger: .init(label: "strict"))
+                let host = try await HostHandle.start(
+                    manifest: manifest, options: options, logger: .init(label: "strict"))
                 await host.shutdown()
                 return nil
             } catch let error as ResponseError {
@@ -167,8 +191,10 @@ struct ErrorTableTests {
                 return nil
             default:
                 // The host begins to stop at the first line and reads the second in the same pass.
-                try client.sendRaw(#"{"jsonrpc": "2.0", "id": 1, "method": "host/shutdown"}"# + "\n"
-                    + #"{"jsonrpc": "2.0", "id": 2, "method": "navigate", "params": {"steps": [{"op": "popLast"}]}}"# + "\n")
+                try client.sendRaw(
+                    #"{"jsonrpc": "2.0", "id": 1, "method": "host/shutdown"}"# + "\n"
+                        + #"{"jsonrpc": "2.0", "id": 2, "method": "navigate", "params": {"steps": [{"op": "popLast"}]}}"#
+                        + "\n")
                 guard case .response(.number(1), _) = try client.next() else { return nil }
             }
             guard case .errorResponse(_, let error) = try client.next() else { return nil }
@@ -182,7 +208,8 @@ struct ErrorTableTests {
         // No heartbeat: a heartbeat ping during a slow start-up would make it navigate before the root exists.
         var quiet = LimitOverrides()
         quiet.heartbeatIntervalMs = 0
-        let intruder = TestPlugins.misbehave("intruder", ["--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "popLast"}]}"#], limits: quiet)
+        let intruder = TestPlugins.misbehave(
+            "intruder", ["--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "popLast"}]}"#], limits: quiet)
         return try await withLab(extra: [intruder], logs: logs) { host in
             _ = try await host.ping("intruder")
             try await logs.waitFor("misbehave: navigate answered")
@@ -197,8 +224,11 @@ struct ErrorTableTests {
         _ lines: [JSONValue], root: String?, logs: LogCapture, _ body: @Sendable (HostHandle) async throws -> T
     ) async throws -> T {
         let text = lines.map { JSONWriter.string($0) }.joined(separator: "\n")
-        let plugin = PluginManifest(name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000, restart: RestartPolicy(policy: .temporary))
-        let result = try await withHost([plugin], root: root.map { CoordinatorReference(plugin: "replay", type: $0) }, logs: logs, body)
+        let plugin = PluginManifest(
+            name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000,
+            restart: RestartPolicy(policy: .temporary))
+        let result = try await withHost(
+            [plugin], root: root.map { CoordinatorReference(plugin: "replay", type: $0) }, logs: logs, body)
         #expect(!logs.contains("MISMATCH"), "\(logs.all.filter { $0.contains("MISMATCH") })")
         return result
     }
@@ -206,7 +236,15 @@ struct ErrorTableTests {
     static func handshake(_ coordinators: JSONValue) -> [JSONValue] {
         [
             ["host": ["jsonrpc": "2.0", "id": 1, "method": "initialize"]],
-            ["plugin": ["jsonrpc": "2.0", "id": 1, "result": ["protocolVersion": 1, "plugin": ["name": "replay", "version": "1.0.0"], "coordinators": coordinators]]],
+            [
+                "plugin": [
+                    "jsonrpc": "2.0", "id": 1,
+                    "result": [
+                        "protocolVersion": 1, "plugin": ["name": "replay", "version": "1.0.0"],
+                        "coordinators": coordinators,
+                    ],
+                ]
+            ],
             ["host": ["jsonrpc": "2.0", "method": "initialized"]],
         ]
     }
@@ -220,9 +258,20 @@ struct ErrorTableTests {
         let expected = ResponseError(.notInitialized, "$any", data: .object(data))
         let lines: [JSONValue] = [
             ["host": ["jsonrpc": "2.0", "id": 1, "method": "initialize"]],
-            ["plugin": ["jsonrpc": "2.0", "id": "early", "method": "navigate", "params": ["steps": [["op": "popLast"]]]]],
+            [
+                "plugin": [
+                    "jsonrpc": "2.0", "id": "early", "method": "navigate", "params": ["steps": [["op": "popLast"]]],
+                ]
+            ],
             ["host": ["jsonrpc": "2.0", "id": "early", "error": expected.json]],
-            ["plugin": ["jsonrpc": "2.0", "id": 1, "result": ["protocolVersion": 1, "plugin": ["name": "replay", "version": "1.0.0"], "coordinators": []]]],
+            [
+                "plugin": [
+                    "jsonrpc": "2.0", "id": 1,
+                    "result": [
+                        "protocolVersion": 1, "plugin": ["name": "replay", "version": "1.0.0"], "coordinators": [],
+                    ],
+                ]
+            ],
             ["host": ["jsonrpc": "2.0", "method": "initialized"]],
         ]
         try await withReplayer(lines, root: nil, logs: logs) { _ in
@@ -236,19 +285,39 @@ struct ErrorTableTests {
     /// has arrived.
     static func conflict() async throws -> ResponseError? {
         let logs = LogCapture()
-        var lines = handshake([[
-            "type": "app", "kind": "stack", "initialRoute": "start",
-            "routes": [["name": "start", "transition": "root"], ["name": "page", "transition": "push"], ["name": "slow", "transition": "push"]],
-        ]])
+        var lines = handshake([
+            [
+                "type": "app", "kind": "stack", "initialRoute": "start",
+                "routes": [
+                    ["name": "start", "transition": "root"], ["name": "page", "transition": "push"],
+                    ["name": "slow", "transition": "push"],
+                ],
+            ]
+        ])
         lines.append(["host": ["jsonrpc": "2.0", "id": 2, "method": "coordinator/create"]])
-        lines.append(["plugin": ["jsonrpc": "2.0", "id": 2, "result": ["root": ["route": "start", "content": ["screen": ["name": "Start"]]]]]])
+        lines.append([
+            "plugin": [
+                "jsonrpc": "2.0", "id": 2,
+                "result": ["root": ["route": "start", "content": ["screen": ["name": "Start"]]]],
+            ]
+        ])
         for id in 3...6 {
-            lines.append(["host": ["jsonrpc": "2.0", "id": .int(Int64(id)), "method": "coordinator/route", "params": ["route": "page"]]])
-            lines.append(["plugin": ["jsonrpc": "2.0", "id": .int(Int64(id)), "result": ["content": ["screen": ["name": "Page"]]]]])
+            lines.append([
+                "host": [
+                    "jsonrpc": "2.0", "id": .int(Int64(id)), "method": "coordinator/route", "params": ["route": "page"],
+                ]
+            ])
+            lines.append([
+                "plugin": [
+                    "jsonrpc": "2.0", "id": .int(Int64(id)), "result": ["content": ["screen": ["name": "Page"]]],
+                ]
+            ])
         }
         for attempt in 1...4 {
             let id = JSONValue.int(Int64(6 + attempt))
-            lines.append(["host": ["jsonrpc": "2.0", "id": id, "method": "coordinator/route", "params": ["route": "slow"]]])
+            lines.append([
+                "host": ["jsonrpc": "2.0", "id": id, "method": "coordinator/route", "params": ["route": "slow"]]
+            ])
             lines.append(["sync": .string("asked-\(attempt)")])
             lines.append(["host": ["jsonrpc": "2.0", "method": "coordinator/dismissed", "params": ["route": "page"]]])
             lines.append(["plugin": ["jsonrpc": "2.0", "id": id, "result": ["content": ["screen": ["name": "Slow"]]]]])
@@ -269,14 +338,19 @@ struct ErrorTableTests {
 
     /// A raw client running as nobody is refused at once (needs root and setpriv; nil elsewhere).
     static func unauthorized() async throws -> ResponseError? {
-        guard getuid() == 0, FileSystem.exists("/usr/bin/setpriv"), FileSystem.isExecutable("/usr/bin/python3") else { return nil }
+        guard getuid() == 0, FileSystem.exists("/usr/bin/setpriv"), FileSystem.isExecutable("/usr/bin/python3") else {
+            return nil
+        }
         // A folder anyone may traverse, so that only the uid check stands in the way once the socket is opened up.
         let path = try TestSweep.temporaryDirectory(mode: 0o755) + "/lab.sock"
         return try await withLab(socket: path) { _ in
             chmod(path, 0o666)
             let client = try CLIProcess(
-                ["--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
-                 "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(65536).decode())", path],
+                [
+                    "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",
+                    "import socket,sys; s=socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); print(s.recv(65536).decode())",
+                    path,
+                ],
                 executable: "/usr/bin/setpriv")
             client.closeStdin()
             _ = try await client.waitForExit()

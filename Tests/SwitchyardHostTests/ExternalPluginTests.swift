@@ -25,8 +25,12 @@ struct ExternalPluginTests {
         #expect(manifest.contains(#".product(name: "SwitchyardPlugin", package: "Switchyard")"#))
         #expect(!manifest.contains("SwitchyardHost") && !manifest.contains("SwitchyardUV"))
 
-        let process = try CLIProcess(["run", "--manifest", "Plugins/external/switchyard.json", "--script", "-", "--json", "--no-socket", "--log-level", "info"])
-        process.send("""
+        let process = try CLIProcess([
+            "run", "--manifest", "Plugins/external/switchyard.json", "--script", "-", "--json", "--no-socket",
+            "--log-level", "info",
+        ])
+        process.send(
+            """
             nav @root setRoot authenticated {"user":"alice"}
             switchyard://profile/sign-out
             expect top profile.profile
@@ -43,7 +47,9 @@ struct ExternalPluginTests {
         }
         let tree = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
         let profile = try #require(tree.instances.first { $0.plugin == "profile" })
-        #expect(profile.root?.content == .screen(ScreenDescriptor(name: "Profile", props: ["team": "profile", "language": "swift"])))
+        #expect(
+            profile.root?.content
+                == .screen(ScreenDescriptor(name: "Profile", props: ["team": "profile", "language": "swift"])))
         #expect(profile.entries?.map(\.route) == ["settings"])
         #expect(tree.instances.first { $0.type == "home" }?.selectedTab == "profile")
     }

@@ -12,21 +12,33 @@ import Testing
 struct FaultInjectionTests {
     /// A plugin's status now, as `host/status` gives it.
     func status(_ client: AsyncControlClient, _ plugin: String) async throws -> HostStatusRequest.Plugin {
-        try #require(try await client.call(HostStatusRequest.self, Empty()).plugins.first { $0.name == plugin }, "no plugin \(plugin)")
+        try #require(
+            try await client.call(HostStatusRequest.self, Empty()).plugins.first { $0.name == plugin },
+            "no plugin \(plugin)")
     }
 
-    @Test("host/plugins gives every plugin's command, declarations as declared and stderr lines; SIGKILL restarts a plugin and its nodes come back; SIGSTOP/SIGCONT; plugin/restart answers once it serves again")
+    @Test(
+        "host/plugins gives every plugin's command, declarations as declared and stderr lines; SIGKILL restarts a plugin and its nodes come back; SIGSTOP/SIGCONT; plugin/restart answers once it serves again"
+    )
     func faults() async throws {
         try await withControlHost(TestPlugins.demo(), root: TestPlugins.demoRoot, allowFaults: true) { host, client in
             let events = EventLog(host)
             let described = try await client.call(HostPluginsRequest.self, Empty())
             #expect(described.faults)
-            #expect(described.plugins.map(\.name) == ["main", "unauthenticated", "authenticated", "todos", "projects", "profile"])
-            let todos = try #require(described.plugins.first { $0.name == "todos" }?.coordinators?.first { $0.type == "todos" })
+            #expect(
+                described.plugins.map(\.name) == [
+                    "main", "unauthenticated", "authenticated", "todos", "projects", "profile",
+                ])
+            let todos = try #require(
+                described.plugins.first { $0.name == "todos" }?.coordinators?.first { $0.type == "todos" })
             #expect(todos.route(named: "todo")?.deepLink == "todo/:id")
-            #expect(described.plugins.first { $0.name == "unauthenticated" }?.command?.contains { $0.hasSuffix("unauthenticated.py") } == true)
+            #expect(
+                described.plugins.first { $0.name == "unauthenticated" }?.command?.contains {
+                    $0.hasSuffix("unauthenticated.py")
+                } == true)
 
-            _ = try await client.call(NavigateRequest.self, .init(steps: [.setRoot("authenticated", ["user": "alice"])]))
+            _ = try await client.call(
+                NavigateRequest.self, .init(steps: [.setRoot("authenticated", ["user": "alice"])]))
             try await events.waitUntilReady(host, "todos", restarts: 0)
             let before = try await status(client, "todos")
             let killed = try await client.call(PluginSignalRequest.self, .init(plugin: "todos", signal: .kill))
@@ -45,13 +57,17 @@ struct FaultInjectionTests {
             #expect(try await client.call("$/ping") == .object([:]))
             // Stopped and continued, not condemned: the same process, not restarted.
             let resumed = try await status(client, "projects")
-            #expect(resumed.pid == running.pid && resumed.restarts == running.restarts && resumed.state == "ready", "\(running) → \(resumed)")
+            #expect(
+                resumed.pid == running.pid && resumed.restarts == running.restarts && resumed.state == "ready",
+                "\(running) → \(resumed)")
 
             let restarted = try await client.call(PluginRestartRequest.self, .init(plugin: "profile"))
             #expect(restarted.state == "ready")
             #expect(restarted.restarts == 1)
 
-            if case .failure(let error) = try await client.response(PluginSignalRequest.method, ["plugin": "nobody", "signal": "SIGKILL"]) {
+            if case .failure(let error) = try await client.response(
+                PluginSignalRequest.method, ["plugin": "nobody", "signal": "SIGKILL"])
+            {
                 #expect(error.code == .invalidParams)
             } else {
                 Issue.record("a signal to an unknown plugin succeeded")
@@ -66,7 +82,8 @@ struct FaultInjectionTests {
             try await EventLog(host).waitUntilReady(host, "todos", restarts: 0)
             let before = try await status(client, "todos")
             let attempts: [(String, JSONValue)] = [
-                (PluginSignalRequest.method, ["plugin": "todos", "signal": "SIGKILL"]), (PluginRestartRequest.method, ["plugin": "todos"]),
+                (PluginSignalRequest.method, ["plugin": "todos", "signal": "SIGKILL"]),
+                (PluginRestartRequest.method, ["plugin": "todos"]),
             ]
             for (method, params) in attempts {
                 guard case .failure(let error) = try await client.response(method, params) else {

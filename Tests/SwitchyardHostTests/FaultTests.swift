@@ -27,32 +27,45 @@ struct Fault: Sendable, CustomStringConvertible {
     var logged: String
 
     static let all: [Fault] = [
-        Fault(description: "crash (SIGABRT)", arguments: ["--crash-after", "1"], triggerError: .pluginUnavailable, logged: "crashed"),
+        Fault(
+            description: "crash (SIGABRT)", arguments: ["--crash-after", "1"], triggerError: .pluginUnavailable,
+            logged: "crashed"),
         Fault(
             description: "hang (a request never answered)", arguments: ["--hang-after", "1"],
-            limits: with { $0.requestTimeoutMs = 1_000 }, triggerError: .timeout, logged: "hung: no answer to 'coordinator/route'"),
+            limits: with { $0.requestTimeoutMs = 1_000 }, triggerError: .timeout,
+            logged: "hung: no answer to 'coordinator/route'"),
         Fault(
             description: "garbage lines (quarantined)", arguments: ["--garbage-after", "1"],
-            limits: with { $0.maxProtocolErrors = 3; $0.heartbeatIntervalMs = 50 }, logged: "quarantined: 4 protocol errors"),
+            limits: with {
+                $0.maxProtocolErrors = 3; $0.heartbeatIntervalMs = 50
+            }, logged: "quarantined: 4 protocol errors"),
         Fault(
-            description: "an oversize line (reported, not fatal)", arguments: ["--oversize-after", "1", "--oversize-bytes", "2000000"],
+            description: "an oversize line (reported, not fatal)",
+            arguments: ["--oversize-after", "1", "--oversize-bytes", "2000000"],
             restarts: 0, logged: "is longer than the limit of 1048576 bytes"),
         Fault(
             // A rate any host reads faster than, however loaded the machine: the host reads a flood in turns (the
             // plugin's pipe holds back the rest), so what it measures is its own reading rate.
-            description: "a flood of messages (rate-limited, quarantined)", arguments: ["--flood-after", "1", "--flood-lines", "200000"],
+            description: "a flood of messages (rate-limited, quarantined)",
+            arguments: ["--flood-after", "1", "--flood-lines", "200000"],
             limits: with { $0.maxMessagesPerSecond = 500 }, logged: "more than 500 messages per second"),
         Fault(
-            description: "exit during the handshake of a restart", arguments: ["--exit-in-handshake", "3", "--faulty-runs", "1"],
+            description: "exit during the handshake of a restart",
+            arguments: ["--exit-in-handshake", "3", "--faulty-runs", "1"],
             trigger: .signal(SIGKILL), restarts: 2, logged: "before answering 'initialize'"),
         Fault(
-            description: "a print to stdout from user code (reported, not fatal)", arguments: ["--print-after", "1"], restarts: 0,
+            description: "a print to stdout from user code (reported, not fatal)", arguments: ["--print-after", "1"],
+            restarts: 0,
             logged: "is not valid JSON"),
         Fault(
             description: "SIGSTOP (caught by the heartbeat)", arguments: [],
-            limits: with { $0.heartbeatIntervalMs = 100; $0.heartbeatTimeoutMs = 300 }, trigger: .signal(SIGSTOP),
+            limits: with {
+                $0.heartbeatIntervalMs = 100; $0.heartbeatTimeoutMs = 300
+            }, trigger: .signal(SIGSTOP),
             logged: "hung: no answer to the heartbeat"),
-        Fault(description: "SIGKILL from outside", arguments: [], trigger: .signal(SIGKILL), logged: "crashed (killed by signal 9 (SIGKILL))"),
+        Fault(
+            description: "SIGKILL from outside", arguments: [], trigger: .signal(SIGKILL),
+            logged: "crashed (killed by signal 9 (SIGKILL))"),
     ]
 
     static func with(_ change: (inout LimitOverrides) -> Void) -> LimitOverrides {
@@ -66,12 +79,16 @@ struct Fault: Sendable, CustomStringConvertible {
 /// and type), so the faulty process owns a real node of the composed tree while five healthy plugins serve the rest.
 @Suite("Fault isolation: supervision, restart with restore, limits", .heavy, .timeLimit(.minutes(3)))
 struct FaultTests {
-    static func app(_ arguments: [String], limits: LimitOverrides = LimitOverrides(), restart: RestartPolicy? = nil, triggerRoute: Bool = true) -> [PluginManifest] {
+    static func app(
+        _ arguments: [String], limits: LimitOverrides = LimitOverrides(), restart: RestartPolicy? = nil,
+        triggerRoute: Bool = true
+    ) -> [PluginManifest] {
         TestPlugins.demo().map { plugin in
             guard plugin.name == "profile" else { return plugin }
             return PluginManifest(
                 name: "profile", product: "misbehave",
-                args: ["--name", "profile", "--type", "profile", "--faulty-runs", "0"] + (triggerRoute ? ["--trigger-route", "fault"] : []) + arguments,
+                args: ["--name", "profile", "--type", "profile", "--faulty-runs", "0"]
+                    + (triggerRoute ? ["--trigger-route", "fault"] : []) + arguments,
                 limits: limits, restart: restart)
         }
     }
@@ -95,7 +112,8 @@ struct FaultTests {
             _ = try await host.navigate(from: todos.id, [.popLast])
         }
         _ = try await host.open("switchyard://projects/p1")
-        _ = try await host.navigate(from: try #require(await host.snapshot().find("projects", "projects")).id, [.popToRoot])
+        _ = try await host.navigate(
+            from: try #require(await host.snapshot().find("projects", "projects")).id, [.popToRoot])
         _ = try await host.open("switchyard://todos")
     }
 
@@ -109,10 +127,13 @@ struct FaultTests {
         return copy
     }
 
-    @Test("the host stays up, the others keep being served, the victim is restarted or reported, the tree is unchanged", arguments: Fault.all)
+    @Test(
+        "the host stays up, the others keep being served, the victim is restarted or reported, the tree is unchanged",
+        arguments: Fault.all)
     func fault(_ fault: Fault) async throws {
         let logs = LogCapture()
-        try await withHost(Self.app(fault.arguments, limits: fault.limits), root: TestPlugins.demoRoot, logs: logs) { host in
+        try await withHost(Self.app(fault.arguments, limits: fault.limits), root: TestPlugins.demoRoot, logs: logs) {
+            host in
             let events = EventLog(host)
             let victim = try await Self.prepare(host)
             let pid = try #require(await host.status().first { $0.name == "profile" }?.pid)
@@ -121,7 +142,9 @@ struct FaultTests {
             async let triggered: Result<NavigateRequest.Result, ResponseError> = {
                 switch fault.trigger {
                 case .route:
-                    do throws(ResponseError) { return .success(try await host.navigate(from: victim, [.route("fault")])) } catch {
+                    do throws(ResponseError) {
+                        return .success(try await host.navigate(from: victim, [.route("fault")]))
+                    } catch {
                         return .failure(error)
                     }
                 case .signal(let number):
@@ -148,9 +171,14 @@ struct FaultTests {
                 #expect(status.pid != pid)
                 #expect(!SystemProcess.isRunning(pid))
                 // While it was down, its node read as unavailable, with the reason.
-                #expect(events.all.contains { event in
-                    if case .pluginChanged(let status) = event { status.name == "profile" && status.state != .ready && status.error != nil } else { false }
-                })
+                #expect(
+                    events.all.contains { event in
+                        if case .pluginChanged(let status) = event {
+                            status.name == "profile" && status.state != .ready && status.error != nil
+                        } else {
+                            false
+                        }
+                    })
             } else {
                 try await logs.waitFor(fault.logged)
                 #expect(await host.status().first { $0.name == "profile" }?.restarts == 0)
@@ -196,8 +224,11 @@ struct FaultTests {
     func restartIntensity() async throws {
         let logs = LogCapture()
         // Crashes at its third message in every run: initialize, initialized, then whatever comes next.
-        let policy = RestartPolicy(policy: .permanent, maxRestarts: 3, windowSeconds: 60, backoffMs: 10, maxBackoffMs: 40)
-        let plugins = Self.app(["--crash-after", "3", "--faulty-runs", "1,2,3,4,5,6"], limits: Fault.with { $0.heartbeatIntervalMs = 50 }, restart: policy, triggerRoute: false)
+        let policy = RestartPolicy(
+            policy: .permanent, maxRestarts: 3, windowSeconds: 60, backoffMs: 10, maxBackoffMs: 40)
+        let plugins = Self.app(
+            ["--crash-after", "3", "--faulty-runs", "1,2,3,4,5,6"], limits: Fault.with { $0.heartbeatIntervalMs = 50 },
+            restart: policy, triggerRoute: false)
         try await withHost(plugins, root: TestPlugins.demoRoot, logs: logs) { host in
             let events = EventLog(host)
             let victim = try await Self.prepare(host)
@@ -206,7 +237,9 @@ struct FaultTests {
             try await events.waitForPlugins(host, "profile failed") { $0["profile"]?.state == .failed }
             let status = try #require(await host.status().first { $0.name == "profile" })
             #expect(status.restarts == 3)
-            #expect(status.error?.message.contains("restarted 3 times within 60 s; giving up") == true, "\(String(describing: status.error))")
+            #expect(
+                status.error?.message.contains("restarted 3 times within 60 s; giving up") == true,
+                "\(String(describing: status.error))")
             try await logs.waitFor("giving up")
 
             // Its nodes keep their place, marked unavailable with the reason; requests to it fail at once.
@@ -217,7 +250,9 @@ struct FaultTests {
             #expect(node.status == .unavailable)
             #expect(node.unavailableReason?.contains("giving up") == true)
             // "At once" means without asking the plugin: the refusal says it is unavailable, not that it timed out.
-            let refusal = await #expect(throws: ResponseError.self) { try await host.navigate(from: victim, [.route("sample", ["id": "3"])]) }
+            let refusal = await #expect(throws: ResponseError.self) {
+                try await host.navigate(from: victim, [.route("sample", ["id": "3"])])
+            }
             #expect(refusal?.code != .timeout, "\(String(describing: refusal))")
             // A pop needs no answer from the owner: the tree follows, the failed plugin is just not told.
             _ = try? await host.navigate(from: victim, [.popLast])
@@ -227,7 +262,9 @@ struct FaultTests {
         }
     }
 
-    @Test("fuzz through the real host: thousands of mutated protocol lines; the host serves on, the fuzzer is quarantined", arguments: [1, 7, 23] as [UInt64])
+    @Test(
+        "fuzz through the real host: thousands of mutated protocol lines; the host serves on, the fuzzer is quarantined",
+        arguments: [1, 7, 23] as [UInt64])
     func fuzzThroughHost(_ seed: UInt64) async throws {
         let logs = LogCapture()
         let plugins = [
@@ -252,7 +289,10 @@ struct FaultTests {
     @Test("switchyard chaos, briefly: requests under kills, stops and floods; none lost, each failure typed")
     func chaos() async throws {
         let report = try TestSweep.temporaryDirectory() + "/chaos.json"
-        let cli = try CLIProcess(["chaos", "--duration", "4", "--fault-interval-ms", "700", "--seed", "3", "--rate", "100", "--report-json", report])
+        let cli = try CLIProcess([
+            "chaos", "--duration", "4", "--fault-interval-ms", "700", "--seed", "3", "--rate", "100", "--report-json",
+            report,
+        ])
         cli.closeStdin()
         #expect(try await cli.waitForExit(seconds: 90) == 0, "\(cli.stderr.suffix(20))")
         let json = try JSONParser.parse(try FileSystem.readFile(report))
@@ -267,9 +307,15 @@ struct FaultTests {
     @Test("transient restarts only after an abnormal exit; temporary never restarts")
     func policies() async throws {
         let plugins = [
-            PluginManifest(name: "transient-clean", product: "misbehave", args: ["--exit-after", "3", "--exit-status", "0"], restart: RestartPolicy(policy: .transient)),
-            PluginManifest(name: "transient-crash", product: "misbehave", args: ["--crash-after", "3", "--faulty-runs", "0"], restart: RestartPolicy(policy: .transient)),
-            PluginManifest(name: "temporary", product: "misbehave", args: ["--crash-after", "3"], restart: RestartPolicy(policy: .temporary)),
+            PluginManifest(
+                name: "transient-clean", product: "misbehave", args: ["--exit-after", "3", "--exit-status", "0"],
+                restart: RestartPolicy(policy: .transient)),
+            PluginManifest(
+                name: "transient-crash", product: "misbehave", args: ["--crash-after", "3", "--faulty-runs", "0"],
+                restart: RestartPolicy(policy: .transient)),
+            PluginManifest(
+                name: "temporary", product: "misbehave", args: ["--crash-after", "3"],
+                restart: RestartPolicy(policy: .temporary)),
         ]
         try await withHost(plugins) { host in
             let events = EventLog(host)

@@ -29,7 +29,9 @@ struct FirstHourCLITests {
         #expect(Set(try Troubleshooting.documented().keys) == Troubleshooting.ids)
     }
 
-    @Test("a second host for the same app names the first (its pid) and how to run beside it; the first is untouched; --app runs a second copy")
+    @Test(
+        "a second host for the same app names the first (its pid) and how to run beside it; the first is untouched; --app runs a second copy"
+    )
     func secondHost() async throws {
         let (environment, replacing) = try Self.runtime()
         let first = try await Self.startHost(environment)
@@ -42,10 +44,11 @@ struct FirstHourCLITests {
         let second = try await runSwitchyard(["run", "--script", "-"], environment: environment)
         #expect(second.status == 69)
         #expect(second.stdout.isEmpty)
-        #expect(second.stderr == [
-            "switchyard: error: another host (pid \(first.pid)) is already listening on \(socket)",
-            "  stop that host (`switchyard shutdown --app demo`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)",
-        ])
+        #expect(
+            second.stderr == [
+                "switchyard: error: another host (pid \(first.pid)) is already listening on \(socket)",
+                "  stop that host (`switchyard shutdown --app demo`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)",
+            ])
         try Troubleshooting.check("second-host", second.errorText, replacing: replacing)
 
         // The first host still serves, unchanged, on its socket.
@@ -56,7 +59,8 @@ struct FirstHourCLITests {
         // Beside it, under another name.
         let beside = try await runSwitchyard(["run", "--app", "demo2", "--script", "-"], environment: environment)
         #expect(beside.status == 0, "\(beside.errorText)")
-        #expect(beside.errorText.contains("control socket \(environment["XDG_RUNTIME_DIR"] ?? "")/switchyard/demo2.sock"))
+        #expect(
+            beside.errorText.contains("control socket \(environment["XDG_RUNTIME_DIR"] ?? "")/switchyard/demo2.sock"))
 
         // The tutorial's manifest names its own app, so it too runs beside the demo.
         let tutorial = try #require(try ReadmeTests.markedFiles().first { $0.path == "myapp/switchyard.json" })
@@ -76,25 +80,37 @@ struct FirstHourCLITests {
         try Troubleshooting.check("no-host", result.errorText, replacing: replacing)
     }
 
-    @Test("every prompt command is a client subcommand of the same name and syntax (nav, dismissed, query, validate, expect, wait), with --log-level")
+    @Test(
+        "every prompt command is a client subcommand of the same name and syntax (nav, dismissed, query, validate, expect, wait), with --log-level"
+    )
     func promptCommandsAsSubcommands() async throws {
         let (environment, _) = try Self.runtime()
         let host = try await Self.startHost(environment)
         defer { host.signal(SIGKILL) }
-        func run(_ arguments: [String]) async throws -> CLIRun { try await runSwitchyard(arguments, environment: environment) }
+        func run(_ arguments: [String]) async throws -> CLIRun {
+            try await runSwitchyard(arguments, environment: environment)
+        }
 
         // Signed out, a deep link into the tabs is invalid: the typed error, status 1, nothing changed.
         let signedOut = try await run(["open", "switchyard://todos/todo/42"])
         #expect(signedOut.status == 1)
         try Troubleshooting.check("signed-out-link", signedOut.errorText)
 
-        let nav = try await run(["nav", "@root", "setRoot", "authenticated", #"{"user":"alice"}"#, "--log-level", "debug"])
+        let nav = try await run([
+            "nav", "@root", "setRoot", "authenticated", #"{"user":"alice"}"#, "--log-level", "debug",
+        ])
         #expect(nav.status == 0, "\(nav.errorText)")
         #expect(nav.stdout == ["revision 2, landed on authenticated.home#3"])
         // --log-level on a client command, and a debug line's ISO 8601 timestamp with milliseconds.
-        #expect(nav.stderr.contains { $0.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z DEBUG connected to the host at .*/) != nil }, "\(nav.stderr)")
+        #expect(
+            nav.stderr.contains {
+                $0.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z DEBUG connected to the host at .*/) != nil
+            }, "\(nav.stderr)")
 
-        #expect(try await run(["validate", "switchyard://todos/todo/42"]).stdout == [#"valid: hasRoot authenticated > selectTab todos > child > route todo {"id":"42"}"#])
+        #expect(
+            try await run(["validate", "switchyard://todos/todo/42"]).stdout == [
+                #"valid: hasRoot authenticated > selectTab todos > child > route todo {"id":"42"}"#
+            ])
         let invalid = try await run(["validate", "switchyard://nowhere"])
         #expect(invalid.status == 1)
         #expect(invalid.stdout.first?.hasPrefix("invalid: ") == true)
@@ -112,7 +128,8 @@ struct FirstHourCLITests {
 
         let failed = try await run(["expect", "root", "unauthenticated"])
         #expect(failed.status == 1)
-        #expect(failed.errorText == "switchyard: error: expected the root route 'unauthenticated', found 'authenticated'")
+        #expect(
+            failed.errorText == "switchyard: error: expected the root route 'unauthenticated', found 'authenticated'")
         let timedOut = try await run(["wait", "100", "root", "unauthenticated"])
         #expect(timedOut.status == 1)
         #expect(timedOut.errorText.contains("after 100 ms: expected the root route 'unauthenticated'"))
@@ -121,7 +138,8 @@ struct FirstHourCLITests {
         for command in ["open", "validate", "nav", "dismissed", "query", "tree", "status", "expect", "wait"] {
             let help = try await run([command, "--help"])
             #expect(help.status == 0, "switchyard \(command) --help: \(help.errorText)")
-            #expect(help.stdout.joined(separator: "\n").contains("--log-level"), "switchyard \(command) has no --log-level")
+            #expect(
+                help.stdout.joined(separator: "\n").contains("--log-level"), "switchyard \(command) has no --log-level")
         }
         #expect(try await run(["tree", "json"]).stdout.first?.hasPrefix("{") == true)
         #expect(try await run(["shutdown"]).status == 0)
@@ -133,7 +151,11 @@ struct FirstHourCLITests {
         let script = "Plugins/demo/scenarios/stinsen-readme.txt"
         let piped = try CLIProcess(
             // The CLI watches its parent (SWITCHYARD_EXIT_WITH_PARENT), here the shell running the pipe.
-            ["-o", "pipefail", "-c", "SWITCHYARD_EXIT_WITH_PARENT=$$ \"$0\" run --script \(script) --json --no-socket | python3 -m json.tool > /dev/null", product("switchyard")],
+            [
+                "-o", "pipefail", "-c",
+                "SWITCHYARD_EXIT_WITH_PARENT=$$ \"$0\" run --script \(script) --json --no-socket | python3 -m json.tool > /dev/null",
+                product("switchyard"),
+            ],
             executable: "/bin/bash")
         piped.closeStdin()
         #expect(try await piped.waitForExit() == 0, "\(piped.stderr.suffix(20).joined(separator: "\n"))")
@@ -147,12 +169,16 @@ struct FirstHourCLITests {
 
     @Test("--log-format json: every log line is one JSON object with a timestamp, level and message")
     func jsonLogs() async throws {
-        let result = try await runSwitchyard(["run", "--script", "-", "--no-socket", "--log-format", "json", "--log-level", "debug"])
+        let result = try await runSwitchyard([
+            "run", "--script", "-", "--no-socket", "--log-format", "json", "--log-level", "debug",
+        ])
         #expect(result.status == 0)
         #expect(result.stderr.count > 3)
         for line in result.stderr {
             let object = try JSONParser.parse(line)
-            #expect(object["timestamp"]?.stringValue?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(line)")
+            #expect(
+                object["timestamp"]?.stringValue?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil,
+                "\(line)")
             #expect(object["level"] != nil && object["message"] != nil, "\(line)")
         }
         #expect(result.stderr.contains { $0.contains(#""message":"ready (6/6 plugins"#) })
@@ -176,7 +202,8 @@ struct FirstHourCLITests {
             _switchyard "$0" "$3" "$2"; printf '%s\\n' "${COMPREPLY[@]}"
             """
         func completions(_ words: [String]) async throws -> [String] {
-            let process = try CLIProcess(["-c", complete, product("switchyard")] + words, executable: "/bin/bash", environment: environment)
+            let process = try CLIProcess(
+                ["-c", complete, product("switchyard")] + words, executable: "/bin/bash", environment: environment)
             process.closeStdin()
             #expect(try await process.waitForExit() == 0, "\(process.stderr)")
             return process.stdout

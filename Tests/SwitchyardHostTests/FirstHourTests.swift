@@ -22,12 +22,18 @@ enum Troubleshooting {
 
     /// Checks that the README quotes `actual` under `id`. Pids, and the folders of this run (`replacing`, e.g.
     /// a temporary XDG_RUNTIME_DIR → `/run/user/1000`), are put as the README writes them.
-    static func check(_ id: String, _ actual: String, replacing: [(String, String)] = [], sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func check(
+        _ id: String, _ actual: String, replacing: [(String, String)] = [],
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
         #expect(ids.contains(id), "'\(id)' is not in Troubleshooting.ids", sourceLocation: sourceLocation)
         var normalized = actual.replacing(/pid \d+/, with: "pid 4242")
         for (from, to) in replacing { normalized = normalized.replacingOccurrences(of: from, with: to) }
         let quoted = try documented()[id]
-        #expect(quoted == normalized, "README Troubleshooting '\(id)' quotes:\n\(quoted ?? "(nothing)")\nbut the CLI printed:\n\(normalized)", sourceLocation: sourceLocation)
+        #expect(
+            quoted == normalized,
+            "README Troubleshooting '\(id)' quotes:\n\(quoted ?? "(nothing)")\nbut the CLI printed:\n\(normalized)",
+            sourceLocation: sourceLocation)
     }
 }
 
@@ -40,7 +46,9 @@ struct CLIRun {
 }
 
 /// Runs `switchyard` to completion (stdin closed) in `directory`, with extra environment variables.
-func runSwitchyard(_ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]) async throws -> CLIRun {
+func runSwitchyard(
+    _ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]
+) async throws -> CLIRun {
     let process = try CLIProcess(arguments, environment: environment, currentDirectory: directory)
     process.closeStdin()
     let status = try await process.waitForExit()
@@ -55,7 +63,9 @@ struct FirstHourManifestTests {
     static func myapp(_ manifest: String) throws -> String {
         let directory = try TestSweep.temporaryDirectory()
         try FileSystem.makeDirectory(directory + "/myapp")
-        try SpawnLock.withLock { try manifest.write(toFile: directory + "/myapp/switchyard.json", atomically: true, encoding: .utf8) }
+        try SpawnLock.withLock {
+            try manifest.write(toFile: directory + "/myapp/switchyard.json", atomically: true, encoding: .utf8)
+        }
         return directory
     }
 
@@ -64,7 +74,10 @@ struct FirstHourManifestTests {
     static func refused(_ manifest: String, status: Int32, extra: [String] = []) async throws -> String {
         let directory = try myapp(manifest)
         let result = try await runSwitchyard(
-            ["run", "--manifest", "myapp/switchyard.json", "--socket", "\(directory)/app.sock", "--state", "\(directory)/app.state"] + extra,
+            [
+                "run", "--manifest", "myapp/switchyard.json", "--socket", "\(directory)/app.sock", "--state",
+                "\(directory)/app.state",
+            ] + extra,
             in: directory)
         #expect(result.status == status, "\(result.errorText)")
         #expect(result.stdout.isEmpty)
@@ -151,17 +164,30 @@ struct FirstHourManifestTests {
               {"name": "todos", "product": "DemoTodos", "restart": {"policy": "transient", "maxRestart": 3}, "colour": "red"}
             ]}
             """, status: 65)
-        #expect(nested.hasPrefix("myapp/switchyard.json:2:80: error: unknown key 'maxRestart' in plugins[0].restart ('todos'); did you mean 'maxRestarts'?"))
-        #expect(nested.contains("myapp/switchyard.json:2:98: error: unknown key 'colour' in plugins[0] ('todos') (known keys: name, product, command"))
+        #expect(
+            nested.hasPrefix(
+                "myapp/switchyard.json:2:80: error: unknown key 'maxRestart' in plugins[0].restart ('todos'); did you mean 'maxRestarts'?"
+            ))
+        #expect(
+            nested.contains(
+                "myapp/switchyard.json:2:98: error: unknown key 'colour' in plugins[0] ('todos') (known keys: name, product, command"
+            ))
         #expect(nested.contains("--allow-unknown-keys ignores keys this version does not know"))
 
         // Forward compatibility: the same kind of manifest (extending the demo) starts, with a warning saying where.
-        let directory = try Self.myapp(#"{"app": "myapp", "colour": "red", "extends": "\#(packageRoot)/Plugins/demo/switchyard.json"}"#)
+        let directory = try Self.myapp(
+            #"{"app": "myapp", "colour": "red", "extends": "\#(packageRoot)/Plugins/demo/switchyard.json"}"#)
         try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
         let allowed = try await runSwitchyard(
-            ["run", "--manifest", "myapp/switchyard.json", "--allow-unknown-keys", "--script", "try.txt", "--no-socket"], in: directory)
+            [
+                "run", "--manifest", "myapp/switchyard.json", "--allow-unknown-keys", "--script", "try.txt",
+                "--no-socket",
+            ], in: directory)
         #expect(allowed.status == 0, "\(allowed.errorText)")
-        #expect(allowed.stderr.first == "myapp/switchyard.json:1:18: warning: unknown key 'colour' in the manifest ignored (--allow-unknown-keys)")
+        #expect(
+            allowed.stderr.first
+                == "myapp/switchyard.json:1:18: warning: unknown key 'colour' in the manifest ignored (--allow-unknown-keys)"
+        )
     }
 
     @Test("a name used twice shows both places; replacing an inherited plugin through 'extends' is not a duplicate")
@@ -170,12 +196,16 @@ struct FirstHourManifestTests {
         let error = try await Self.refused(mistake.manifest, status: 65)
         #expect(error.contains("myapp/switchyard.json:4:14: note: 'profile' is first used here"))
 
-        let manifest = try Manifest.load(path: try Self.myapp(
-            #"{"extends": "\#(packageRoot)/Plugins/demo/switchyard.json", "plugins": [{"name": "profile", "command": ["true"]}]}"#) + "/myapp/switchyard.json")
+        let manifest = try Manifest.load(
+            path: try Self.myapp(
+                #"{"extends": "\#(packageRoot)/Plugins/demo/switchyard.json", "plugins": [{"name": "profile", "command": ["true"]}]}"#
+            ) + "/myapp/switchyard.json")
         #expect(manifest.plugins.filter { $0.name == "profile" }.map(\.command) == [["true"]])
     }
 
-    @Test("a missing manifest is status 66; without --manifest the demo is found from a subfolder of the checkout, and outside one the error says where it looked")
+    @Test(
+        "a missing manifest is status 66; without --manifest the demo is found from a subfolder of the checkout, and outside one the error says where it looked"
+    )
     func defaultManifest() async throws {
         let directory = try Self.myapp("{}")
         let missing = try await runSwitchyard(["run", "--manifest", "myapp/switchyard.jsn"], in: directory)
@@ -196,7 +226,9 @@ struct FirstHourManifestTests {
         #expect(found.errorText.contains("switchyard: ready (6/6 plugins"))
     }
 
-    @Test("a product that is not built: the plugin is unavailable with the command that builds it; the app cannot start without its root (69)")
+    @Test(
+        "a product that is not built: the plugin is unavailable with the command that builds it; the app cannot start without its root (69)"
+    )
     func productNotBuilt() async throws {
         let result = try await Self.refused(
             """
@@ -209,14 +241,17 @@ struct FirstHourManifestTests {
         let line = try #require(result.split(separator: "\n").first.map(String.init))
         #expect(line.contains("(build it with `swift build --product ProfilePlugin`)"))
         #expect(result.contains("switchyard: error: the app cannot start: compositionError (-32017)"))
-        try Troubleshooting.check("product-not-built", line, replacing: [(productsDirectory, "/home/me/switchyard/.build/debug")])
+        try Troubleshooting.check(
+            "product-not-built", line, replacing: [(productsDirectory, "/home/me/switchyard/.build/debug")])
     }
 
     @Test("--state in a missing or read-only folder refuses the start (73) with the reason, unless --state-optional")
     func stateFolder() async throws {
         let directory = try TestSweep.temporaryDirectory()
         let demo = packageRoot + "/Plugins/demo/switchyard.json"
-        let refused = try await runSwitchyard(["run", "--manifest", demo, "--state", "state/tree.json", "--socket", "\(directory)/app.sock"], in: directory)
+        let refused = try await runSwitchyard(
+            ["run", "--manifest", demo, "--state", "state/tree.json", "--socket", "\(directory)/app.sock"],
+            in: directory)
         #expect(refused.status == 73)
         #expect(refused.stdout.isEmpty)
         #expect(!FileSystem.exists("\(directory)/state"))
@@ -225,16 +260,23 @@ struct FirstHourManifestTests {
 
         try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
         let optional = try await runSwitchyard(
-            ["run", "--manifest", demo, "--state", "state/tree.json", "--state-optional", "--script", "try.txt", "--no-socket"], in: directory)
+            [
+                "run", "--manifest", demo, "--state", "state/tree.json", "--state-optional", "--script", "try.txt",
+                "--no-socket",
+            ], in: directory)
         #expect(optional.status == 0, "\(optional.errorText)")
-        #expect(optional.errorText.contains(
-            "WARNING running without persistence (--state-optional): cannot keep the state in state/tree.json: the folder state does not exist"))
+        #expect(
+            optional.errorText.contains(
+                "WARNING running without persistence (--state-optional): cannot keep the state in state/tree.json: the folder state does not exist"
+            ))
         #expect(!FileSystem.exists("\(directory)/state"))
     }
 
     @Test(
         "--state in a read-only folder refuses the start (73), naming EACCES",
-        .enabled(if: getuid() != 0 || FileSystem.exists("/usr/bin/setpriv"), "as root, needs setpriv to run as a user a folder's mode binds"))
+        .enabled(
+            if: getuid() != 0 || FileSystem.exists("/usr/bin/setpriv"),
+            "as root, needs setpriv to run as a user a folder's mode binds"))
     func stateFolderReadOnly() async throws {
         // Readable by anyone (the manifest, the binary), writable by no one but root.
         let directory = try TestSweep.temporaryDirectory(mode: 0o755)
@@ -242,7 +284,9 @@ struct FirstHourManifestTests {
         try FileSystem.setPermissions(directory + "/ro", 0o555)
         try #"{"app": "ro", "plugins": []}"#.write(toFile: directory + "/m.json", atomically: true, encoding: .utf8)
         chmod(directory + "/m.json", 0o644)
-        var command = ["run", "--manifest", directory + "/m.json", "--state", directory + "/ro/tree.json", "--no-socket"]
+        var command = [
+            "run", "--manifest", directory + "/m.json", "--state", directory + "/ro/tree.json", "--no-socket",
+        ]
         var executable = product("switchyard")
         if getuid() == 0 {
             let binary = directory + "/switchyard"
@@ -254,7 +298,10 @@ struct FirstHourManifestTests {
         let process = try CLIProcess(command, executable: executable, currentDirectory: directory)
         process.closeStdin()
         #expect(try await process.waitForExit() == 73)
-        #expect(process.stderr.first == "switchyard: error: cannot keep the state in \(directory)/ro/tree.json: the folder \(directory)/ro is not writable (EACCES)")
+        #expect(
+            process.stderr.first
+                == "switchyard: error: cannot keep the state in \(directory)/ro/tree.json: the folder \(directory)/ro is not writable (EACCES)"
+        )
         #expect(FileSystem.listDirectory(directory + "/ro").isEmpty)
     }
 }

@@ -21,7 +21,9 @@ private func removeScratch(_ directory: String) {
 }
 
 /// Runs the CLI to completion (stdin closed) and returns its status and stderr.
-private func runCLI(_ arguments: [String], executable: String = product("switchyard")) async throws -> (status: Int32, stderr: String) {
+private func runCLI(
+    _ arguments: [String], executable: String = product("switchyard")
+) async throws -> (status: Int32, stderr: String) {
     let process = try CLIProcess(arguments, executable: executable)
     process.closeStdin()
     let status = try await process.waitForExit()
@@ -41,7 +43,9 @@ struct SocketHijackTests {
         #expect(!UnixSocket.isListening(socket))
     }
 
-    @Test("a folder of another uid is refused, naming the folder, its owner and mode", .enabled(if: getuid() == 0, "needs root to chown"))
+    @Test(
+        "a folder of another uid is refused, naming the folder, its owner and mode",
+        .enabled(if: getuid() == 0, "needs root to chown"))
     func folderOfAnotherUser() async throws {
         let base = try scratchDirectory("hijack")
         defer { removeScratch(base) }
@@ -75,13 +79,17 @@ struct SocketHijackTests {
         #expect(FileSystem.listDirectory(real).isEmpty)
     }
 
-    @Test("a stale socket file of another user is refused, not unlinked", .enabled(if: getuid() == 0, "needs root to chown"))
+    @Test(
+        "a stale socket file of another user is refused, not unlinked",
+        .enabled(if: getuid() == 0, "needs root to chown"))
     func staleSocketOfAnotherUser() async throws {
         let base = try scratchDirectory("hijack")
         defer { removeScratch(base) }
         let socket = base + "/demo.sock"
         // A socket nobody listens on any more (the binding process has exited), then handed to another user.
-        let made = try SystemProcess.run([TestPlugins.python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket])
+        let made = try SystemProcess.run([
+            TestPlugins.python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket,
+        ])
         #expect(made.status == 0, "\(made.text)")
         chown(socket, 65534, 65534)
         try await expectRefused(socket: socket, "\(socket) is a socket of uid 65534")
@@ -92,7 +100,9 @@ struct SocketHijackTests {
 
     @Test(
         "a client refuses a server of another uid (SO_PEERCRED on the client side), and says so",
-        .enabled(if: getuid() == 0 && FileSystem.exists("/usr/bin/setpriv"), "needs root and setpriv to run a host as nobody"))
+        .enabled(
+            if: getuid() == 0 && FileSystem.exists("/usr/bin/setpriv"), "needs root and setpriv to run a host as nobody"
+        ))
     func clientRefusesImpostor() async throws {
         let base = try scratchDirectory("hijack")
         defer { removeScratch(base) }
@@ -108,7 +118,10 @@ struct SocketHijackTests {
         chmod(binary, 0o755)
         let socket = folder + "/demo.sock"
         let impostor = try CLIProcess(
-            ["--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--socket", socket, "--log-level", "info"],
+            [
+                "--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--socket", socket, "--log-level",
+                "info",
+            ],
             executable: "/usr/bin/setpriv")
         defer {
             impostor.signal(SIGKILL)
@@ -160,7 +173,9 @@ struct FileInputTests {
         }
     }
 
-    @Test("a state file that is a FIFO, /dev/zero, huge or a folder is set aside with a message; the app starts at once", arguments: Shape.allCases)
+    @Test(
+        "a state file that is a FIFO, /dev/zero, huge or a folder is set aside with a message; the app starts at once",
+        arguments: Shape.allCases)
     func stateFile(_ shape: Shape) async throws {
         let directory = try scratchDirectory("state-input")
         defer { removeScratch(directory) }
@@ -175,7 +190,10 @@ struct FileInputTests {
         let logs = LogCapture()
         // Before: the FIFO hung the start (the open blocks without a writer) and /dev/zero read without end. Now the
         // host starts (within the suite's limit, whatever the load) with the file set aside.
-        try await withHost([TestPlugins.misbehave("lab", [])], root: CoordinatorReference(plugin: "lab", type: "lab"), options: options, logs: logs) { host in
+        try await withHost(
+            [TestPlugins.misbehave("lab", [])], root: CoordinatorReference(plugin: "lab", type: "lab"),
+            options: options, logs: logs
+        ) { host in
             #expect(await host.snapshot().find("lab", "lab") != nil)
             #expect(logs.contains("the state file \(path) cannot be used (\(path) \(message)"), "\(logs.all)")
             #expect(logs.contains("moved to \(path).corrupt-"))
@@ -187,7 +205,8 @@ struct FileInputTests {
         #expect(try JSONParser.parse(written)["format"] == "switchyard-state")
     }
 
-    @Test("a manifest that is a FIFO, /dev/zero, huge or a folder is an error naming the file", arguments: Shape.allCases)
+    @Test(
+        "a manifest that is a FIFO, /dev/zero, huge or a folder is an error naming the file", arguments: Shape.allCases)
     func manifest(_ shape: Shape) throws {
         let directory = try scratchDirectory("manifest-input")
         defer { removeScratch(directory) }
@@ -198,12 +217,13 @@ struct FileInputTests {
             Issue.record("a \(shape) manifest was accepted")
         } catch {
             #expect(error.path == path)
-            let expected: String = switch shape {
-            case .fifo: "is a FIFO (named pipe), not a regular file"
-            case .devZero: "is a character device, not a regular file"
-            case .huge: "is larger than 4 MiB, the limit for a manifest"
-            case .folder: "is a folder, not a regular file"
-            }
+            let expected: String =
+                switch shape {
+                case .fifo: "is a FIFO (named pipe), not a regular file"
+                case .devZero: "is a character device, not a regular file"
+                case .huge: "is larger than 4 MiB, the limit for a manifest"
+                case .folder: "is a folder, not a regular file"
+                }
             #expect(error.description.contains(expected), "\(error)")
         }
     }
@@ -215,19 +235,28 @@ struct ResourceExhaustionTests {
     /// The pids of `host`'s children whose command line mentions `name`.
     static func children(of host: Int32, named name: String) -> [Int32] {
         SystemProcess.childPIDs(of: host).filter { pid in
-            (try? FileSystem.readFile("/proc/\(pid)/cmdline")).map { String(decoding: $0, as: UTF8.self).contains(name) } ?? false
+            (try? FileSystem.readFile("/proc/\(pid)/cmdline")).map {
+                String(decoding: $0, as: UTF8.self).contains(name)
+            } ?? false
         }
     }
 
-    @Test("under a low `ulimit -n`, a flood of control clients and a plugin crash: accepting pauses, the restart is retried (EMFILE) until descriptors come back, then the plugin is ready again")
+    @Test(
+        "under a low `ulimit -n`, a flood of control clients and a plugin crash: accepting pauses, the restart is retried (EMFILE) until descriptors come back, then the plugin is ready again"
+    )
     func descriptorExhaustion() async throws {
         let directory = try scratchDirectory("exhaust")
         defer { removeScratch(directory) }
-        let manifest = try temporaryManifest(#"{"app": "exhaust", "plugins": [{"name": "hello", "product": "HelloPlugin"}]}"#)
+        let manifest = try temporaryManifest(
+            #"{"app": "exhaust", "plugins": [{"name": "hello", "product": "HelloPlugin"}]}"#)
         defer { removeScratch(FileSystem.parentDirectory(of: manifest)) }
         let socket = directory + "/exhaust.sock"
         // exec: the host keeps the shell's pid, and the limit.
-        let host = try CLIProcess(["-c", "ulimit -n 64; exec \"$0\" run --manifest \"$1\" --socket \"$2\"", product("switchyard"), manifest, socket], executable: "/bin/sh")
+        let host = try CLIProcess(
+            [
+                "-c", "ulimit -n 64; exec \"$0\" run --manifest \"$1\" --socket \"$2\"", product("switchyard"),
+                manifest, socket,
+            ], executable: "/bin/sh")
         defer { host.signal(SIGKILL) }
         try await host.waitForStderr("switchyard: ready (1/1 plugins: hello)")
         let plugin = try #require(Self.children(of: host.pid, named: "HelloPlugin").first)
@@ -252,7 +281,8 @@ struct ResourceExhaustionTests {
         let status = try client.call(HostStatusRequest.self, .init())
         client.close()
         #expect(status.plugins.map(\.state) == ["ready"], "\(status.plugins)")
-        #expect(status.plugins.first?.restarts == 1, "retries for lack of descriptors are not restarts: \(status.plugins)")
+        #expect(
+            status.plugins.first?.restarts == 1, "retries for lack of descriptors are not restarts: \(status.plugins)")
         host.signal(SIGTERM)
         #expect(try await host.waitForExit() == 0)
     }

@@ -22,12 +22,17 @@ struct LargeRequestTests {
 
     /// A stack type with a `**` route (one hop takes any number of segments) and a route without declared params
     /// (any params object goes through to the plugin and back as screen props).
-    static let lab = TestPlugins.misbehave("lab", ["--route-table", #"""
-        [{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [
-          {"name": "bench", "transition": "root"},
-          {"name": "all", "transition": "push", "deepLink": "**rest"},
-          {"name": "item", "transition": "push"}]}]
-        """#])
+    static let lab = TestPlugins.misbehave(
+        "lab",
+        [
+            "--route-table",
+            #"""
+            [{"type": "lab", "kind": "stack", "initialRoute": "bench", "routes": [
+              {"name": "bench", "transition": "root"},
+              {"name": "all", "transition": "push", "deepLink": "**rest"},
+              {"name": "item", "transition": "push"}]}]
+            """#,
+        ])
 
     @Test("a deep link with maxQueryItems query items is served while pings are answered; one more is refused")
     func queryItems() async throws {
@@ -35,7 +40,8 @@ struct LargeRequestTests {
             .string("lab://q?" + (0..<count).map { "key\($0)=value%20\($0)" }.joined(separator: "&"))
         }
         try await exercise(
-            method: "open", under: ["url": link(Self.limits.maxQueryItems)], over: ["url": link(Self.limits.maxQueryItems + 1)],
+            method: "open", under: ["url": link(Self.limits.maxQueryItems)],
+            over: ["url": link(Self.limits.maxQueryItems + 1)],
             limit: "maxQueryItems", max: Self.limits.maxQueryItems)
     }
 
@@ -46,7 +52,8 @@ struct LargeRequestTests {
             .string("lab://" + (0..<count).map { "segment\($0)" }.joined(separator: "/"))
         }
         try await exercise(
-            method: "open", under: ["url": link(Self.limits.maxPathSegments)], over: ["url": link(Self.limits.maxPathSegments + 1)],
+            method: "open", under: ["url": link(Self.limits.maxPathSegments)],
+            over: ["url": link(Self.limits.maxPathSegments + 1)],
             limit: "maxPathSegments", max: Self.limits.maxPathSegments)
     }
 
@@ -67,10 +74,13 @@ struct LargeRequestTests {
             for index in 0..<count { object["key\(index)"] = .int(Int64(index)) }
             return .object(object)
         }
-        func steps(_ params: JSONValue) -> JSONValue { ["steps": [["op": "route", "route": "item", "params": params]]] }
+        func steps(_ params: JSONValue) -> JSONValue {
+            ["steps": [["op": "route", "route": "item", "params": params]]]
+        }
         let max = Self.limits.maxParamsKeys
         try await exercise(
-            method: "navigate", under: steps(object(max)), over: steps(object(max + 1)), limit: "maxParamsKeys", max: max)
+            method: "navigate", under: steps(object(max)), over: steps(object(max + 1)), limit: "maxParamsKeys",
+            max: max)
         try await exercise(
             method: "navigate", under: steps(["nested": [object(max)]]), over: steps(["nested": [object(max + 1)]]),
             limit: "maxParamsKeys", max: max)
@@ -82,7 +92,8 @@ struct LargeRequestTests {
         let path = try TestSweep.temporaryDirectory() + "/control.sock"
         var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
         options.controlSocket = path
-        try await withHost([Self.lab], root: CoordinatorReference(plugin: "lab", type: "lab"), options: options) { host in
+        try await withHost([Self.lab], root: CoordinatorReference(plugin: "lab", type: "lab"), options: options) {
+            host in
             let client = try ControlClient(path: path, timeoutMilliseconds: 20_000)
             defer { client.close() }
             let pinger = try ControlClient(path: path, timeoutMilliseconds: 20_000)
@@ -142,7 +153,10 @@ struct LargeRequestTests {
             _ = try pinger.call("$/ping")
             let wall = Double(UVLoop.hrtime - sent) / 1e6
             let cpuAfter = host.loopCPUNanoseconds
-            pings.append(Ping(milliseconds: wall, loopCPUMilliseconds: cpuBefore.flatMap { before in cpuAfter.map { Double($0 &- before) / 1e6 } }))
+            pings.append(
+                Ping(
+                    milliseconds: wall,
+                    loopCPUMilliseconds: cpuBefore.flatMap { before in cpuAfter.map { Double($0 &- before) / 1e6 } }))
             let message: Message
             do { message = try client.next() } catch {
                 if case .timeout = error { continue }
@@ -178,10 +192,13 @@ struct LargeRequestTests {
             Issue.record("the host's loop CPU time could not be read")
             return
         }
-        let held = measured.pings.filter { $0.milliseconds >= maxPingMilliseconds + noise && ($0.loopCPUMilliseconds ?? 0) >= maxPingMilliseconds }
+        let held = measured.pings.filter {
+            $0.milliseconds >= maxPingMilliseconds + noise && ($0.loopCPUMilliseconds ?? 0) >= maxPingMilliseconds
+        }
         let slowest = measured.pings.max { $0.milliseconds < $1.milliseconds }
         #expect(
             held.isEmpty,
-            "a ping took \(held.first?.milliseconds ?? 0) ms during \(what), and the host's loop used \(held.first?.loopCPUMilliseconds ?? 0) ms of CPU meanwhile (\(measured.pings.count) pings; idle pings took up to \(noise) ms; the slowest took \(slowest?.milliseconds ?? 0) ms)")
+            "a ping took \(held.first?.milliseconds ?? 0) ms during \(what), and the host's loop used \(held.first?.loopCPUMilliseconds ?? 0) ms of CPU meanwhile (\(measured.pings.count) pings; idle pings took up to \(noise) ms; the slowest took \(slowest?.milliseconds ?? 0) ms)"
+        )
     }
 }

@@ -9,7 +9,9 @@ import Testing
 /// and the demo's plugins, one per SDK: the Swift todos and tab bar, the Python profile and the Node projects.
 @Suite("The reference libraries' features across plugin processes", .heavy, .timeLimit(.minutes(1)))
 struct LibraryFeatureTests {
-    @Test("each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused")
+    @Test(
+        "each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused"
+    )
     func actionsInEverySDK() async throws {
         let logs = LogCapture()
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
@@ -21,7 +23,8 @@ struct LibraryFeatureTests {
             _ = try await host.navigate(from: todos.id, [.route("todo", ["id": "1"]), .route("todo", ["id": "7"])])
             let first = try #require(await host.snapshot().instance(todos.id)?.entries?.first?.entry)
             var before = await host.snapshot().revision
-            var result = try await host.userAction(instance: todos.id, entry: first, action: "complete", params: ["id": "1"])
+            var result = try await host.userAction(
+                instance: todos.id, entry: first, action: "complete", params: ["id": "1"])
             #expect(result.revision == before + 1)
             tree = await host.snapshot()
             #expect(tree.instance(todos.id)?.entries?.isEmpty == true)
@@ -32,13 +35,16 @@ struct LibraryFeatureTests {
             let profile = try #require(tree.find("profile", "profile"))
             _ = try await host.navigate(from: profile.id, [.route("settings")])
             let settings = try #require(await host.snapshot().instance(profile.id)?.entries?.last?.entry)
-            result = try await host.userAction(instance: profile.id, entry: settings, action: "save", params: ["theme": "dark"])
+            result = try await host.userAction(
+                instance: profile.id, entry: settings, action: "save", params: ["theme": "dark"])
             #expect(await host.snapshot().instance(profile.id)?.entries?.isEmpty == true)
             try await logs.waitFor("[profile] profile: settings saved (dark)")
 
             // Node: members' "showOwner" routes to another plugin's coordinator; settings' "close" dismisses it.
             let projects = try #require(tree.find("projects", "projects"))
-            let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"]), .route("members")]).instance
+            let project = try await host.navigate(
+                from: projects.id, [.route("project", ["id": "p1"]), .route("members")]
+            ).instance
             let members = try #require(await host.snapshot().instance(project)?.entries?.last?.entry)
             result = try await host.userAction(instance: project, entry: members, action: "showOwner")
             tree = await host.snapshot()
@@ -54,19 +60,29 @@ struct LibraryFeatureTests {
             let again = try #require(await host.snapshot().instance(profile.id)?.entries?.last?.entry)
             let root = try #require(await host.snapshot().instance(todos.id)?.root?.entry)
             before = await host.snapshot().revision
-            let undeclared = await #expect(throws: ResponseError.self) { try await host.userAction(instance: todos.id, entry: root, action: "complete") }
-            #expect(undeclared?.code == .invalidParams && undeclared?.data?["field"] == "action", "\(String(describing: undeclared))")
+            let undeclared = await #expect(throws: ResponseError.self) {
+                try await host.userAction(instance: todos.id, entry: root, action: "complete")
+            }
+            #expect(
+                undeclared?.code == .invalidParams && undeclared?.data?["field"] == "action",
+                "\(String(describing: undeclared))")
             let mistyped = await #expect(throws: ResponseError.self) {
                 try await host.userAction(instance: profile.id, entry: again, action: "save", params: ["theme": 3])
             }
-            #expect(mistyped?.code == .invalidParams && mistyped?.data?["field"] == "params", "\(String(describing: mistyped))")
-            let gone = await #expect(throws: ResponseError.self) { try await host.userAction(instance: profile.id, entry: settings, action: "save") }
+            #expect(
+                mistyped?.code == .invalidParams && mistyped?.data?["field"] == "params",
+                "\(String(describing: mistyped))")
+            let gone = await #expect(throws: ResponseError.self) {
+                try await host.userAction(instance: profile.id, entry: settings, action: "save")
+            }
             #expect(gone?.code == .instanceNotFound)
             #expect(await host.snapshot().revision == before)
         }
     }
 
-    @Test("the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour")
+    @Test(
+        "the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour"
+    )
     func dynamicTabs() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -75,7 +91,11 @@ struct LibraryFeatureTests {
             #expect(home.dynamicTabs == true)
             let before = await host.snapshot().revision
             _ = try await host.navigate(
-                from: home.id, [.selectTab("profile"), .parent, .setTabs(["inbox", "todos", "projects", "profile"]), .setBadge("inbox", "new")])
+                from: home.id,
+                [
+                    .selectTab("profile"), .parent, .setTabs(["inbox", "todos", "projects", "profile"]),
+                    .setBadge("inbox", "new"),
+                ])
             var tree = await host.snapshot()
             #expect(tree.revision == before + 1)
             home = try #require(tree.instance(home.id))
@@ -94,7 +114,9 @@ struct LibraryFeatureTests {
         }
     }
 
-    @Test("per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss")
+    @Test(
+        "per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss"
+    )
     func presentation() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -104,8 +126,12 @@ struct LibraryFeatureTests {
             _ = try await host.navigate(from: profile.id, [.route("deleteAccount")])
             let sheet = try #require(await host.snapshot().instance(profile.id)?.entries?.last)
             #expect(sheet.presentation == PresentationOptions(detents: ["medium"], interactiveDismissDisabled: true))
-            let refusal = await #expect(throws: ResponseError.self) { try await host.userDismissed(instance: profile.id, entry: sheet.entry) }
-            #expect(refusal?.code == .notAllowed && refusal?.data?["entry"] == .int(sheet.entry.rawValue), "\(String(describing: refusal))")
+            let refusal = await #expect(throws: ResponseError.self) {
+                try await host.userDismissed(instance: profile.id, entry: sheet.entry)
+            }
+            #expect(
+                refusal?.code == .notAllowed && refusal?.data?["entry"] == .int(sheet.entry.rawValue),
+                "\(String(describing: refusal))")
             #expect(await host.render(.text).contains("{detents: medium; no interactive dismiss}"))
             _ = try await host.navigate(from: profile.id, [.popLast])
             // Swift: createTodo is a sheet by default, full screen when the call says so; its declared options stay.
@@ -113,18 +139,26 @@ struct LibraryFeatureTests {
             _ = try await host.navigate(from: todos.id, [.route("createTodo", as: .fullScreen)])
             let created = try #require(await host.snapshot().instance(todos.id)?.entries?.last)
             #expect(created.transition == .fullScreen && created.presentation?.customTransition == "slideUp")
-            await #expect(throws: ResponseError.self) { try await host.navigate(from: todos.id, [.route("createTodo", as: .push)]) }
+            await #expect(throws: ResponseError.self) {
+                try await host.navigate(from: todos.id, [.route("createTodo", as: .push)])
+            }
             // Node: the project settings, full screen with options of this call replacing the declared detents.
             let projects = try #require(tree.find("projects", "projects"))
             let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"])]).instance
-            _ = try await host.navigate(from: project, [.route("settings", as: .fullScreen, presentation: PresentationOptions(customTransition: "zoom"))])
+            _ = try await host.navigate(
+                from: project,
+                [.route("settings", as: .fullScreen, presentation: PresentationOptions(customTransition: "zoom"))])
             let settings = try #require(await host.snapshot().instance(project)?.entries?.last)
-            #expect(settings.transition == .fullScreen && settings.presentation == PresentationOptions(customTransition: "zoom"))
+            #expect(
+                settings.transition == .fullScreen
+                    && settings.presentation == PresentationOptions(customTransition: "zoom"))
             _ = try await host.userDismissed(instance: project, entry: settings.entry)
         }
     }
 
-    @Test("coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves")
+    @Test(
+        "coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves"
+    )
     func appearance() async throws {
         let logs = LogCapture()
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
@@ -139,17 +173,22 @@ struct LibraryFeatureTests {
             let profile = try #require(tree.find("profile", "profile"))
             _ = try await host.navigate(from: profile.id, [.route("settings")])
             _ = try await host.navigate(from: profile.id, [.popLast])
-            try await logs.waitFor("[profile] profile: entry \(try #require(tree.instance(profile.id)?.root?.entry).rawValue) appeared")
+            try await logs.waitFor(
+                "[profile] profile: entry \(try #require(tree.instance(profile.id)?.root?.entry).rawValue) appeared")
             try await logs.waitFor("[profile] profile: 0 presented")
             let projects = try #require(tree.find("projects", "projects"))
-            let project = try await host.navigate(from: projects.id, [.route("project", ["id": "p1"]), .route("members")]).instance
+            let project = try await host.navigate(
+                from: projects.id, [.route("project", ["id": "p1"]), .route("members")]
+            ).instance
             let overview = try #require(await host.snapshot().instance(project)?.root?.entry)
             _ = try await host.navigate(from: project, [.popLast])
             try await logs.waitFor("[projects] projects: entry \(overview.rawValue) appeared")
         }
     }
 
-    @Test("library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet")
+    @Test(
+        "library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet"
+    )
     func librarySteps() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -190,15 +229,20 @@ struct LibraryFeatureTests {
             #expect(try await host.query(.init(query: .hasParent, instance: home.id)) == true)
             #expect(try await host.query(.init(query: .hasParent)) == false)
             #expect(try await host.query(.init(query: .presentedCount, instance: todos.id)) == 3)
-            #expect(try await host.query(.init(query: .newest, plugin: "todos", type: "share")) == .int(second.rawValue))
+            #expect(
+                try await host.query(.init(query: .newest, plugin: "todos", type: "share")) == .int(second.rawValue))
         }
     }
 
-    @Test("Python and Node tab bars start with some of their tabs, take the others with setTabs, and hear appeared", arguments: ["python", "node"])
+    @Test(
+        "Python and Node tab bars start with some of their tabs, take the others with setTabs, and hear appeared",
+        arguments: ["python", "node"])
     func sdkTabs(_ language: String) async throws {
         let fixture = "\(packageRoot)/Tests/Fixtures/plugins/dynamic_tabs"
         let plugin = PluginManifest(
-            name: "bar", command: language == "python" ? [TestPlugins.python, fixture + ".py"] : [TestPlugins.node, fixture + ".js"])
+            name: "bar",
+            command: language == "python"
+                ? [TestPlugins.python, fixture + ".py"] : [TestPlugins.node, fixture + ".js"])
         let logs = LogCapture()
         try await withHost([plugin], root: CoordinatorReference(plugin: "bar", type: "bar"), logs: logs) { host in
             var bar = try #require(await host.snapshot().instances.first)

@@ -62,7 +62,8 @@ struct LifecycleTests {
         // Under the spawn lock (its contract): not between another test's sweep and fork.
         let leak = SpawnLock.withLock { open("/dev/null", O_RDONLY) }
         defer { close(leak) }
-        try await withHost([TestPlugins.swiftHello(), TestPlugins.pythonHello(), TestPlugins.misbehave("raw", [])]) { host in
+        try await withHost([TestPlugins.swiftHello(), TestPlugins.pythonHello(), TestPlugins.misbehave("raw", [])]) {
+            host in
             for status in await host.status() {
                 let pid = try #require(status.pid)
                 #expect(SystemProcess.openDescriptors(of: pid) == [0, 1, 2], "\(status.name)")
@@ -76,7 +77,10 @@ struct LifecycleTests {
         limits.maxWriteQueueBytes = 32 * 1024
         limits.requestTimeoutMs = 10_000
         let logs = LogCapture()
-        try await withHost([TestPlugins.swiftHello(), TestPlugins.misbehave("deaf", ["--stop-reading-after", "2"], limits: limits)], logs: logs) { host in
+        try await withHost(
+            [TestPlugins.swiftHello(), TestPlugins.misbehave("deaf", ["--stop-reading-after", "2"], limits: limits)],
+            logs: logs
+        ) { host in
             // Enough pipelined pings to fill the socket buffers and then the 32 KiB queue.
             let burst = await host.pingBurst("deaf", count: 50_000)
             #expect(burst.answered == 0)
@@ -108,7 +112,9 @@ struct LifecycleTests {
     func stderrForwarded() async throws {
         let logs = LogCapture()
         let long = String(repeating: "z", count: 10_000)
-        try await withHost([TestPlugins.misbehave("chatty", ["--say", "hello from stderr", "--say", long])], logs: logs) { _ in
+        try await withHost(
+            [TestPlugins.misbehave("chatty", ["--say", "hello from stderr", "--say", long])], logs: logs
+        ) { _ in
             try await logs.waitFor("[chatty] hello from stderr")
             try await logs.waitFor("[line truncated at 4096 bytes]")
         }
@@ -123,7 +129,12 @@ struct LifecycleTests {
         // hung before the ladder runs. Message 3 must be the shutdown request.
         var quiet = LimitOverrides()
         quiet.heartbeatIntervalMs = 0
-        try await withHost([TestPlugins.misbehave("stubborn", ["--ignore-sigterm", "--ignore-eof", "--hang-after", "3"], limits: quiet)], logs: logs) { host in
+        try await withHost(
+            [
+                TestPlugins.misbehave(
+                    "stubborn", ["--ignore-sigterm", "--ignore-eof", "--hang-after", "3"], limits: quiet)
+            ], logs: logs
+        ) { host in
             #expect(await host.status().first?.state == .ready)
         }
         #expect(logs.contains("did not exit after stdin closed; sending SIGTERM"))

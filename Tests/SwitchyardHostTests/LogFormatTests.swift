@@ -18,7 +18,9 @@ struct LogFormatTests {
     static func lines(level: Logger.Level, format: LogFormat, _ body: (Logger) -> Void) -> [String] {
         let captured = Mutex<[String]>([])
         var logger = Logger(label: "switchyard") { label in
-            SwitchyardLogHandler(label: label, level: level, format: format) { line in captured.withLock { $0.append(line) } }
+            SwitchyardLogHandler(label: label, level: level, format: format) { line in
+                captured.withLock { $0.append(line) }
+            }
         }
         logger.logLevel = level
         body(logger)
@@ -27,16 +29,21 @@ struct LogFormatTests {
 
     @Test("text: no timestamp at notice, a timestamp at debug; the plugin's name in brackets")
     func text() {
-        let quiet = Self.lines(level: .notice, format: .text) { $0.notice("started", metadata: ["plugin": "todos", "pid": "42"]) }
+        let quiet = Self.lines(level: .notice, format: .text) {
+            $0.notice("started", metadata: ["plugin": "todos", "pid": "42"])
+        }
         #expect(quiet == ["NOTICE [todos] started pid=42\n"])
         let verbose = Self.lines(level: .debug, format: .text) { $0.debug("hop") }
         #expect(verbose.count == 1)
-        #expect(verbose.first?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z DEBUG hop\n/) != nil, "\(verbose)")
+        #expect(
+            verbose.first?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z DEBUG hop\n/) != nil, "\(verbose)")
     }
 
     @Test("json: one object per line with timestamp, level, label, message, plugin and metadata")
     func json() throws {
-        let lines = Self.lines(level: .info, format: .json) { $0.warning("slow \"hop\"\nhere", metadata: ["plugin": "todos", "ms": "120"]) }
+        let lines = Self.lines(level: .info, format: .json) {
+            $0.warning("slow \"hop\"\nhere", metadata: ["plugin": "todos", "ms": "120"])
+        }
         #expect(lines.count == 1)
         let line = try #require(lines.first)
         #expect(line.hasSuffix("}\n") && line.dropLast().allSatisfy { $0 != "\n" })

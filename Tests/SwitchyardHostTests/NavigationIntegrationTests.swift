@@ -21,11 +21,15 @@ struct NavigationIntegrationTests {
             let tree = await host.snapshot()
             #expect(tree.revision == 1)
             #expect(tree.instances.first?.root?.route == "unauthenticated")
-            #expect(tree.find("unauthenticated", "unauthenticated")?.root?.content == .screen(ScreenDescriptor(name: "Login")))
+            #expect(
+                tree.find("unauthenticated", "unauthenticated")?.root?.content
+                    == .screen(ScreenDescriptor(name: "Login")))
         }
     }
 
-    @Test("the Stinsen README chain focusFirst(todos) → child → popToRoot → route(todo, 42) applies as one revision across plugins")
+    @Test(
+        "the Stinsen README chain focusFirst(todos) → child → popToRoot → route(todo, 42) applies as one revision across plugins"
+    )
     func stinsenChain() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -35,13 +39,16 @@ struct NavigationIntegrationTests {
             _ = try await host.navigate(from: todos.id, [.route("todo", ["id": "7"]), .route("createTodo")])
             _ = try await host.navigate(from: home.id, [.selectTab("projects")])
             let before = await host.snapshot().revision
-            let result = try await host.navigate(from: home.id, [.focusFirst("todos"), .child, .popToRoot, .route("todo", ["id": "42"])])
+            let result = try await host.navigate(
+                from: home.id, [.focusFirst("todos"), .child, .popToRoot, .route("todo", ["id": "42"])])
             tree = await host.snapshot()
             #expect(tree.revision == before + 1)
             #expect(result.instance == todos.id)
             #expect(tree.instance(home.id)?.selectedTab == "todos")
             #expect(tree.instance(todos.id)?.entries?.map(\.params) == [["id": "42"]])
-            #expect(tree.instance(todos.id)?.entries?.first?.content == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
+            #expect(
+                tree.instance(todos.id)?.entries?.first?.content
+                    == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
         }
     }
 
@@ -58,14 +65,16 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("the Coordinator README validity check: valid links pass, invalid ones name the failing segment and change nothing", arguments: [
-        ("switchyard://todos/new", nil as Int?),
-        ("switchyard://profile/settings", nil),
-        ("switchyard://projects/p7/members", nil),
-        ("switchyard://profile/settings/extra", 2),
-        ("switchyard://nowhere", 0),
-        ("switchyard://todos/todo", 1),
-    ])
+    @Test(
+        "the Coordinator README validity check: valid links pass, invalid ones name the failing segment and change nothing",
+        arguments: [
+            ("switchyard://todos/new", nil as Int?),
+            ("switchyard://profile/settings", nil),
+            ("switchyard://projects/p7/members", nil),
+            ("switchyard://profile/settings/extra", 2),
+            ("switchyard://nowhere", 0),
+            ("switchyard://todos/todo", 1),
+        ])
     func validity(_ url: String, _ failingIndex: Int?) async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -81,29 +90,41 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("dismissCoordinator of a subtree spanning three plugins destroys every instance, and each plugin acknowledges its own")
+    @Test(
+        "dismissCoordinator of a subtree spanning three plugins destroys every instance, and each plugin acknowledges its own"
+    )
     func dismissAcrossPlugins() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let events = EventLog(host)
             let todos = try #require(await host.snapshot().find("todos", "todos"))
             // todos (Swift) → share (Swift) → project (Node) → profile (Python)
-            let landed = try await host.navigate(from: todos.id, [.route("share", ["id": "7"]), .route("pickProject", ["id": "p1"]), .route("owner")])
+            let landed = try await host.navigate(
+                from: todos.id, [.route("share", ["id": "7"]), .route("pickProject", ["id": "p1"]), .route("owner")])
             var tree = await host.snapshot()
             let share = try #require(tree.find("todos", "share"))
             let project = try #require(tree.find("projects", "project"))
-            let owner = try #require(tree.instances.first { $0.plugin == "profile" && $0.parent?.instance == project.id })
+            let owner = try #require(
+                tree.instances.first { $0.plugin == "profile" && $0.parent?.instance == project.id })
             #expect(landed.instance == owner.id)
             let result = try await host.navigate(from: share.id, [.dismissCoordinator])
             #expect(result.instance == todos.id)
             tree = await host.snapshot()
-            #expect(tree.instance(share.id) == nil && tree.instance(project.id) == nil && tree.instance(owner.id) == nil)
+            #expect(
+                tree.instance(share.id) == nil && tree.instance(project.id) == nil && tree.instance(owner.id) == nil)
             #expect(tree.instance(todos.id)?.entries?.isEmpty == true)
-            let expected: Set<String> = ["todos#\(share.id.rawValue)", "projects#\(project.id.rawValue)", "profile#\(owner.id.rawValue)"]
+            let expected: Set<String> = [
+                "todos#\(share.id.rawValue)", "projects#\(project.id.rawValue)", "profile#\(owner.id.rawValue)",
+            ]
             try await events.wait(for: "destroy acknowledgements from three plugins") { events in
-                let acknowledged = Set(events.compactMap { event -> String? in
-                    if case .destroyed(let plugin, let instance, _) = event { "\(plugin)#\(instance.rawValue)" } else { nil }
-                })
+                let acknowledged = Set(
+                    events.compactMap { event -> String? in
+                        if case .destroyed(let plugin, let instance, _) = event {
+                            "\(plugin)#\(instance.rawValue)"
+                        } else {
+                            nil
+                        }
+                    })
                 return acknowledged.isSuperset(of: expected)
             }
         }
@@ -135,9 +156,12 @@ struct NavigationIntegrationTests {
         // name instance #1 before the root exists. Only the test's own ping, after the start, may trigger it.
         var quiet = LimitOverrides()
         quiet.heartbeatIntervalMs = 0
-        let intruder = TestPlugins.misbehave("intruder", [
-            "--navigate-on-ping", #"{"instance": 1, "steps": [{"op": "setRoot", "route": "authenticated", "params": {"user": "eve"}}]}"#,
-        ], limits: quiet)
+        let intruder = TestPlugins.misbehave(
+            "intruder",
+            [
+                "--navigate-on-ping",
+                #"{"instance": 1, "steps": [{"op": "setRoot", "route": "authenticated", "params": {"user": "eve"}}]}"#,
+            ], limits: quiet)
         try await withHost(TestPlugins.demo(extra: [intruder]), root: TestPlugins.demoRoot, logs: logs) { host in
             let before = await host.snapshot()
             _ = try await host.ping("intruder")
@@ -160,7 +184,9 @@ struct NavigationIntegrationTests {
             let project = try #require(tree.find("projects", "project"))
             #expect(project.entries?.map(\.route) == ["members"])
             #expect(result.instance == project.id)
-            try await events.wait(for: "tree/changed") { $0.contains { if case .treeChanged = $0 { true } else { false } } }
+            try await events.wait(for: "tree/changed") {
+                $0.contains { if case .treeChanged = $0 { true } else { false } }
+            }
             #expect(events.treeRevisions == [before + 1])
         }
     }
@@ -204,9 +230,16 @@ struct NavigationIntegrationTests {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
             let unauthenticated = try #require(await host.snapshot().find("unauthenticated", "unauthenticated"))
-            _ = try await host.navigate(from: unauthenticated.id, [.route("registration"), .route("done", ["user": "zoe"])])
+            _ = try await host.navigate(
+                from: unauthenticated.id, [.route("registration"), .route("done", ["user": "zoe"])])
             try await events.wait(for: "main's root to become authenticated") { events in
-                events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "authenticated" } else { false } }
+                events.contains {
+                    if case .treeChanged(let change) = $0 {
+                        change.snapshot.instances.first?.root?.route == "authenticated"
+                    } else {
+                        false
+                    }
+                }
             }
             #expect(await host.snapshot().find("authenticated", "home") != nil)
         }
@@ -218,12 +251,20 @@ struct NavigationIntegrationTests {
     @Test("plugin logic navigates: the Swift Main coordinator's router ends an expired session")
     func swiftRouterNavigates() async throws {
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot, logs: logs) { host in
+        try await withHost(
+            TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot, logs: logs
+        ) { host in
             let events = EventLog(host)
             do {
                 try await Self.logIn(host)
                 try await events.wait(for: "the session to expire and main to show unauthenticated again") { events in
-                    events.contains { if case .treeChanged(let change) = $0 { change.snapshot.instances.first?.root?.route == "unauthenticated" && change.revision > 2 } else { false } }
+                    events.contains {
+                        if case .treeChanged(let change) = $0 {
+                            change.snapshot.instances.first?.root?.route == "unauthenticated" && change.revision > 2
+                        } else {
+                            false
+                        }
+                    }
                 }
             } catch {
                 Issue.record("host log:\n\(logs.all.joined(separator: "\n"))")
@@ -242,7 +283,9 @@ struct NavigationIntegrationTests {
             _ = try await host.navigate(from: todos.id, [.popLast])
             _ = try? await host.navigate(from: todos.id, [.popLast])  // fails: no change, no event
             let final = await host.snapshot().revision
-            try await events.wait(for: "three tree/changed events") { $0.count { if case .treeChanged = $0 { true } else { false } } >= 3 }
+            try await events.wait(for: "three tree/changed events") {
+                $0.count { if case .treeChanged = $0 { true } else { false } } >= 3
+            }
             #expect(events.treeRevisions == [final - 2, final - 1, final])
         }
     }

@@ -9,7 +9,8 @@ import Testing
 struct OrphanTests {
     /// A manifest with plugins of every temper: well-behaved Swift and Python, one that ignores EOF and SIGTERM.
     static func manifest() throws -> String {
-        try temporaryManifest("""
+        try temporaryManifest(
+            """
             {"plugins": [
               {"name": "hello-swift", "product": "HelloPlugin"},
               {"name": "hello-python", "command": ["\(TestPlugins.python)", "\(packageRoot)/Plugins/python/hello.py"]},
@@ -41,11 +42,12 @@ struct OrphanTests {
     @Test("SIGKILL: the guardian kills every plugin, even one that ignores EOF and one that is stopped")
     func sigkill() async throws {
         let (cli, children) = try await Self.startHost()
-        let frozen = try #require(children.first { pid in
-            (try? FileSystem.readFile("/proc/\(pid)/environ")).map {
-                String(decoding: $0, as: UTF8.self).contains("SWITCHYARD_PLUGIN_NAME=frozen")
-            } ?? false
-        })
+        let frozen = try #require(
+            children.first { pid in
+                (try? FileSystem.readFile("/proc/\(pid)/environ")).map {
+                    String(decoding: $0, as: UTF8.self).contains("SWITCHYARD_PLUGIN_NAME=frozen")
+                } ?? false
+            })
         #expect(SystemProcess.kill(frozen, SIGSTOP))
         cli.signal(SIGKILL)
         _ = try await cli.waitForExit()

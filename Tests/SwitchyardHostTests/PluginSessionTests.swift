@@ -25,7 +25,10 @@ struct PluginSessionTests {
 
         let silent = try Lab(answer: false)
         silent.clock.advance(by: 5_000)
-        #expect(silent.failures.contains { $0.code == .timeout && $0.message.contains("no answer to 'initialize' within 5000 ms") })
+        #expect(
+            silent.failures.contains {
+                $0.code == .timeout && $0.message.contains("no answer to 'initialize' within 5000 ms")
+            })
         #expect(silent.transport.signals == [SIGKILL])
     }
 
@@ -41,7 +44,9 @@ struct PluginSessionTests {
         #expect(pings.count == 1)
         lab.clock.advance(by: 2_000)
         #expect(lab.transport.signals == [SIGKILL])
-        #expect(lab.session.killReason?.contains("no answer to the heartbeat $/ping within 2000 ms of running time") == true)
+        #expect(
+            lab.session.killReason?.contains("no answer to the heartbeat $/ping within 2000 ms of running time") == true
+        )
     }
 
     @Test("heartbeat: an answered ping, or any message, keeps the plugin alive")
@@ -98,9 +103,13 @@ struct PluginSessionTests {
 
     // MARK: - Admission and quarantine
 
-    @Test("admission: a request over the message rate is answered -32004, duplicate ids and too many outstanding are refused")
+    @Test(
+        "admission: a request over the message rate is answered -32004, duplicate ids and too many outstanding are refused"
+    )
     func admission() throws {
-        let lab = try Lab.ready(limits: PluginLimits(maxMessagesPerSecond: 3, maxOutstandingRequests: 2, heartbeatIntervalMs: 0, maxProtocolErrors: 100))
+        let lab = try Lab.ready(
+            limits: PluginLimits(
+                maxMessagesPerSecond: 3, maxOutstandingRequests: 2, heartbeatIntervalMs: 0, maxProtocolErrors: 100))
         lab.deliver(#"{"jsonrpc":"2.0","id":"a","method":"tree/query","params":{}}"#)
         lab.deliver(#"{"jsonrpc":"2.0","id":"a","method":"tree/query","params":{}}"#)
         lab.deliver(#"{"jsonrpc":"2.0","id":"b","method":"tree/query","params":{}}"#)
@@ -122,7 +131,8 @@ struct PluginSessionTests {
         #expect(lab.requests.map(\.id).last == .string("e"))
     }
 
-    @Test("quarantine: more than maxProtocolErrors invalid lines within 10 s kill the plugin; fewer, spread out, do not")
+    @Test(
+        "quarantine: more than maxProtocolErrors invalid lines within 10 s kill the plugin; fewer, spread out, do not")
     func quarantine() throws {
         let spread = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0, maxProtocolErrors: 3))
         for _ in 0..<8 {
@@ -138,14 +148,21 @@ struct PluginSessionTests {
 
     // MARK: - Write queue
 
-    @Test("write queue: over the limit new requests are refused; a queue that does not shrink for the window is a verdict")
+    @Test(
+        "write queue: over the limit new requests are refused; a queue that does not shrink for the window is a verdict"
+    )
     func writeQueueStall() throws {
-        let lab = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0, heartbeatTimeoutMs: 2_000), maxWriteQueueBytes: 1_000)
+        let lab = try Lab.ready(
+            limits: PluginLimits(heartbeatIntervalMs: 0, heartbeatTimeoutMs: 2_000), maxWriteQueueBytes: 1_000)
         lab.transport.unread = 1_500
         lab.session.notify(InitializedNotification.self, Empty())
         var refused: Result<JSONValue, ResponseError>?
         lab.session.sendRaw(method: "coordinator/route", params: nil) { refused = $0 }
-        if case .failure(let error) = refused { #expect(error.data?["limit"] == "maxWriteQueueBytes") } else { Issue.record("not refused") }
+        if case .failure(let error) = refused {
+            #expect(error.data?["limit"] == "maxWriteQueueBytes")
+        } else {
+            Issue.record("not refused")
+        }
         lab.clock.advance(by: 1_999)
         #expect(lab.transport.signals.isEmpty)
         lab.clock.advance(by: 1)
@@ -155,7 +172,8 @@ struct PluginSessionTests {
 
     @Test("write queue: a slow reader that keeps reading recovers; twice the limit is killed at once")
     func writeQueueRecoversOrOverflows() throws {
-        let slow = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0, heartbeatTimeoutMs: 2_000), maxWriteQueueBytes: 1_000)
+        let slow = try Lab.ready(
+            limits: PluginLimits(heartbeatIntervalMs: 0, heartbeatTimeoutMs: 2_000), maxWriteQueueBytes: 1_000)
         slow.transport.unread = 1_500
         slow.session.notify(InitializedNotification.self, Empty())
         for unread in [1_400, 1_300, 1_200, 1_100] {
@@ -181,7 +199,8 @@ struct PluginSessionTests {
         lab.session.stop(graceMs: 300, shutdownTimeoutMs: 100)
         let shutdown = try #require(lab.transport.requests(ShutdownRequest.method).first)
         lab.deliver(#"{"jsonrpc":"2.0","id":\#(shutdown.id.jsonText),"result":{}}"#)
-        #expect(lab.transport.lines.last.map { String(decoding: $0, as: UTF8.self) }?.contains(#""method":"exit""#) == true)
+        #expect(
+            lab.transport.lines.last.map { String(decoding: $0, as: UTF8.self) }?.contains(#""method":"exit""#) == true)
         #expect(lab.transport.inputClosed)
         lab.clock.advance(by: 299)
         #expect(lab.transport.signals.isEmpty)
@@ -209,7 +228,11 @@ struct PluginSessionTests {
             return
         }
         #expect(termination.cause == .stopped)
-        if case .failure(let error) = pending { #expect(error.code == .pluginUnavailable) } else { Issue.record("still pending") }
+        if case .failure(let error) = pending {
+            #expect(error.code == .pluginUnavailable)
+        } else {
+            Issue.record("still pending")
+        }
         #expect(lab.transport.closed)
     }
 
@@ -253,7 +276,8 @@ private final class Lab {
             manifest: manifest, spawn: UVSpawnOptions(executable: "/bin/true"), limits: limits,
             maxWriteQueueBytes: maxWriteQueueBytes, startTimeoutMs: 5_000, restart: RestartPolicy(policy: .temporary))
         session = PluginSession(
-            plugin: plugin, transport: transport, clock: clock, logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            plugin: plugin, transport: transport, clock: clock,
+            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
             trace: ProtocolTrace(file: nil, logs: false))
         transport.session = session
         session.onEvent = { [unowned self] event in events.append(event) }
@@ -267,7 +291,9 @@ private final class Lab {
     }
 
     func answerHandshake() {
-        deliver(#"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"plugin":{"name":"p","version":"1"},"coordinators":[]}}"#)
+        deliver(
+            #"{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"plugin":{"name":"p","version":"1"},"coordinators":[]}}"#
+        )
     }
 
     func deliver(_ line: String) { session.outputReceived(Array((line + "\n").utf8)) }
@@ -330,17 +356,25 @@ private final class RecordingTransport: PluginTransport {
 
     private var messages: [Message] {
         lines.compactMap { line in
-            if case .message(let message, _) = MessageReader.decodeLine(line[...], lineNumber: 1) { message } else { nil }
+            if case .message(let message, _) = MessageReader.decodeLine(line[...], lineNumber: 1) {
+                message
+            } else {
+                nil
+            }
         }
     }
 
     func request(at index: Int) throws -> (id: RequestID, method: String, params: JSONValue?) {
-        guard case .request(let id, let method, let params) = messages[index] else { throw TestError("message \(index) is not a request") }
+        guard case .request(let id, let method, let params) = messages[index] else {
+            throw TestError("message \(index) is not a request")
+        }
         return (id, method, params)
     }
 
     func notification(at index: Int) throws -> (method: String, params: JSONValue?) {
-        guard case .notification(let method, let params) = messages[index] else { throw TestError("message \(index) is not a notification") }
+        guard case .notification(let method, let params) = messages[index] else {
+            throw TestError("message \(index) is not a notification")
+        }
         return (method, params)
     }
 
@@ -383,7 +417,11 @@ private final class ManualClock: PluginClock {
         while let next = armed.filter({ $0.value.due <= target }).min(by: { $0.value.due < $1.value.due }) {
             wallNow += next.value.due - runningNow
             runningNow = next.value.due
-            if let repeatMs = next.value.repeatMs { armed[next.key] = (runningNow + max(1, repeatMs), repeatMs) } else { armed[next.key] = nil }
+            if let repeatMs = next.value.repeatMs {
+                armed[next.key] = (runningNow + max(1, repeatMs), repeatMs)
+            } else {
+                armed[next.key] = nil
+            }
             onFire(next.key)
             if polling { poll() }
         }

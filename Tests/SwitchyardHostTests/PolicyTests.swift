@@ -15,7 +15,9 @@ struct PolicyTests {
         let refilled = [policy.takeToken(now: 1_100), policy.takeToken(now: 1_100)]
         #expect(refilled == [true, false])
         var verdicts: [AdmissionPolicy.RequestVerdict] = []
-        for id in [RequestID.number(1), .number(1), .string("b"), .number(3)] { verdicts.append(policy.beginRequest(id)) }
+        for id in [RequestID.number(1), .number(1), .string("b"), .number(3)] {
+            verdicts.append(policy.beginRequest(id))
+        }
         #expect(verdicts == [.accepted, .duplicateID, .accepted, .overLimit])
         policy.endRequest(.number(1))
         let afterAnswer = policy.beginRequest(.number(3))
@@ -24,11 +26,13 @@ struct PolicyTests {
 
     @Test("quarantine: one error more than the maximum within the window, not spread over a longer time")
     func quarantine() {
-        var spread = AdmissionPolicy(messagesPerSecond: 10, maxOutstandingRequests: 2, maxProtocolErrors: 3, errorWindowMs: 10_000)
+        var spread = AdmissionPolicy(
+            messagesPerSecond: 10, maxOutstandingRequests: 2, maxProtocolErrors: 3, errorWindowMs: 10_000)
         var spreadVerdicts: [Bool] = []
         for index in 0..<10 { spreadVerdicts.append(spread.recordError(now: UInt64(index) * 4_000)) }
         #expect(!spreadVerdicts.contains(true))
-        var burst = AdmissionPolicy(messagesPerSecond: 10, maxOutstandingRequests: 2, maxProtocolErrors: 3, errorWindowMs: 10_000)
+        var burst = AdmissionPolicy(
+            messagesPerSecond: 10, maxOutstandingRequests: 2, maxProtocolErrors: 3, errorWindowMs: 10_000)
         var burstVerdicts: [Bool] = []
         for index in 0..<4 { burstVerdicts.append(burst.recordError(now: 500 + UInt64(index))) }
         #expect(burstVerdicts == [false, false, false, true])
@@ -91,16 +95,21 @@ struct PolicyTests {
         verdicts.append(policy.judge(queued: 1_100, now: 2_100))
         verdicts.append(policy.judge(queued: 1_100, now: 4_100))
         verdicts.append(policy.judge(queued: 10, now: 4_200))
-        #expect(verdicts == [.checkAgain(inMs: 1_100), .checkAgain(inMs: 2_000), .notReading(forMs: 2_000), .recovered])
+        #expect(
+            verdicts == [.checkAgain(inMs: 1_100), .checkAgain(inMs: 2_000), .notReading(forMs: 2_000), .recovered])
         #expect(!policy.isStalled)
     }
 
     @Test("the shutdown ladder as data: request, stdin, SIGTERM, SIGKILL; no request to a plugin never ready")
     func ladder() {
-        #expect(TeardownStep.ladder(graceMs: 500, shutdownTimeoutMs: 100, ready: true, term: 15, kill: 9) == [
-            .shutdownRequest(waitMs: 100), .closeStdin(waitMs: 500), .signal(15, waitMs: 500), .signal(9, waitMs: 0),
-        ])
-        #expect(TeardownStep.ladder(graceMs: 500, shutdownTimeoutMs: 100, ready: false, term: 15, kill: 9).first == .closeStdin(waitMs: 500))
+        #expect(
+            TeardownStep.ladder(graceMs: 500, shutdownTimeoutMs: 100, ready: true, term: 15, kill: 9) == [
+                .shutdownRequest(waitMs: 100), .closeStdin(waitMs: 500), .signal(15, waitMs: 500),
+                .signal(9, waitMs: 0),
+            ])
+        #expect(
+            TeardownStep.ladder(graceMs: 500, shutdownTimeoutMs: 100, ready: false, term: 15, kill: 9).first
+                == .closeStdin(waitMs: 500))
     }
 
     @Test("chain scheduler: a chain that consulted an incarnation since replaced must not commit")
@@ -143,7 +152,8 @@ struct PolicyTests {
         #expect(!secondTwo, "the tree's own count is the caller's")
     }
 
-    @Test("chain scheduler: a plugin's request waits for exactly the chains that consulted that plugin, in arrival order")
+    @Test(
+        "chain scheduler: a plugin's request waits for exactly the chains that consulted that plugin, in arrival order")
     func schedulerOrdering() {
         var scheduler = ChainScheduler<String>()
         let one = scheduler.begin(), two = scheduler.begin(), three = scheduler.begin()

@@ -40,7 +40,9 @@ struct ReadmeTests {
         try readmeBlocks(marker: "readme-test").map { ($0.label, $0.content + "\n") }
     }
 
-    @Test("the first-plugin tutorial (SDK installed with pip, Python plugin, manifest extending the demo, try script) runs as written")
+    @Test(
+        "the first-plugin tutorial (SDK installed with pip, Python plugin, manifest extending the demo, try script) runs as written"
+    )
     func firstPlugin() async throws {
         // As the README says: the SDK installed into a virtual environment whose python3 is first on the PATH.
         let environment = try await SDKInstall.pythonEnvironment()
@@ -57,13 +59,17 @@ struct ReadmeTests {
         }
         // Under 20 lines of plugin code, as promised (imports and blank lines aside).
         let code = try #require(files.first?.content).split(separator: "\n").filter { line in
-            !line.trimmingCharacters(in: .whitespaces).isEmpty && !line.hasPrefix("import") && !line.hasPrefix("#") && !line.hasPrefix("from")
+            !line.trimmingCharacters(in: .whitespaces).isEmpty && !line.hasPrefix("import") && !line.hasPrefix("#")
+                && !line.hasPrefix("from")
         }
         #expect(code.count <= 20, "\(code.count) lines")
 
         let path = environment + ":" + (SystemProcess.environmentValue("PATH") ?? "/usr/bin:/bin")
         let process = try CLIProcess(
-            ["run", "--manifest", "\(directory)/switchyard.json", "--script", "\(directory)/try.txt", "--json", "--no-socket"],
+            [
+                "run", "--manifest", "\(directory)/switchyard.json", "--script", "\(directory)/try.txt", "--json",
+                "--no-socket",
+            ],
             environment: ["PATH": path])
         process.closeStdin()
         #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
@@ -73,14 +79,19 @@ struct ReadmeTests {
         }
         let tree = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
         let profile = try #require(tree.instances.first { $0.plugin == "profile" })
-        #expect(profile.root?.content == .screen(ScreenDescriptor(name: "MyProfile", props: ["greeting": "Hello from Python"])))
+        #expect(
+            profile.root?.content
+                == .screen(ScreenDescriptor(name: "MyProfile", props: ["greeting": "Hello from Python"])))
         // Through the tutorial's async route method.
-        #expect(profile.entries?.last?.content == .screen(ScreenDescriptor(name: "Badge", props: ["id": "gold", "title": "Gold member"])))
+        #expect(
+            profile.entries?.last?.content
+                == .screen(ScreenDescriptor(name: "Badge", props: ["id": "gold", "title": "Gold member"])))
         // The rest of the demo app came through `extends`.
         #expect(Set(tree.instances.map(\.plugin)) == ["main", "authenticated", "todos", "projects", "profile"])
 
         // The README then checks the plugin on its own: it passes.
-        let check = try CLIProcess(["check-plugin", "--", "python3", "\(directory)/profile.py"], environment: ["PATH": path])
+        let check = try CLIProcess(
+            ["check-plugin", "--", "python3", "\(directory)/profile.py"], environment: ["PATH": path])
         check.closeStdin()
         #expect(try await check.waitForExit() == 0, "\(check.stdout.joined(separator: "\n"))")
     }

@@ -25,14 +25,17 @@ struct SDKPackageTests {
     static func expectSuccess(_ process: CLIProcess, _ what: String) async throws {
         process.closeStdin()
         let status = try await process.waitForExit()
-        #expect(status == 0, "\(what) exited with \(status):\n\((process.stdout + process.stderr).joined(separator: "\n"))")
+        #expect(
+            status == 0, "\(what) exited with \(status):\n\((process.stdout + process.stderr).joined(separator: "\n"))")
     }
 
     static func write(_ text: String, to path: String, mode: UInt32 = 0o600) throws {
         try FileSystem.writeFileAtomically(path, Array(text.utf8), mode: mode)
     }
 
-    @Test("the Python client (pip-installed): subscribe, validate, open, navigate, tree, query, dismissed, status, shutdown")
+    @Test(
+        "the Python client (pip-installed): subscribe, validate, open, navigate, tree, query, dismissed, status, shutdown"
+    )
     func pythonClient() async throws {
         let environment = try await SDKInstall.pythonEnvironment()
         let (host, socket) = try await Self.startDemoHost()
@@ -44,14 +47,18 @@ struct SDKPackageTests {
         #expect(try await host.waitForExit() == 0, "\(host.stderr.suffix(20))")
     }
 
-    @Test("the JavaScript client (npm-installed ES module): the same, plus calls in flight at once and the stream's end")
+    @Test(
+        "the JavaScript client (npm-installed ES module): the same, plus calls in flight at once and the stream's end")
     func javascriptClient() async throws {
         let prefix = try await SDKInstall.nodePrefix()
         // In the prefix, so that `switchyard-sdk/client` resolves to the installed package.
         let script = prefix + "/control_client_check.mjs"
-        try Self.write(String(decoding: try FileSystem.readFile("\(Self.fixtures)/control_client_check.mjs"), as: UTF8.self), to: script)
+        try Self.write(
+            String(decoding: try FileSystem.readFile("\(Self.fixtures)/control_client_check.mjs"), as: UTF8.self),
+            to: script)
         let (host, socket) = try await Self.startDemoHost()
-        let client = try CLIProcess([script, socket, defaultControlSocketPath(app: "demo")], executable: TestPlugins.node)
+        let client = try CLIProcess(
+            [script, socket, defaultControlSocketPath(app: "demo")], executable: TestPlugins.node)
         try await Self.expectSuccess(client, "control_client_check.mjs")
         #expect(try await host.waitForExit() == 0, "\(host.stderr.suffix(20))")
     }
@@ -59,7 +66,9 @@ struct SDKPackageTests {
     /// Writes `source` as `file` in the npm prefix (whose node_modules is found from the plugin's own folder upwards)
     /// and runs it as the root plugin of an app through `switchyard run`: the link `details/7`, then `script`'s
     /// lines. Returns the final tree.
-    static func runInstalledNodePlugin(_ file: String, _ source: String, script: String = "") async throws -> TreeSnapshot {
+    static func runInstalledNodePlugin(
+        _ file: String, _ source: String, script: String = ""
+    ) async throws -> TreeSnapshot {
         let prefix = try await SDKInstall.nodePrefix()
         let directory = try TestSweep.temporaryDirectory()
         try Self.write(source, to: prefix + "/" + file)
@@ -67,7 +76,10 @@ struct SDKPackageTests {
             #"{"app": "sdk-node", "root": {"plugin": "hello", "type": "hello"}, "plugins": [{"name": "hello", "command": ["node", "\#(prefix)/\#(file)"]}]}"#,
             to: directory + "/switchyard.json")
         try Self.write("switchyard://details/7\nexpect stack @root details\n" + script, to: directory + "/try.txt")
-        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
+        let run = try CLIProcess([
+            "run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json",
+            "--no-socket",
+        ])
         try await Self.expectSuccess(run, "switchyard run")
         return try CLITests.lastJSONLine(run.stdout)
     }
@@ -90,12 +102,20 @@ struct SDKPackageTests {
             plugin.run();
 
             """)
-        let version = try JSONParser.parse(String(decoding: try FileSystem.readFile(packageRoot + "/Protocol/sdk/node/package.json"), as: UTF8.self))["version"]
-        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": version ?? .null])))
-        #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
+        let version = try JSONParser.parse(
+            String(decoding: try FileSystem.readFile(packageRoot + "/Protocol/sdk/node/package.json"), as: UTF8.self))[
+                "version"]
+        #expect(
+            tree.instances.first?.root?.content
+                == .screen(ScreenDescriptor(name: "Greeting", props: ["sdk": version ?? .null])))
+        #expect(
+            tree.instances.first?.entries?.last?.content
+                == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
     }
 
-    @Test("a Node plugin written as an ES module imports the installed package (exports' import entry) and runs through the host")
+    @Test(
+        "a Node plugin written as an ES module imports the installed package (exports' import entry) and runs through the host"
+    )
     func nodeModulePlugin() async throws {
         let tree = try await Self.runInstalledNodePlugin(
             "hello-module.mjs",
@@ -119,18 +139,23 @@ struct SDKPackageTests {
 
             """, script: "expect error rejectedByGuard switchyard://details/0\n")
         // One module instance behind both entries: an RPCError of the ES module is the CommonJS one.
-        #expect(tree.instances.first?.root?.content == .screen(ScreenDescriptor(name: "Greeting", props: ["sameModule": true])))
-        #expect(tree.instances.first?.entries?.last?.content == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
+        #expect(
+            tree.instances.first?.root?.content
+                == .screen(ScreenDescriptor(name: "Greeting", props: ["sameModule": true])))
+        #expect(
+            tree.instances.first?.entries?.last?.content
+                == .screen(ScreenDescriptor(name: "Details", props: ["id": "7"])))
     }
 
     /// The handshake and one route of a plugin whose factory reads a param that is not there, on its pipes.
-    static let failingRoute = [
-        #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersions":[1]}}"#,
-        #"{"jsonrpc":"2.0","method":"initialized"}"#,
-        #"{"jsonrpc":"2.0","id":2,"method":"coordinator/create","params":{"instance":5,"type":"bad","reason":"new"}}"#,
-        #"{"jsonrpc":"2.0","id":3,"method":"coordinator/route","params":{"instance":5,"type":"bad","route":"item","params":{"id":"x"}}}"#,
-        #"{"jsonrpc":"2.0","id":4,"method":"$/ping"}"#,
-    ].joined(separator: "\n") + "\n"
+    static let failingRoute =
+        [
+            #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersions":[1]}}"#,
+            #"{"jsonrpc":"2.0","method":"initialized"}"#,
+            #"{"jsonrpc":"2.0","id":2,"method":"coordinator/create","params":{"instance":5,"type":"bad","reason":"new"}}"#,
+            #"{"jsonrpc":"2.0","id":3,"method":"coordinator/route","params":{"instance":5,"type":"bad","route":"item","params":{"id":"x"}}}"#,
+            #"{"jsonrpc":"2.0","id":4,"method":"$/ping"}"#,
+        ].joined(separator: "\n") + "\n"
 
     /// Sends ``failingRoute``, checks that request 3 failed with an `internalError` of `message` and `data.type`
     /// and that the plugin still answers; returns the error's `data`.
@@ -138,7 +163,9 @@ struct SDKPackageTests {
         plugin.send(failingRoute)
         var answers: [JSONValue] = []
         for index in 0..<4 { answers.append(try JSONParser.parse(try await plugin.stdoutLine(index))) }
-        #expect(answers.last?["id"] == 4 && answers.last?["result"] == .object([:]), "a failing handler must not stop the plugin")
+        #expect(
+            answers.last?["id"] == 4 && answers.last?["result"] == .object([:]),
+            "a failing handler must not stop the plugin")
         let answer = try #require(answers.first { $0["id"] == 3 }?["error"])
         plugin.closeStdin()
         #expect(try await plugin.waitForExit() == 0)
@@ -220,7 +247,8 @@ struct SDKPackageTests {
         try FileSystem.setPermissions(directory + "/switchyard", 0o755)
         let package = packageRoot + "/Protocol/sdk/python/switchyard"
         for file in FileSystem.listDirectory(package) where file.hasSuffix(".py") {
-            try FileSystem.writeFileAtomically("\(directory)/switchyard/\(file)", FileSystem.readFile("\(package)/\(file)"), mode: 0o644)
+            try FileSystem.writeFileAtomically(
+                "\(directory)/switchyard/\(file)", FileSystem.readFile("\(package)/\(file)"), mode: 0o644)
         }
         try FileSystem.writeFileAtomically(
             directory + "/client.mjs", FileSystem.readFile(packageRoot + "/Protocol/sdk/node/client.mjs"), mode: 0o644)
@@ -230,19 +258,27 @@ struct SDKPackageTests {
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
 
         let python = try CLIProcess(
-            asNobody + ["/usr/bin/python3", "-c", "from switchyard.client import ControlClient; ControlClient('\(socket)')"],
+            asNobody + [
+                "/usr/bin/python3", "-c", "from switchyard.client import ControlClient; ControlClient('\(socket)')",
+            ],
             executable: "/usr/bin/setpriv", environment: ["PYTHONPATH": directory], currentDirectory: directory)
         python.closeStdin()
         #expect(try await python.waitForExit() != 0)
-        #expect(python.stderr.contains { $0.contains("runs as uid 0") && $0.contains("refusing to talk to it") }, "\(python.stderr)")
+        #expect(
+            python.stderr.contains { $0.contains("runs as uid 0") && $0.contains("refusing to talk to it") },
+            "\(python.stderr)")
 
         let node = try CLIProcess(
-            asNobody + [TestPlugins.node, "--input-type=module", "-e",
-                        "import { ControlClient } from '\(directory)/client.mjs'; await ControlClient.connect({ path: '\(socket)' });"],
+            asNobody + [
+                TestPlugins.node, "--input-type=module", "-e",
+                "import { ControlClient } from '\(directory)/client.mjs'; await ControlClient.connect({ path: '\(socket)' });",
+            ],
             executable: "/usr/bin/setpriv", currentDirectory: directory)
         node.closeStdin()
         #expect(try await node.waitForExit() != 0)
-        #expect(node.stderr.contains { $0.contains("belongs to uid 0") && $0.contains("refusing to talk to the server") }, "\(node.stderr)")
+        #expect(
+            node.stderr.contains { $0.contains("belongs to uid 0") && $0.contains("refusing to talk to the server") },
+            "\(node.stderr)")
 
         host.signal(SIGTERM)
         #expect(try await host.waitForExit() == 0)
@@ -250,7 +286,9 @@ struct SDKPackageTests {
 
     @Test("the packages' versions follow the protocol: major = the newest protocol version, the same in every file")
     func versions() throws {
-        func text(_ path: String) throws -> String { String(decoding: try FileSystem.readFile(packageRoot + "/" + path), as: UTF8.self) }
+        func text(_ path: String) throws -> String {
+            String(decoding: try FileSystem.readFile(packageRoot + "/" + path), as: UTF8.self)
+        }
         func quoted(after prefix: String, in text: String) -> String? {
             guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix(prefix) }) else { return nil }
             return line.split(separator: "\"").dropFirst().first.map(String.init)

@@ -1,3 +1,4 @@
+import SwitchyardSystem
 import SwitchyardHostTestSupport
 import SwitchyardProtocol
 import SwitchyardTestSupport
@@ -24,18 +25,23 @@ struct SDKTypeCheckTests {
         return (status, (process.stdout + process.stderr).joined(separator: "\n"))
     }
 
-    @Test("tsc --noEmit -p Protocol/sdk/node: the declarations and the typed examples (CommonJS and ES module), strict",
-          .enabled(if: tsc != nil, "tsc is not installed (Debian: apt-get install node-typescript); CI installs it"))
+    @Test(
+        "tsc --noEmit -p Protocol/sdk/node: the declarations and the typed examples (CommonJS and ES module), strict",
+        .enabled(if: tsc != nil, "tsc is not installed (Debian: apt-get install node-typescript); CI installs it"))
     func typescript() async throws {
         let result = try await Self.run([try #require(Self.tsc), "--noEmit", "-p", Self.node], in: Self.node)
         #expect(result.status == 0, "\(result.output)")
     }
 
-    @Test("mypy --strict over the Python SDK, its control client and the typed example (pyproject.toml's [tool.mypy])",
-          .enabled(if: mypy != nil, "mypy is not installed (Debian: apt-get install mypy, or pip install mypy); CI installs it"))
+    @Test(
+        "mypy --strict over the Python SDK, its control client and the typed example (pyproject.toml's [tool.mypy])",
+        .enabled(
+            if: mypy != nil, "mypy is not installed (Debian: apt-get install mypy, or pip install mypy); CI installs it"
+        ))
     func mypyStrict() async throws {
         // No cache: nothing is written into the checkout.
-        let result = try await Self.run([try #require(Self.mypy), "--strict", "--cache-dir=/dev/null"], in: Self.python)
+        let result = try await Self.run(
+            [try #require(Self.mypy), "--strict", "--cache-dir=/dev/null"], in: Self.python)
         #expect(result.status == 0, "\(result.output)")
         #expect(result.output.contains("Success: no issues found"), "\(result.output)")
     }
@@ -57,7 +63,10 @@ struct SDKTypeCheckTests {
 
             """
         try FileSystem.writeFileAtomically(directory + "/try.txt", Array(script.utf8), mode: 0o600)
-        let run = try CLIProcess(["run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json", "--no-socket"])
+        let run = try CLIProcess([
+            "run", "--manifest", directory + "/switchyard.json", "--script", directory + "/try.txt", "--json",
+            "--no-socket",
+        ])
         run.closeStdin()
         let status = try await run.waitForExit()
         #expect(status == 0, "\((run.stdout + run.stderr).joined(separator: "\n"))")
@@ -65,12 +74,15 @@ struct SDKTypeCheckTests {
     }
 
     static func expectOrder(_ tree: TreeSnapshot) {
-        #expect(tree.instances.first?.entries?.last?.content
-            == .screen(ScreenDescriptor(name: "Order", props: ["id": 2, "title": "Cake", "via": "switchyard://order/2"])))
+        #expect(
+            tree.instances.first?.entries?.last?.content
+                == .screen(
+                    ScreenDescriptor(name: "Order", props: ["id": 2, "title": "Cake", "via": "switchyard://order/2"])))
     }
 
-    @Test("the typed Node example, compiled by tsc against the npm-installed package, runs through the host",
-          .enabled(if: tsc != nil, "tsc is not installed (Debian: apt-get install node-typescript); CI installs it"))
+    @Test(
+        "the typed Node example, compiled by tsc against the npm-installed package, runs through the host",
+        .enabled(if: tsc != nil, "tsc is not installed (Debian: apt-get install node-typescript); CI installs it"))
     func typedNodeExample() async throws {
         let prefix = try await SDKInstall.nodePrefix()
         let directory = prefix + "/typed"
@@ -78,10 +90,12 @@ struct SDKTypeCheckTests {
         try FileSystem.writeFileAtomically(
             directory + "/typed-plugin.ts", FileSystem.readFile(Self.node + "/examples/typed-plugin.ts"), mode: 0o600)
         // What a TypeScript user of the installed package writes: strict, Node's module resolution, no @types/node.
-        let options: JSONValue = ["compilerOptions": [
-            "strict": true, "module": "node16", "moduleResolution": "node16", "target": "es2022", "lib": ["es2022"],
-            "types": [], "outDir": "out", "rootDir": ".",
-        ], "files": ["typed-plugin.ts"]]
+        let options: JSONValue = [
+            "compilerOptions": [
+                "strict": true, "module": "node16", "moduleResolution": "node16", "target": "es2022", "lib": ["es2022"],
+                "types": [], "outDir": "out", "rootDir": ".",
+            ], "files": ["typed-plugin.ts"],
+        ]
         try FileSystem.writeFileAtomically(directory + "/tsconfig.json", JSONWriter.encode(options), mode: 0o600)
         let compiled = try await Self.run([try #require(Self.tsc), "-p", directory], in: directory)
         #expect(compiled.status == 0, "\(compiled.output)")
@@ -91,6 +105,7 @@ struct SDKTypeCheckTests {
     @Test("the typed Python example runs through the host on the pip-installed package")
     func typedPythonExample() async throws {
         let environment = try await SDKInstall.pythonEnvironment()
-        Self.expectOrder(try await Self.runOrders(command: [environment + "/python3", Self.python + "/examples/typed_plugin.py"]))
+        Self.expectOrder(
+            try await Self.runOrders(command: [environment + "/python3", Self.python + "/examples/typed_plugin.py"]))
     }
 }

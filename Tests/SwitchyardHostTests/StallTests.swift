@@ -15,7 +15,8 @@ import Testing
 struct StallTests {
     /// A plugin answering every request (heartbeats included) after 400 ms, judged by a 2 s heartbeat timeout.
     static func slowManifest() throws -> String {
-        try temporaryManifest("""
+        try temporaryManifest(
+            """
             {"app": "stall", "plugins": [
               {"name": "slow", "product": "misbehave", "args": ["--name", "slow", "--delay-ms", "400"],
                "limits": {"heartbeatIntervalMs": 1000, "heartbeatTimeoutMs": 2000, "requestTimeoutMs": 2000}},
@@ -33,7 +34,9 @@ struct StallTests {
     @Test("the host SIGSTOPped for 2.5 s ten times at random moments: a plugin answering in 400 ms is never killed")
     func hostStoppedRepeatedly() async throws {
         let socket = try TestSweep.temporaryDirectory() + "/stall.sock"
-        let cli = try CLIProcess(["run", "--manifest", try Self.slowManifest(), "--socket", socket, "--log-level", "info"])
+        let cli = try CLIProcess([
+            "run", "--manifest", try Self.slowManifest(), "--socket", socket, "--log-level", "info",
+        ])
         // Whatever happens below, the host is not left stopped.
         defer { cli.signal(SIGCONT) }
         try await cli.waitForStderr("switchyard: ready (2/2 plugins")
@@ -52,7 +55,8 @@ struct StallTests {
             #expect(plugin.state == "ready", "\(plugin.name): \(plugin.state)")
             #expect(plugin.restarts == 0, "\(plugin.name) was restarted")
         }
-        #expect(!cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
+        #expect(
+            !cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
         #expect(cli.stderr.contains { $0.contains("host loop stalled") })
         let host = try #require(status.host)
         #expect(host.maxLoopLagMs >= 2_000, "max lag \(host.maxLoopLagMs) ms")
@@ -67,7 +71,8 @@ struct StallTests {
         limits.heartbeatIntervalMs = 500
         limits.heartbeatTimeoutMs = 1_000
         let logs = LogCapture()
-        try await withHost([TestPlugins.misbehave("frozen", [], limits: limits), TestPlugins.swiftHello()], logs: logs) { host in
+        try await withHost([TestPlugins.misbehave("frozen", [], limits: limits), TestPlugins.swiftHello()], logs: logs)
+        { host in
             let events = EventLog(host)
             let stoppedAt = UVLoop.hrtime
             await host.signal(plugin: "frozen", SIGSTOP)
@@ -121,7 +126,9 @@ struct SoakTests {
         let cli = try CLIProcess(["run", "--socket", socket, "--log-level", "info"])
         try await cli.waitForStderr("switchyard: ready (6/6 plugins")
         let hogs = try (0..<4).map { _ in
-            try ChildProcess(["sh", "-c", "exec yes > /dev/null"], environment: SystemProcess.environment, onStdout: { _ in }, onStderr: { _ in })
+            try ChildProcess(
+                ["sh", "-c", "exec yes > /dev/null"], environment: SystemProcess.environment, onStdout: { _ in },
+                onStderr: { _ in })
         }
         defer { for hog in hogs { hog.signal(SIGKILL) } }
         let started = ContinuousClock.now
@@ -136,9 +143,12 @@ struct SoakTests {
         for hog in hogs { hog.signal(SIGKILL) }
         let status = try await Task.detached { try StallTests.status(socket) }.value
         for plugin in status.plugins {
-            #expect(plugin.state == "ready" && plugin.restarts == 0, "\(plugin.name): \(plugin.state), \(plugin.restarts) restarts")
+            #expect(
+                plugin.state == "ready" && plugin.restarts == 0,
+                "\(plugin.name): \(plugin.state), \(plugin.restarts) restarts")
         }
-        #expect(!cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
+        #expect(
+            !cli.stderr.contains { $0.contains("killing plugin") }, "\(cli.stderr.filter { $0.contains("killing") })")
         #expect(rounds > 0)
         cli.signal(SIGTERM)
         #expect(try await cli.waitForExit() == 0)

@@ -29,7 +29,8 @@ struct StateFileTests {
     @Test("the tree is written after changes and restored at the next start, every instance re-created in its plugin")
     func roundTrip() async throws {
         let path = try Self.temporaryPath()
-        let saved = try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path)) { host in
+        let saved = try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path)) {
+            host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             _ = try await host.open("switchyard://todos/todo/42")
             let todos = try #require(await host.snapshot().find("todos", "todos"))
@@ -40,10 +41,14 @@ struct StateFileTests {
         #expect(try Self.readTree(path) == saved)
 
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) { host in
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) {
+            host in
             let restored = await host.snapshot()
             #expect(restored == saved)
-            #expect(logs.contains("tree restored from the state file: \(saved.instances.count) instances, revision \(saved.revision)"))
+            #expect(
+                logs.contains(
+                    "tree restored from the state file: \(saved.instances.count) instances, revision \(saved.revision)")
+            )
             // The plugins know their restored instances: the share flow (Swift, with state) goes on.
             let share = try #require(restored.find("todos", "share"))
             #expect(share.state == ["todo": "42"])
@@ -56,16 +61,19 @@ struct StateFileTests {
         }
     }
 
-    @Test("a corrupt or torn state file is reported and set aside; the app starts fresh", arguments: [
-        "this is not json", #"{"format":"switchyard-state","version":1,"nextInstanceID":3,"nextEntryID":"#,
-        #"{"format":"something-else","version":1}"#,
-        #"{"format":"switchyard-state","version":1,"nextInstanceID":9,"nextEntryID":9,"tree":{"revision":4,"root":1,"instances":[{"id":1,"plugin":"main","type":"main","kind":"stack","status":"ok","root":{"entry":1,"route":"x","transition":"root","content":{"coordinator":7}}}]}}"#,
-    ])
+    @Test(
+        "a corrupt or torn state file is reported and set aside; the app starts fresh",
+        arguments: [
+            "this is not json", #"{"format":"switchyard-state","version":1,"nextInstanceID":3,"nextEntryID":"#,
+            #"{"format":"something-else","version":1}"#,
+            #"{"format":"switchyard-state","version":1,"nextInstanceID":9,"nextEntryID":9,"tree":{"revision":4,"root":1,"instances":[{"id":1,"plugin":"main","type":"main","kind":"stack","status":"ok","root":{"entry":1,"route":"x","transition":"root","content":{"coordinator":7}}}]}}"#,
+        ])
     func corrupt(_ content: String) async throws {
         let path = try Self.temporaryPath()
         try SpawnLock.withLock { try content.write(toFile: path, atomically: false, encoding: .utf8) }
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) { host in
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) {
+            host in
             let tree = await host.snapshot()
             #expect(tree.revision == 1)
             #expect(tree.find("unauthenticated", "unauthenticated") != nil)
@@ -83,11 +91,15 @@ struct StateFileTests {
     @Test("a state file of another app's shape (its root is not the manifest's) is set aside, not forced on this app")
     func incompatible() async throws {
         let path = try Self.temporaryPath()
-        _ = try await withHost([TestPlugins.misbehave("lab", [])], root: CoordinatorReference(plugin: "lab", type: "lab"), options: Self.options(path)) { host in
+        _ = try await withHost(
+            [TestPlugins.misbehave("lab", [])], root: CoordinatorReference(plugin: "lab", type: "lab"),
+            options: Self.options(path)
+        ) { host in
             await host.snapshot()
         }
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) { host in
+        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) {
+            host in
             #expect(await host.snapshot().find("main", "main") != nil)
             #expect(logs.contains("its root is lab.lab"))
         }
@@ -96,30 +108,44 @@ struct StateFileTests {
     /// The demo app with its signed-in tabs coordinator played by misbehave, declaring only `tabs` (in that order),
     /// and its profile plugin, if `profileRoutes` is given, too (a stack "profile" with those push/modal routes).
     static func app(tabs: [String], profileRoutes: [(String, String)]? = nil) -> [PluginManifest] {
-        let targets = ["todos": ("todos", "navigation"), "projects": ("projects", "projects"), "profile": ("profile", "profile")]
+        let targets = [
+            "todos": ("todos", "navigation"), "projects": ("projects", "projects"), "profile": ("profile", "profile"),
+        ]
         let home = tabs.map { tab in
             #"{"name": "\#(tab)", "transition": "tab", "deepLink": "\#(tab)", "target": {"plugin": "\#(targets[tab]?.0 ?? tab)", "type": "\#(targets[tab]?.1 ?? tab)"}}"#
         }
         let authenticated = PluginManifest(
             name: "authenticated", product: "misbehave",
-            args: ["--name", "authenticated", "--play-table", "--route-table", #"[{"type": "home", "kind": "tabs", "routes": [\#(home.joined(separator: ", "))]}]"#])
+            args: [
+                "--name", "authenticated", "--play-table", "--route-table",
+                #"[{"type": "home", "kind": "tabs", "routes": [\#(home.joined(separator: ", "))]}]"#,
+            ])
         var plugins = TestPlugins.demo().map { $0.name == "authenticated" ? authenticated : $0 }
         if let profileRoutes {
-            let routes = [#"{"name": "bench", "transition": "root"}"#] + profileRoutes.map { #"{"name": "\#($0.0)", "transition": "\#($0.1)", "deepLink": "\#($0.0)"}"# }
+            let routes =
+                [#"{"name": "bench", "transition": "root"}"#]
+                + profileRoutes.map { #"{"name": "\#($0.0)", "transition": "\#($0.1)", "deepLink": "\#($0.0)"}"# }
             plugins = plugins.map { plugin in
                 guard plugin.name == "profile" else { return plugin }
                 return PluginManifest(
                     name: "profile", product: "misbehave",
-                    args: ["--name", "profile", "--play-table", "--route-table", #"[{"type": "profile", "kind": "stack", "initialRoute": "bench", "routes": [\#(routes.joined(separator: ", "))]}]"#])
+                    args: [
+                        "--name", "profile", "--play-table", "--route-table",
+                        #"[{"type": "profile", "kind": "stack", "initialRoute": "bench", "routes": [\#(routes.joined(separator: ", "))]}]"#,
+                    ])
             }
         }
         return plugins
     }
 
-    @Test("a state file saved before the app gained a tab restores with the new tab, created by its plugin, and the old content kept")
+    @Test(
+        "a state file saved before the app gained a tab restores with the new tab, created by its plugin, and the old content kept"
+    )
     func gainedTab() async throws {
         let path = try Self.temporaryPath()
-        let saved = try await withHost(Self.app(tabs: ["todos", "profile"]), root: TestPlugins.demoRoot, options: Self.options(path)) { host in
+        let saved = try await withHost(
+            Self.app(tabs: ["todos", "profile"]), root: TestPlugins.demoRoot, options: Self.options(path)
+        ) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             _ = try await host.open("switchyard://todos/todo/42")
             _ = try await host.open("switchyard://profile/settings")
@@ -129,7 +155,10 @@ struct StateFileTests {
         #expect(savedHome.tabs?.map(\.route) == ["todos", "profile"] && savedHome.selectedTab == "profile")
 
         let logs = LogCapture()
-        try await withHost(Self.app(tabs: ["todos", "projects", "profile"]), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) { host in
+        try await withHost(
+            Self.app(tabs: ["todos", "projects", "profile"]), root: TestPlugins.demoRoot, options: Self.options(path),
+            logs: logs
+        ) { host in
             let restored = await host.snapshot()
             let home = try #require(restored.instance(savedHome.id))
             #expect(home.tabs?.map(\.route) == ["todos", "projects", "profile"], "the new tab, in declaration order")
@@ -145,7 +174,9 @@ struct StateFileTests {
                 return
             }
             let projects = try #require(restored.instance(id))
-            #expect(projects.plugin == "projects" && projects.type == "projects" && projects.status == .ok && projects.root != nil)
+            #expect(
+                projects.plugin == "projects" && projects.type == "projects" && projects.status == .ok
+                    && projects.root != nil)
             #expect(id.rawValue > (saved.instances.map(\.id.rawValue).max() ?? 0), "ids continue after the saved ones")
             #expect(restored.revision > saved.revision)
             _ = try await host.open("switchyard://projects/p1")
@@ -154,10 +185,14 @@ struct StateFileTests {
         }
     }
 
-    @Test("routes and tabs a state file holds that the route tables no longer declare are dropped with a log line naming them; the rest is restored")
+    @Test(
+        "routes and tabs a state file holds that the route tables no longer declare are dropped with a log line naming them; the rest is restored"
+    )
     func droppedParts() async throws {
         let path = try Self.temporaryPath()
-        let before = Self.app(tabs: ["todos", "projects", "profile"], profileRoutes: [("detail", "push"), ("sheet", "modal"), ("note", "push")])
+        let before = Self.app(
+            tabs: ["todos", "projects", "profile"],
+            profileRoutes: [("detail", "push"), ("sheet", "modal"), ("note", "push")])
         let saved = try await withHost(before, root: TestPlugins.demoRoot, options: Self.options(path)) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             _ = try await host.open("switchyard://projects/p1")
@@ -196,13 +231,18 @@ struct StateFileTests {
         }
     }
 
-    @Test("a host SIGKILLed during a burst of changes leaves the old tree or a new one, never a torn file, and it restores")
+    @Test(
+        "a host SIGKILLed during a burst of changes leaves the old tree or a new one, never a torn file, and it restores"
+    )
     func killedMidWrite() async throws {
         let path = try Self.temporaryPath()
         // A burst: hundreds of chains, each a new revision, each scheduling a write.
         var script = "nav @root setRoot authenticated {\"user\":\"alice\"}\n"
         for round in 0..<400 {
-            script += round % 2 == 0 ? "nav todos.todos route todo {\"id\":\"\(round % 4 == 0 ? "1" : "7")\"}\n" : "nav todos.todos popLast\n"
+            script +=
+                round % 2 == 0
+                ? "nav todos.todos route todo {\"id\":\"\(round % 4 == 0 ? "1" : "7")\"}\n"
+                : "nav todos.todos popLast\n"
         }
         // A first run to the end: the file holds a tree before any kill.
         let complete = try CLIProcess(["run", "--script", "-", "--state", path, "--no-socket"])
@@ -231,7 +271,8 @@ struct StateFileTests {
         let next = try CLIProcess(["run", "--script", "-", "--state", path, "--no-socket", "--json"])
         next.closeStdin()
         #expect(try await next.waitForExit() == 0)
-        let restored = try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(try #require(next.stdout.last)))
+        let restored = try JSONValueDecoder().decode(
+            TreeSnapshot.self, from: JSONParser.parse(try #require(next.stdout.last)))
         #expect(restored == last)
         let leftovers = FileSystem.listDirectory(FileSystem.parentDirectory(of: path)).filter { $0.contains(".tmp-") }
         #expect(leftovers.isEmpty, "\(leftovers)")

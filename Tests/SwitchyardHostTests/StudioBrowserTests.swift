@@ -13,11 +13,15 @@ import Testing
     "Switchyard Studio in a browser", .heavy, .timeLimit(.minutes(6)),
     .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
 struct StudioBrowserTests {
-    @Test("the acceptance walk on the demo app: sign in, a deep link, tabs and a re-tap, a modal dismissed by the user, back, each step checked against `switchyard tree`; a plugin killed from its fault button goes unavailable and comes back; the traffic pane shows exact route lines of a Python and a Swift plugin; no console error")
+    @Test(
+        "the acceptance walk on the demo app: sign in, a deep link, tabs and a re-tap, a modal dismissed by the user, back, each step checked against `switchyard tree`; a plugin killed from its fault button goes unavailable and comes back; the traffic pane shows exact route lines of a Python and a Swift plugin; no console error"
+    )
     func walk() async throws {
         let trace = try TestSweep.temporaryDirectory() + "/trace.jsonl"
         try await StudioBrowser.withStudio(["--allow-faults", "--trace", trace]) { url, socket, _ in
-            var arguments = ["walk", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--trace", trace]
+            var arguments = [
+                "walk", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--trace", trace,
+            ]
             if let shots = SystemProcess.environmentValue("SWITCHYARD_STUDIO_SCREENSHOTS") {
                 arguments += ["--screenshots", shots.hasPrefix("/") ? shots : "\(packageRoot)/\(shots)"]
             }
@@ -25,7 +29,9 @@ struct StudioBrowserTests {
         }
     }
 
-    @Test("two tabs on one host stay in sync (with each other and with the CLI); fault buttons are off without --allow-faults; the host going away shows \"disconnected\" and the page reconnects when a host is back")
+    @Test(
+        "two tabs on one host stay in sync (with each other and with the CLI); fault buttons are off without --allow-faults; the host going away shows \"disconnected\" and the page reconnects when a host is back"
+    )
     func syncAndReconnect() async throws {
         let folder = try TestSweep.temporaryDirectory()
         let socket = "\(folder)/host.sock"
@@ -38,7 +44,8 @@ struct StudioBrowserTests {
                 let line = try await studio.waitForStdout("switchyard studio: http")
                 let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
                 try await StudioBrowser.runScript([
-                    "sync", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--manifest", manifest,
+                    "sync", "--url", url, "--switchyard", product("switchyard"), "--socket", socket, "--manifest",
+                    manifest,
                 ])
             }
         }
@@ -48,18 +55,27 @@ struct StudioBrowserTests {
 /// The studio's server from outside, without a browser (the same script, speaking raw HTTP and WebSocket).
 @Suite("Switchyard Studio from outside", .heavy, .timeLimit(.minutes(4)))
 struct StudioServerTests {
-    @Test("no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default) and host/shutdown")
+    @Test(
+        "no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default) and host/shutdown"
+    )
     func refusals() async throws {
         try await StudioBrowser.withStudio([]) { url, socket, _ in
-            try await StudioBrowser.runScript(["security", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+            try await StudioBrowser.runScript(
+                ["security", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3"
+            )
         }
     }
 
-    @Test("a page that never reads costs the host its bounded queue (it answers every request and drops that client); a page that vanishes costs it nothing once gone")
+    @Test(
+        "a page that never reads costs the host its bounded queue (it answers every request and drops that client); a page that vanishes costs it nothing once gone"
+    )
     func slowAndGoneClients() async throws {
         try await StudioBrowser.withStudio([]) { url, socket, host in
-            try await StudioBrowser.runScript(["slow", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
-            #expect(host.stderr.contains { $0.contains("disconnecting a client that does not read") }, "\(host.stderr.suffix(20))")
+            try await StudioBrowser.runScript(
+                ["slow", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+            #expect(
+                host.stderr.contains { $0.contains("disconnecting a client that does not read") },
+                "\(host.stderr.suffix(20))")
         }
     }
 }
@@ -67,22 +83,29 @@ struct StudioServerTests {
 /// The studio's relay and the CLI's launcher, without a browser.
 @Suite("Switchyard Studio's relay and launcher", .heavy, .timeLimit(.minutes(3)))
 struct StudioRelayTests {
-    @Test("a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)")
+    @Test(
+        "a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)"
+    )
     func linesOverTheLimit() async throws {
         let socket = try TestSweep.temporaryDirectory() + "/host.sock"
         let host = try CLIProcess(["run", "--socket", socket])
         try await StudioBrowser.ending(host) {
             _ = try await host.waitForStderr("ready (")
-            let studio = try CLIProcess(["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
+            let studio = try CLIProcess(
+                ["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
             try await StudioBrowser.ending(studio) {
                 let line = try await studio.waitForStdout("switchyard studio: http")
                 let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
-                try await StudioBrowser.runScript(["large", "--url", url, "--switchyard", product("switchyard"), "--socket", socket], python: "python3")
+                try await StudioBrowser.runScript(
+                    ["large", "--url", url, "--switchyard", product("switchyard"), "--socket", socket],
+                    python: "python3")
             }
         }
     }
 
-    @Test("run --studio with no switchyard-studio to be found refuses to start before any host runs (no plugin started, no socket)")
+    @Test(
+        "run --studio with no switchyard-studio to be found refuses to start before any host runs (no plugin started, no socket)"
+    )
     func studioMissing() async throws {
         let folder = try TestSweep.temporaryDirectory()
         // A copy of the CLI alone in a folder, with a PATH that has no studio either.
@@ -90,7 +113,8 @@ struct StudioRelayTests {
         try FileManager.default.copyItem(atPath: product("switchyard"), toPath: copy)
         let socket = "\(folder)/host.sock"
         let process = try CLIProcess(
-            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"], executable: copy,
+            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
+            executable: copy,
             environment: ["PATH": "/usr/bin:/bin"])
         process.closeStdin()
         let status = try await process.waitForExit()
@@ -116,14 +140,19 @@ enum StudioBrowser {
 
     /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`.
     private static func findOrMakePython() throws -> String {
-        if (try? SystemProcess.run(["python3", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 { return "python3" }
+        if (try? SystemProcess.run(["python3", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 {
+            return "python3"
+        }
         let venv = "\(packageRoot)/.build/studio-selenium"
-        if (try? SystemProcess.run(["\(venv)/bin/python", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 {
+        if (try? SystemProcess.run(["\(venv)/bin/python", "-c", "import selenium"], timeoutMilliseconds: 30_000))?
+            .status == 0
+        {
             return "\(venv)/bin/python"
         }
         let made = try SystemProcess.run(["python3", "-m", "venv", venv], timeoutMilliseconds: 120_000)
         guard made.status == 0 else { throw TestFailure("cannot make a venv for Selenium: \(made.text)") }
-        let installed = try SystemProcess.run(["\(venv)/bin/pip", "install", "--quiet", "selenium>=4,<5"], timeoutMilliseconds: 240_000)
+        let installed = try SystemProcess.run(
+            ["\(venv)/bin/pip", "install", "--quiet", "selenium>=4,<5"], timeoutMilliseconds: 240_000)
         guard installed.status == 0 else { throw TestFailure("cannot install Selenium (pip): \(installed.text)") }
         return "\(venv)/bin/python"
     }

@@ -14,11 +14,13 @@ struct TraceTests {
     static func validator() -> SchemaValidator { SchemaValidator(directory: "\(packageRoot)/Protocol/schema") }
 
     /// The demo's Python profile plugin (a stack: overview, then settings at `switchyard://settings`).
-    static let profile = PluginManifest(name: "profile", command: [TestPlugins.python, "\(packageRoot)/Plugins/python/profile.py"])
+    static let profile = PluginManifest(
+        name: "profile", command: [TestPlugins.python, "\(packageRoot)/Plugins/python/profile.py"])
 
     /// An app whose root is the profile plugin.
     static func profileManifest() throws -> String {
-        try temporaryManifest("""
+        try temporaryManifest(
+            """
             {"app": "trace-test", "root": {"plugin": "profile", "type": "profile"},
              "plugins": [{"name": "profile", "command": ["\(TestPlugins.python)", "\(packageRoot)/Plugins/python/profile.py"]}]}
             """)
@@ -50,7 +52,10 @@ struct TraceTests {
     /// number depends on time).
     static func summary(_ record: TraceRecord) -> String? {
         guard let direction = record.direction, let message = record.message else { return nil }
-        if message["method"]?.stringValue == PingRequest.method || message["id"]?.stringValue?.hasPrefix("hb-") == true { return nil }
+        if message["method"]?.stringValue == PingRequest.method || message["id"]?.stringValue?.hasPrefix("hb-") == true
+        {
+            return nil
+        }
         let id = message["id"].flatMap { $0.intValue.map { "#\($0)" } } ?? ""
         return "\(direction.rawValue) \(message["method"]?.stringValue ?? "")\(id)"
     }
@@ -109,13 +114,16 @@ struct TraceTests {
         #expect(traced.contains { $0.hasPrefix("→ {\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\"") })
     }
 
-    @Test("a plugin that floods: the trace file rotates and neither file passes --trace-max-bytes; invalid lines are recorded")
+    @Test(
+        "a plugin that floods: the trace file rotates and neither file passes --trace-max-bytes; invalid lines are recorded"
+    )
     func floodRespectsTheBound() async throws {
         let directory = try TestSweep.temporaryDirectory()
         let trace = directory + "/trace.jsonl"
         // 5,120 notifications before its answer to `initialize` (all read before the app is ready), and a line
         // that is not JSON before every answer.
-        let manifest = try temporaryManifest("""
+        let manifest = try temporaryManifest(
+            """
             {"app": "trace-flood", "plugins": [{"name": "flood", "product": "misbehave",
              "args": ["--name", "flood", "--flood-after", "1", "--flood-lines", "5120", "--garbage-after", "1"]}]}
             """)
@@ -132,7 +140,8 @@ struct TraceTests {
         #expect(previous > bound / 2, "the rotated file was full when it moved")
         let records = try Self.records(trace + ".1") + Self.records(trace)
         #expect(records.contains { $0.message?["method"] == "log" })
-        #expect(records.last { $0.message != nil }.flatMap(Self.summary) == "out exit", "the newest records are in FILE")
+        #expect(
+            records.last { $0.message != nil }.flatMap(Self.summary) == "out exit", "the newest records are in FILE")
         let garbage = try #require(records.last { $0.raw != nil })
         #expect(garbage.raw == "this is not json {{{ \u{1}")
         #expect(garbage.error?.code == .parseError && garbage.direction == .in)
@@ -144,7 +153,8 @@ struct TraceTests {
         var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
         options.controlSocket = path
         let plugins = [Self.profile, TestPlugins.swiftHello()]
-        try await withHost(plugins, root: CoordinatorReference(plugin: "profile", type: "profile"), options: options) { host in
+        try await withHost(plugins, root: CoordinatorReference(plugin: "profile", type: "profile"), options: options) {
+            host in
             let client = try ControlClient(path: path, timeoutMilliseconds: Int32(defaultTimeout * 1000))
             defer { client.close() }
             let validator = Self.validator()
@@ -201,22 +211,29 @@ struct AuthorErrorTests {
             "{\"name\": \"\(name)\", \"command\": [\"\(TestPlugins.python)\", \"\(file)\"]}"
         }
         let root = plugins[0].0
-        return try temporaryManifest("""
+        return try temporaryManifest(
+            """
             {"app": "author-test", "root": {"plugin": "\(root)", "type": "\(root)"}, "plugins": [\(entries.joined(separator: ", "))]}
             """)
     }
 
-    @Test("a Python plugin that raises at import: its traceback is in the handshake error switchyard run prints, and in status")
+    @Test(
+        "a Python plugin that raises at import: its traceback is in the handshake error switchyard run prints, and in status"
+    )
     func raisesAtImport() async throws {
         let manifest = try Self.manifest([
             ("profile", "\(packageRoot)/Plugins/python/profile.py"), ("raises", "\(Self.fixtures)/raises_at_import.py"),
         ])
-        let process = try CLIProcess(["run", "--manifest", manifest, "--no-socket", "--script", try TraceTests.script("status\n")])
+        let process = try CLIProcess([
+            "run", "--manifest", manifest, "--no-socket", "--script", try TraceTests.script("status\n"),
+        ])
         process.closeStdin()
         #expect(try await process.waitForExit() == 0, "stderr:\n\(process.stderr.joined(separator: "\n"))")
         let stderr = process.stderr
         let failure = try #require(
-            stderr.firstIndex { $0.hasPrefix("ERROR [raises] plugin 'raises' failed the handshake: it exited with code 1") },
+            stderr.firstIndex {
+                $0.hasPrefix("ERROR [raises] plugin 'raises' failed the handshake: it exited with code 1")
+            },
             "stderr:\n\(stderr.joined(separator: "\n"))")
         let details = stderr[(failure + 1)...].prefix { $0.hasPrefix("  ") }
         #expect(details.first == "  stderr of plugin 'raises', last lines:")
@@ -228,14 +245,17 @@ struct AuthorErrorTests {
         // And `status` shows the plugin failed, with the traceback under it.
         let stdout = process.stdout
         let status = try #require(
-            stdout.firstIndex { $0.hasPrefix("raises  failed") && $0.contains("— plugin 'raises' failed the handshake") },
+            stdout.firstIndex {
+                $0.hasPrefix("raises  failed") && $0.contains("— plugin 'raises' failed the handshake")
+            },
             "stdout:\n\(stdout.joined(separator: "\n"))")
         #expect(stdout[status...].contains("    KeyError: 'initial_route'"))
     }
 
     @Test("a handler's internalError carries the plugin's stderr tail in error.data, the plugin's own data kept")
     func internalErrorCarriesStderr() async throws {
-        let plugin = PluginManifest(name: "failing", command: [TestPlugins.python, "\(Self.fixtures)/failing_handler.py"])
+        let plugin = PluginManifest(
+            name: "failing", command: [TestPlugins.python, "\(Self.fixtures)/failing_handler.py"])
         try await withHost([plugin], root: CoordinatorReference(plugin: "failing", type: "failing")) { host in
             do throws(ResponseError) {
                 _ = try await host.open("switchyard://broken/1")
@@ -265,11 +285,15 @@ struct AuthorErrorTests {
     @Test("the CLI prints the stderr tail and the traceback under the error: --script and switchyard open")
     func cliPrintsDetails() async throws {
         let manifest = try Self.manifest([("failing", "\(Self.fixtures)/failing_handler.py")])
-        let script = try CLIProcess(["run", "--manifest", manifest, "--no-socket", "--script", try TraceTests.script("switchyard://broken/1\n")])
+        let script = try CLIProcess([
+            "run", "--manifest", manifest, "--no-socket", "--script", try TraceTests.script("switchyard://broken/1\n"),
+        ])
         script.closeStdin()
         #expect(try await script.waitForExit() != 0)
         let lines = script.stderr
-        let error = try #require(lines.firstIndex { $0.hasSuffix("script.txt:1: internalError (-32603): KeyError: 'idd'") }, "stderr:\n\(lines.joined(separator: "\n"))")
+        let error = try #require(
+            lines.firstIndex { $0.hasSuffix("script.txt:1: internalError (-32603): KeyError: 'idd'") },
+            "stderr:\n\(lines.joined(separator: "\n"))")
         let details = Array(lines[(error + 1)...].prefix { $0.hasPrefix("  ") })
         // The traceback once (the SDK sent it and also wrote it to stderr), then what the plugin wrote before it.
         #expect(details.first == "  traceback:")
@@ -285,10 +309,13 @@ struct AuthorErrorTests {
         open.closeStdin()
         #expect(try await open.waitForExit() != 0)
         #expect(open.stderr.first == "switchyard: error: internalError (-32603): ValueError: no report today")
-        #expect(Array(open.stderr.dropFirst()) == [
-            "  traceback:", "    Traceback (most recent call last):", "      File \"failing_handler.py\", line 1, in reported",
-            "    ValueError: no report today", "  stderr of plugin 'failing', last lines:", "    failing: about to report a failure",
-        ])
+        #expect(
+            Array(open.stderr.dropFirst()) == [
+                "  traceback:", "    Traceback (most recent call last):",
+                "      File \"failing_handler.py\", line 1, in reported",
+                "    ValueError: no report today", "  stderr of plugin 'failing', last lines:",
+                "    failing: about to report a failure",
+            ])
         let stop = try CLIProcess(["shutdown", "--socket", socket])
         stop.closeStdin()
         #expect(try await stop.waitForExit() == 0)

@@ -56,7 +56,9 @@ struct TranscriptTests {
         let (text, header, _) = try Self.load(name)
         let logs = LogCapture()
         // Temporary: the replayer exits when its transcript ends, and must not be restarted to replay it again.
-        let plugin = PluginManifest(name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000, restart: RestartPolicy(policy: .temporary))
+        let plugin = PluginManifest(
+            name: "replay", product: "transcript-replayer", args: [text], startTimeoutMs: 5_000,
+            restart: RestartPolicy(policy: .temporary))
         let root = header.root.map { CoordinatorReference(plugin: "replay", type: $0) }
         try await withHost([plugin], root: root, logs: logs) { host in
             if let code = header.expectFailure {
@@ -69,8 +71,10 @@ struct TranscriptTests {
                 let (action, expected) = try Self.split(item)
                 guard let answer = try await Self.perform(action, on: host, logs: logs) else { continue }
                 if let expected {
-                    #expect(Transcript.mismatch(pattern: expected, actual: answer) == nil,
-                        "\(name), drive '\(action)': \(Transcript.mismatch(pattern: expected, actual: answer) ?? ""); the host answered \(answer)")
+                    #expect(
+                        Transcript.mismatch(pattern: expected, actual: answer) == nil,
+                        "\(name), drive '\(action)': \(Transcript.mismatch(pattern: expected, actual: answer) ?? ""); the host answered \(answer)"
+                    )
                 }
             }
         }
@@ -80,7 +84,9 @@ struct TranscriptTests {
         }
     }
 
-    @Test("replayed as a control client of the demo app (the test plays the client)", arguments: transcripts(for: "control"))
+    @Test(
+        "replayed as a control client of the demo app (the test plays the client)",
+        arguments: transcripts(for: "control"))
     func asControlClient(_ name: String) async throws {
         let (_, _, transcript) = try Self.load(name)
         let path = try TestSweep.temporaryDirectory() + "/control.sock"
@@ -95,8 +101,10 @@ struct TranscriptTests {
                     try client.sendRaw(JSONWriter.string(step.message) + "\n")
                 case .host, .plugin:
                     let actual = try client.next().json
-                    #expect(Transcript.mismatch(pattern: step.message, actual: actual) == nil,
-                        "\(name) line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? ""); the host sent \(actual)")
+                    #expect(
+                        Transcript.mismatch(pattern: step.message, actual: actual) == nil,
+                        "\(name) line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? ""); the host sent \(actual)"
+                    )
                 }
             }
         }
@@ -125,32 +133,51 @@ struct TranscriptTests {
         } else if action.hasPrefix("wait:") {
             try await logs.waitFor("transcript-replayer: sync \(argument("wait:"))")
         } else if action.hasPrefix("open:") {
-            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.open(argument("open:")) }
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
+                try await host.open(argument("open:"))
+            }
         } else if action.hasPrefix("validate:") {
             let result = await host.validate(argument("validate:"))
             return ["result": try Coding.encode(result)]
         } else if action.hasPrefix("navigate:") {
-            let request = try Coding.decode(NavigateRequest.Params.self, from: try JSONParser.parse(argument("navigate:")))
-            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.navigate(from: request.instance, request.steps) }
-        } else if action.hasPrefix("user/dismissed:") {
-            let request = try Coding.decode(UserDismissedRequest.Params.self, from: try JSONParser.parse(argument("user/dismissed:")))
-            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in try await host.userDismissed(instance: request.instance, entry: request.entry) }
-        } else if action.hasPrefix("tree/query:") {
-            let request = try Coding.decode(TreeQueryRequest.Params.self, from: try JSONParser.parse(argument("tree/query:")))
-            do throws(ResponseError) { return ["result": ["result": try await host.query(request)]] } catch { return ["error": error.json] }
-        } else if action.hasPrefix("user/action:") {
-            let request = try Coding.decode(UserActionRequest.Params.self, from: try JSONParser.parse(argument("user/action:")))
+            let request = try Coding.decode(
+                NavigateRequest.Params.self, from: try JSONParser.parse(argument("navigate:")))
             return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
-                try await host.userAction(instance: request.instance, entry: request.entry, action: request.action, params: request.params)
+                try await host.navigate(from: request.instance, request.steps)
+            }
+        } else if action.hasPrefix("user/dismissed:") {
+            let request = try Coding.decode(
+                UserDismissedRequest.Params.self, from: try JSONParser.parse(argument("user/dismissed:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
+                try await host.userDismissed(instance: request.instance, entry: request.entry)
+            }
+        } else if action.hasPrefix("tree/query:") {
+            let request = try Coding.decode(
+                TreeQueryRequest.Params.self, from: try JSONParser.parse(argument("tree/query:")))
+            do throws(ResponseError) { return ["result": ["result": try await host.query(request)]] } catch {
+                return ["error": error.json]
+            }
+        } else if action.hasPrefix("user/action:") {
+            let request = try Coding.decode(
+                UserActionRequest.Params.self, from: try JSONParser.parse(argument("user/action:")))
+            return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
+                try await host.userAction(
+                    instance: request.instance, entry: request.entry, action: request.action, params: request.params)
             }
         } else if action.hasPrefix("host/plugins:") {
             return try await Self.answer { () async throws(ResponseError) in try await host.describePlugins() }
         } else if action.hasPrefix("plugin/signal:") {
-            let request = try Coding.decode(PluginSignalRequest.Params.self, from: try JSONParser.parse(argument("plugin/signal:")))
-            return try await Self.answer { () async throws(ResponseError) in try await host.injectFault(request.signal, plugin: request.plugin) }
+            let request = try Coding.decode(
+                PluginSignalRequest.Params.self, from: try JSONParser.parse(argument("plugin/signal:")))
+            return try await Self.answer { () async throws(ResponseError) in
+                try await host.injectFault(request.signal, plugin: request.plugin)
+            }
         } else if action.hasPrefix("plugin/restart:") {
-            let request = try Coding.decode(PluginRestartRequest.Params.self, from: try JSONParser.parse(argument("plugin/restart:")))
-            return try await Self.answer { () async throws(ResponseError) in try await host.restartPlugin(request.plugin) }
+            let request = try Coding.decode(
+                PluginRestartRequest.Params.self, from: try JSONParser.parse(argument("plugin/restart:")))
+            return try await Self.answer { () async throws(ResponseError) in
+                try await host.restartPlugin(request.plugin)
+            }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }
@@ -167,15 +194,19 @@ struct TranscriptTests {
     ]
 
     static func pluginReplays() -> [String] {
-        transcripts(for: "plugin").flatMap { name in ((try? load(name).header.plugins) ?? []).map { "\(name) ▸ \($0)" } }
+        transcripts(for: "plugin").flatMap { name in ((try? load(name).header.plugins) ?? []).map { "\(name) ▸ \($0)" }
+        }
     }
 
-    @Test("replayed against the SDK plugins it names, in Swift, Python and Node (the test plays the host)", arguments: pluginReplays())
+    @Test(
+        "replayed against the SDK plugins it names, in Swift, Python and Node (the test plays the host)",
+        arguments: pluginReplays())
     func againstPlugins(_ replay: String) async throws {
         let parts = replay.components(separatedBy: " ▸ ")
         let (name, language) = (parts[0], parts[1])
         let (_, _, transcript) = try Self.load(name)
-        let (executable, arguments) = try #require(Self.pluginCommands[language], "unknown plugin '\(language)' in \(name)")
+        let (executable, arguments) = try #require(
+            Self.pluginCommands[language], "unknown plugin '\(language)' in \(name)")
         let process = try CLIProcess(arguments, executable: executable)
         var received = 0
         for step in transcript.steps where step.sync == nil {
@@ -186,10 +217,13 @@ struct TranscriptTests {
                 let line = try await process.stdoutLine(received)
                 received += 1
                 let actual = try JSONParser.parse(line)
-                #expect(Transcript.mismatch(pattern: step.message, actual: actual) == nil,
-                    "\(language), transcript line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? "")")
+                #expect(
+                    Transcript.mismatch(pattern: step.message, actual: actual) == nil,
+                    "\(language), transcript line \(step.line): \(Transcript.mismatch(pattern: step.message, actual: actual) ?? "")"
+                )
             case .client:
-                Issue.record("\(name) line \(step.line): a control client's message in a transcript replayed against plugins")
+                Issue.record(
+                    "\(name) line \(step.line): a control client's message in a transcript replayed against plugins")
             }
         }
         #expect(try await process.waitForExit() == 0, "a plugin exits 0 on exit after shutdown")

@@ -21,7 +21,9 @@ struct ChainTests {
         app.checkInvariants()
     }
 
-    @Test("a chain is atomic: when a later step fails nothing applies, and the instances it created are reported for destruction")
+    @Test(
+        "a chain is atomic: when a later step fails nothing applies, and the instances it created are reported for destruction"
+    )
     func atomicRollback() throws {
         var app = try App()
         try app.logIn()
@@ -42,7 +44,9 @@ struct ChainTests {
                 Issue.record("the chain should fail on 'teleport'")
             case .failed(let failure):
                 #expect(failure.error.code == .routeNotFound)
-                #expect(failure.created.map(\.plugin) == ["projects"], "the project coordinator created on the way must be destroyed")
+                #expect(
+                    failure.created.map(\.plugin) == ["projects"],
+                    "the project coordinator created on the way must be destroyed")
             }
             break
         }
@@ -80,38 +84,59 @@ struct ChainTests {
         try app.run([.route("about")], from: main, as: .plugin("todos"))
         try app.run([.selectTab("projects")], from: home, as: .plugin("todos"))
         // Changing another plugin's instance is not.
-        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in try app.run([.popLast], from: main, as: .plugin("todos")) }
-        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in try app.run([.popToRoot], from: todos, as: .plugin("projects")) }
+        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in
+            try app.run([.popLast], from: main, as: .plugin("todos"))
+        }
+        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in
+            try app.run([.popToRoot], from: todos, as: .plugin("projects"))
+        }
         // Not an ancestor: not even a route.
-        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in try app.run([.route("project", ["id": "x"])], from: projects, as: .plugin("todos")) }
+        expectUnchanged(&app, .notOwner) { app throws(ResponseError) in
+            try app.run([.route("project", ["id": "x"])], from: projects, as: .plugin("todos"))
+        }
     }
 
     // MARK: Answers are checked against the route table
 
-    @Test("answers that contradict the route table are refused: a screen for a coordinator route, the wrong type, missing tabs")
+    @Test(
+        "answers that contradict the route table are refused: a screen for a coordinator route, the wrong type, missing tabs"
+    )
     func invalidAnswers() throws {
         var app = try App()
         try app.logIn()
         let todos = app.id("todos", "todos")
         expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
-            try app.run([.route("project", ["id": "1"])], from: todos) { _ in .route(.success(.init(content: .screen(ScreenDescriptor(name: "x"))))) }
+            try app.run([.route("project", ["id": "1"])], from: todos) { _ in
+                .route(.success(.init(content: .screen(ScreenDescriptor(name: "x")))))
+            }
         }
         expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
             try app.run([.route("project", ["id": "1"])], from: todos) { need in
-                if case .route = need { return .route(.success(.init(content: .coordinator(CoordinatorReference(plugin: "projects", type: "projects"), params: nil)))) }
+                if case .route = need {
+                    return .route(
+                        .success(
+                            .init(
+                                content: .coordinator(
+                                    CoordinatorReference(plugin: "projects", type: "projects"), params: nil))))
+                }
                 return nil
             }
         }
         expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
             try app.run([.route("createTodo")], from: todos) { _ in
-                .route(.success(.init(content: .coordinator(CoordinatorReference(plugin: "todos", type: "todos"), params: nil))))
+                .route(
+                    .success(
+                        .init(content: .coordinator(CoordinatorReference(plugin: "todos", type: "todos"), params: nil)))
+                )
             }
         }
         let main = try #require(app.tree.rootID)
         expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
             try app.run([.setRoot("unauthenticated")], from: main) { need in
                 if case .create(let question) = need, question.plugin == "unauthenticated" {
-                    return .create(.success(.init(root: .init(route: "forgotPassword", content: .screen(ScreenDescriptor(name: "x"))))))
+                    return .create(
+                        .success(
+                            .init(root: .init(route: "forgotPassword", content: .screen(ScreenDescriptor(name: "x"))))))
                 }
                 return nil
             }
@@ -119,7 +144,8 @@ struct ChainTests {
         expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
             try app.run([.restart], from: app.id("authenticated", "home")) { need in
                 if case .create(let question) = need, question.plugin == "authenticated" {
-                    return .create(.success(.init(tabs: [.init(route: "todos", content: .screen(ScreenDescriptor(name: "x")))])))
+                    return .create(
+                        .success(.init(tabs: [.init(route: "todos", content: .screen(ScreenDescriptor(name: "x")))])))
                 }
                 return nil
             }
@@ -139,7 +165,9 @@ struct ChainTests {
 
     // MARK: Concurrency
 
-    @Test("chains that started from the same revision commit when they touched different instances, and conflict when not")
+    @Test(
+        "chains that started from the same revision commit when they touched different instances, and conflict when not"
+    )
     func optimisticCommits() throws {
         var app = try App()
         try app.logIn()
@@ -147,7 +175,8 @@ struct ChainTests {
         let todos = app.id("todos", "todos")
         let projects = app.id("projects", "projects")
         func run(_ steps: [NavigationStep], from start: InstanceID) throws -> ChainResult {
-            let runner = ChainRunner(tree: base, registry: app.registry, allocator: app.allocator, start: start, steps: steps)
+            let runner = ChainRunner(
+                tree: base, registry: app.registry, allocator: app.allocator, start: start, steps: steps)
             return try app.drive(runner)
         }
         let first = try run([.route("todo", ["id": "1"])], from: todos)

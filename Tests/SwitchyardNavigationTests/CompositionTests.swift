@@ -9,9 +9,13 @@ struct CompositionTests {
 
     /// The demo tables with the `projects` type of the projects plugin replaced (its `project` type stays, since
     /// the todos plugin targets it).
-    func check(replacing plugin: String, with coordinators: [CoordinatorDeclaration], running: [String]? = nil) -> CompositionReport {
+    func check(
+        replacing plugin: String, with coordinators: [CoordinatorDeclaration], running: [String]? = nil
+    ) -> CompositionReport {
         let kept = App.tables.first { $0.plugin == plugin }?.coordinators.filter { $0.type != "projects" } ?? []
-        let tables = App.tables.map { $0.plugin == plugin ? (plugin, coordinators + kept) : $0 }.filter { running?.contains($0.plugin) ?? true }
+        let tables = App.tables.map { $0.plugin == plugin ? (plugin, coordinators + kept) : $0 }.filter {
+            running?.contains($0.plugin) ?? true
+        }
         return Composition.check(tables: tables, declaredPlugins: Self.plugins, root: Self.root)
     }
 
@@ -22,39 +26,129 @@ struct CompositionTests {
         #expect(report.excluded.isEmpty && report.fatal == nil)
     }
 
-    @Test("a broken table excludes its plugin, naming the plugin, the type, the route and the reason", arguments: [
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root), RouteDeclaration(name: "list", transition: .push)])], "list", "used twice"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root), RouteDeclaration(name: "tab1", transition: .tab)])], "tab1", "does not fit a stack"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, routes: [RouteDeclaration(name: "list", transition: .root)])], nil, "needs initialRoute"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "a", transition: .push, deepLink: "p/:id"), RouteDeclaration(name: "b", transition: .push, deepLink: "p/:name")])], "b", "collides with route 'a'"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root, deepLink: ""), RouteDeclaration(name: "other", transition: .root, deepLink: ""),
-            RouteDeclaration(name: "p", transition: .push, deepLink: "")])], "p", "collides with route 'list'"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root), RouteDeclaration(name: "x", transition: .push, deepLink: "**/x")])], "x", "must be the last"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "home", transition: .push, target: CoordinatorReference(plugin: "authenticated", type: "home"))])], "home", "only stack coordinators can be pushed"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "ghost", transition: .modal, target: CoordinatorReference(plugin: "todos", type: "ghost"))])], "ghost", "does not declare"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "elsewhere", transition: .modal, target: CoordinatorReference(plugin: "billing", type: "x"))])], "elsewhere", "does not name"),
-        // Issue 15: a capture the route's declared params do not have fails every matching link at run time.
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: [])])], "item",
-         "deep-link pattern item/:id captures 'id', but the route declares no parameters: declare a parameter 'id' or drop the capture"),
-        ([CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-            RouteDeclaration(name: "list", transition: .root),
-            RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: [ParamDeclaration(name: "identifier", type: .string)])])],
-         "item", "captures 'id', but the route declares only 'identifier'"),
-    ] as [([CoordinatorDeclaration], String?, String)])
+    @Test(
+        "a broken table excludes its plugin, naming the plugin, the type, the route and the reason",
+        arguments: [
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(name: "list", transition: .push),
+                        ])
+                ], "list", "used twice"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(name: "tab1", transition: .tab),
+                        ])
+                ], "tab1", "does not fit a stack"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, routes: [RouteDeclaration(name: "list", transition: .root)])
+                ], nil, "needs initialRoute"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(name: "a", transition: .push, deepLink: "p/:id"),
+                            RouteDeclaration(name: "b", transition: .push, deepLink: "p/:name"),
+                        ])
+                ], "b", "collides with route 'a'"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root, deepLink: ""),
+                            RouteDeclaration(name: "other", transition: .root, deepLink: ""),
+                            RouteDeclaration(name: "p", transition: .push, deepLink: ""),
+                        ])
+                ], "p", "collides with route 'list'"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(name: "x", transition: .push, deepLink: "**/x"),
+                        ])
+                ], "x", "must be the last"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(
+                                name: "home", transition: .push,
+                                target: CoordinatorReference(plugin: "authenticated", type: "home")),
+                        ])
+                ], "home", "only stack coordinators can be pushed"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(
+                                name: "ghost", transition: .modal,
+                                target: CoordinatorReference(plugin: "todos", type: "ghost")),
+                        ])
+                ], "ghost", "does not declare"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(
+                                name: "elsewhere", transition: .modal,
+                                target: CoordinatorReference(plugin: "billing", type: "x")),
+                        ])
+                ], "elsewhere", "does not name"
+            ),
+            // Issue 15: a capture the route's declared params do not have fails every matching link at run time.
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: []),
+                        ])
+                ], "item",
+                "deep-link pattern item/:id captures 'id', but the route declares no parameters: declare a parameter 'id' or drop the capture"
+            ),
+            (
+                [
+                    CoordinatorDeclaration(
+                        type: "projects", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(
+                                name: "item", transition: .push, deepLink: "item/:id",
+                                params: [ParamDeclaration(name: "identifier", type: .string)]),
+                        ])
+                ],
+                "item", "captures 'id', but the route declares only 'identifier'"
+            ),
+        ] as [([CoordinatorDeclaration], String?, String)])
     func brokenTables(_ coordinators: [CoordinatorDeclaration], _ route: String?, _ phrase: String) {
         let report = check(replacing: "projects", with: coordinators)
         #expect(report.excluded == ["projects"])
@@ -65,7 +159,9 @@ struct CompositionTests {
         #expect(issue?.error.code == .compositionError)
         #expect(report.registry.declaration(plugin: "projects", type: "projects") == nil)
         // Routes into the excluded plugin become unavailable, the others still compose.
-        #expect(report.issues.contains { $0.severity == .warning && $0.plugin == "authenticated" && $0.route == "projects" })
+        #expect(
+            report.issues.contains { $0.severity == .warning && $0.plugin == "authenticated" && $0.route == "projects" }
+        )
         #expect(report.fatal == nil)
     }
 
@@ -79,19 +175,26 @@ struct CompositionTests {
 
     @Test("deep-link pass-through cycles are refused")
     func cycles() {
-        let report = check(replacing: "projects", with: [
-            CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-                RouteDeclaration(name: "list", transition: .root),
-                RouteDeclaration(name: "again", transition: .modal, deepLink: "", target: CoordinatorReference(type: "projects")),
-            ]),
-        ])
+        let report = check(
+            replacing: "projects",
+            with: [
+                CoordinatorDeclaration(
+                    type: "projects", kind: .stack, initialRoute: "list",
+                    routes: [
+                        RouteDeclaration(name: "list", transition: .root),
+                        RouteDeclaration(
+                            name: "again", transition: .modal, deepLink: "",
+                            target: CoordinatorReference(type: "projects")),
+                    ])
+            ])
         #expect(report.excluded == ["projects"])
         #expect(report.issues.contains { $0.reason.contains("cycle") })
     }
 
     @Test("a root that cannot be used is fatal")
     func fatalRoot() {
-        let report = Composition.check(tables: App.tables, declaredPlugins: Self.plugins, root: .init(plugin: "main", type: "nope"))
+        let report = Composition.check(
+            tables: App.tables, declaredPlugins: Self.plugins, root: .init(plugin: "main", type: "nope"))
         #expect(report.fatal?.reason.contains("does not declare type 'nope'") == true)
     }
 }
@@ -113,10 +216,18 @@ struct RendererTests {
         #expect(text.contains("[unavailable: restarting]"))
         let dot = TreeRenderer.dot(snapshot)
         #expect(dot.hasPrefix("digraph switchyard {") && dot.contains("style=dashed"))
-        #expect(dot.components(separatedBy: " -> ").count - 1 == snapshot.instances.reduce(0) { $0 + ($1.tabs?.count ?? 0) + ($1.entries?.count ?? 0) + ($1.root == nil ? 0 : 1) + ($1.child == nil ? 0 : 1) })
+        #expect(
+            dot.components(separatedBy: " -> ").count - 1
+                == snapshot.instances.reduce(0) {
+                    $0 + ($1.tabs?.count ?? 0) + ($1.entries?.count ?? 0) + ($1.root == nil ? 0 : 1)
+                        + ($1.child == nil ? 0 : 1)
+                })
         let mermaid = TreeRenderer.mermaid(snapshot)
         #expect(mermaid.hasPrefix("flowchart LR") && mermaid.contains("-->|\"tab todos ●\"|"))
-        #expect(TreeRenderer.json(snapshot) == TreeRenderer.json(app.tree.snapshot { plugin in plugin == "projects" ? (.unavailable, "restarting") : (.ok, nil) }))
+        #expect(
+            TreeRenderer.json(snapshot)
+                == TreeRenderer.json(
+                    app.tree.snapshot { plugin in plugin == "projects" ? (.unavailable, "restarting") : (.ok, nil) }))
     }
 }
 

@@ -18,16 +18,21 @@ struct ContractUsageTests {
     static func todos(_ edit: (inout [CoordinatorDeclaration]) -> Void = { _ in }) -> RouteContract {
         var coordinators = App.tables.first { $0.plugin == "todos" }?.coordinators ?? []
         edit(&coordinators)
-        return RouteContract(plugin: PluginInfo(name: "todos", version: "2.0.0"), protocolVersion: 1, coordinators: coordinators)
+        return RouteContract(
+            plugin: PluginInfo(name: "todos", version: "2.0.0"), protocolVersion: 1, coordinators: coordinators)
     }
 
-    @Test("what the tree uses of the plugin: its instances with kind and params, their entries with route, transition and params")
+    @Test(
+        "what the tree uses of the plugin: its instances with kind and params, their entries with route, transition and params"
+    )
     func usage() throws {
         let usage = ContractUsage(tree: try Self.app().tree, plugin: "todos")
-        #expect(usage.instances.map { "\($0.type) \($0.kind?.rawValue ?? "-")" } == ["navigation wrapper", "todos stack"])
-        #expect(usage.entries.map { "\($0.type).\($0.route) \($0.transition.rawValue)" } == [
-            "navigation.content child", "todos.list root", "todos.todo push", "todos.project push",
-        ])
+        #expect(
+            usage.instances.map { "\($0.type) \($0.kind?.rawValue ?? "-")" } == ["navigation wrapper", "todos stack"])
+        #expect(
+            usage.entries.map { "\($0.type).\($0.route) \($0.transition.rawValue)" } == [
+                "navigation.content child", "todos.list root", "todos.todo push", "todos.project push",
+            ])
         #expect(usage.entries.first { $0.route == "todo" }?.params == ["id": "42"])
     }
 
@@ -39,14 +44,16 @@ struct ContractUsageTests {
         #expect(ContractComparison.check(widened, supports: usage).isEmpty)
     }
 
-    @Test("what a new version no longer supports is named by the rule a diff would use, at the entry that uses it", arguments: [
-        ("todo", ContractRule.routeRemoved, "/types/todos/routes/todo"),
-        ("integer", .paramTypeChanged, "/types/todos/routes/todo/params/id"),
-        ("modal", .routeTransitionChanged, "/types/todos/routes/todo/transition"),
-        ("required", .paramRequiredAdded, "/types/todos/routes/todo/params/note"),
-        ("undeclared", .paramRemoved, "/types/todos/routes/todo/params/id"),
-        ("kind", .typeKindChanged, "/types/navigation/kind"),
-    ])
+    @Test(
+        "what a new version no longer supports is named by the rule a diff would use, at the entry that uses it",
+        arguments: [
+            ("todo", ContractRule.routeRemoved, "/types/todos/routes/todo"),
+            ("integer", .paramTypeChanged, "/types/todos/routes/todo/params/id"),
+            ("modal", .routeTransitionChanged, "/types/todos/routes/todo/transition"),
+            ("required", .paramRequiredAdded, "/types/todos/routes/todo/params/note"),
+            ("undeclared", .paramRemoved, "/types/todos/routes/todo/params/id"),
+            ("kind", .typeKindChanged, "/types/navigation/kind"),
+        ])
     func unsupported(_ change: String, _ rule: ContractRule, _ pointer: String) throws {
         let usage = ContractUsage(tree: try Self.app().tree, plugin: "todos")
         let contract = Self.todos { coordinators in
@@ -57,8 +64,13 @@ struct ContractUsageTests {
             case "modal": coordinators[1].routes[todo].transition = .modal
             case "required": coordinators[1].routes[todo].params? += [ParamDeclaration(name: "note", type: .string)]
             case "undeclared": coordinators[1].routes[todo].params = []
-            default: coordinators[0] = CoordinatorDeclaration(type: "navigation", kind: .stack, initialRoute: "content", routes: [
-                RouteDeclaration(name: "content", transition: .root, target: CoordinatorReference(type: "todos"))])
+            default:
+                coordinators[0] = CoordinatorDeclaration(
+                    type: "navigation", kind: .stack, initialRoute: "content",
+                    routes: [
+                        RouteDeclaration(
+                            name: "content", transition: .root, target: CoordinatorReference(type: "todos"))
+                    ])
             }
         }
         let findings = ContractComparison.check(contract, supports: usage)

@@ -9,26 +9,32 @@ struct CreationParamsTests {
     static let idParam = [ParamDeclaration(name: "id", type: .string)]
 
     /// The demo tables with `projects.project` taking `id` and todos' `project` route passing `passed`.
-    static func tables(passing passed: [ParamDeclaration]?) -> [(plugin: String, coordinators: [CoordinatorDeclaration])] {
+    static func tables(
+        passing passed: [ParamDeclaration]?
+    ) -> [(plugin: String, coordinators: [CoordinatorDeclaration])] {
         App.tables.map { table in
-            (table.plugin, table.coordinators.map { declaration in
-                var copy = declaration
-                if table.plugin == "projects" && declaration.type == "project" { copy.params = idParam }
-                if table.plugin == "todos" && declaration.type == "todos" {
-                    copy.routes = copy.routes.map { route in
-                        var route = route
-                        if route.name == "project" { route.targetParams = passed }
-                        return route
+            (
+                table.plugin,
+                table.coordinators.map { declaration in
+                    var copy = declaration
+                    if table.plugin == "projects" && declaration.type == "project" { copy.params = idParam }
+                    if table.plugin == "todos" && declaration.type == "todos" {
+                        copy.routes = copy.routes.map { route in
+                            var route = route
+                            if route.name == "project" { route.targetParams = passed }
+                            return route
+                        }
                     }
+                    return copy
                 }
-                return copy
-            })
+            )
         }
     }
 
     static func check(passing passed: [ParamDeclaration]?) -> CompositionReport {
         let tables = tables(passing: passed)
-        return Composition.check(tables: tables, declaredPlugins: tables.map(\.plugin), root: .init(plugin: "main", type: "main"))
+        return Composition.check(
+            tables: tables, declaredPlugins: tables.map(\.plugin), root: .init(plugin: "main", type: "main"))
     }
 
     @Test("params a route passes that fit the type's compose; undeclared on either side is not judged")
@@ -37,12 +43,20 @@ struct CreationParamsTests {
         #expect(Self.check(passing: nil).issues.isEmpty)
     }
 
-    @Test("params that do not fit leave the passing plugin out, naming plugin, type, route and param", arguments: [
-        ([ParamDeclaration(name: "id", type: .integer)], "id", "passes param 'id' as integer, but projects.project takes it as string"),
-        ([], "id", "projects.project requires param 'id', which the route does not pass"),
-        ([ParamDeclaration(name: "id", type: .string, required: false)], "id", "passes only sometimes"),
-        (idParam + [ParamDeclaration(name: "tab", type: .string)], "tab", "passes param 'tab', but projects.project declares only 'id'"),
-    ] as [([ParamDeclaration], String, String)])
+    @Test(
+        "params that do not fit leave the passing plugin out, naming plugin, type, route and param",
+        arguments: [
+            (
+                [ParamDeclaration(name: "id", type: .integer)], "id",
+                "passes param 'id' as integer, but projects.project takes it as string"
+            ),
+            ([], "id", "projects.project requires param 'id', which the route does not pass"),
+            ([ParamDeclaration(name: "id", type: .string, required: false)], "id", "passes only sometimes"),
+            (
+                idParam + [ParamDeclaration(name: "tab", type: .string)], "tab",
+                "passes param 'tab', but projects.project declares only 'id'"
+            ),
+        ] as [([ParamDeclaration], String, String)])
     func mismatched(_ passed: [ParamDeclaration], _ param: String, _ phrase: String) throws {
         let report = Self.check(passing: passed)
         #expect(report.excluded == ["todos"])
@@ -72,7 +86,11 @@ struct CreationParamsTests {
             expectUnchanged(&app, .invalidAnswer) { app throws(ResponseError) in
                 try app.run([.route("project", ["id": "1"])], from: todos) { need in
                     guard case .route = need else { return nil }
-                    return .route(.success(.init(content: .coordinator(CoordinatorReference(plugin: "projects", type: "project"), params: params))))
+                    return .route(
+                        .success(
+                            .init(
+                                content: .coordinator(
+                                    CoordinatorReference(plugin: "projects", type: "project"), params: params))))
                 }
             }
         }

@@ -58,8 +58,12 @@ struct DeepLinkLimitTests {
     func configured() throws {
         let small = RequestLimits(maxQueryItems: 2, maxPathSegments: 3)
         #expect(try DeepLinkURL(parsing: "a/b/c?x=1&y=2", limits: small).segments == ["a", "b", "c"])
-        Self.expectLimit("maxPathSegments", max: 3, actual: 4) { () throws(ResponseError) in _ = try DeepLinkURL(parsing: "a/b/c/d", limits: small) }
-        Self.expectLimit("maxQueryItems", max: 2, actual: 3) { () throws(ResponseError) in _ = try DeepLinkURL(parsing: "a?x&y&z", limits: small) }
+        Self.expectLimit("maxPathSegments", max: 3, actual: 4) { () throws(ResponseError) in
+            _ = try DeepLinkURL(parsing: "a/b/c/d", limits: small)
+        }
+        Self.expectLimit("maxQueryItems", max: 2, actual: 3) { () throws(ResponseError) in
+            _ = try DeepLinkURL(parsing: "a?x&y&z", limits: small)
+        }
     }
 
     @Test("maxChainSteps steps pass; one more is refused")
@@ -92,7 +96,9 @@ struct DeepLinkLimitTests {
     func resolvesAtTheLimits() throws {
         var app = try App()
         try app.logIn()
-        let url = "switchyard://todos/todo/42?" + (0..<Self.limits.maxQueryItems).map { "k\($0)=\($0)" }.joined(separator: "&")
+        let url =
+            "switchyard://todos/todo/42?"
+            + (0..<Self.limits.maxQueryItems).map { "k\($0)=\($0)" }.joined(separator: "&")
         let plan = try app.resolve(url)
         #expect(plan.links.values.allSatisfy { $0.query.count == Self.limits.maxQueryItems })
         _ = try app.open(url)

@@ -4,16 +4,23 @@ import Testing
 
 extension App {
     /// Resolves (the dry run) and, if valid, applies a deep link as one chain.
-    mutating func open(_ url: String, override: ((ChainNeed) -> ChainAnswer?)? = nil, custom: ((DeepLinkQuestion) -> Result<CoordinatorDeepLinkRequest.Result, ResponseError>)? = nil) throws(ResponseError) -> ChainResult {
+    mutating func open(
+        _ url: String, override: ((ChainNeed) -> ChainAnswer?)? = nil,
+        custom: ((DeepLinkQuestion) -> Result<CoordinatorDeepLinkRequest.Result, ResponseError>)? = nil
+    ) throws(ResponseError) -> ChainResult {
         let plan = try resolve(url, custom: custom)
         let base = tree
-        let runner = ChainRunner(tree: base, registry: registry, allocator: allocator, start: plan.start, steps: plan.steps, links: plan.links)
+        let runner = ChainRunner(
+            tree: base, registry: registry, allocator: allocator, start: plan.start, steps: plan.steps,
+            links: plan.links)
         let result = try drive(runner, override: override)
         try tree.commit(result, startedFrom: base)
         return result
     }
 
-    func resolve(_ url: String, custom: ((DeepLinkQuestion) -> Result<CoordinatorDeepLinkRequest.Result, ResponseError>)? = nil) throws(ResponseError) -> DeepLinkPlan {
+    func resolve(
+        _ url: String, custom: ((DeepLinkQuestion) -> Result<CoordinatorDeepLinkRequest.Result, ResponseError>)? = nil
+    ) throws(ResponseError) -> DeepLinkPlan {
         let resolver = DeepLinkResolver(link: try DeepLinkURL(parsing: url), tree: tree, registry: registry)
         while true {
             switch resolver.advance() {
@@ -28,15 +35,20 @@ extension App {
 
 @Suite("Deep links", .timeLimit(.minutes(1)))
 struct DeepLinkTests {
-    @Test("URLs split like Coordinator's remainingRoutes: host first, path, query apart", arguments: [
-        ("switchyard://todos/todo/42", ["todos", "todo", "42"], [String: String]()),
-        ("switchyard://todos", ["todos"], [:]),
-        ("switchyard://todos/todo/42/", ["todos", "todo", "42"], [:]),
-        ("todos/todo/42", ["todos", "todo", "42"], [:]),
-        ("/todos//todo", ["todos", "todo"], [:]),
-        ("switchyard:///todos/new", ["todos", "new"], [:]),
-        ("switchyard://todos/todo/a%20b?highlight=yes&x=1+2#frag", ["todos", "todo", "a b"], ["highlight": "yes", "x": "1 2"]),
-    ])
+    @Test(
+        "URLs split like Coordinator's remainingRoutes: host first, path, query apart",
+        arguments: [
+            ("switchyard://todos/todo/42", ["todos", "todo", "42"], [String: String]()),
+            ("switchyard://todos", ["todos"], [:]),
+            ("switchyard://todos/todo/42/", ["todos", "todo", "42"], [:]),
+            ("todos/todo/42", ["todos", "todo", "42"], [:]),
+            ("/todos//todo", ["todos", "todo"], [:]),
+            ("switchyard:///todos/new", ["todos", "new"], [:]),
+            (
+                "switchyard://todos/todo/a%20b?highlight=yes&x=1+2#frag", ["todos", "todo", "a b"],
+                ["highlight": "yes", "x": "1 2"]
+            ),
+        ])
     func urls(_ text: String, _ segments: [String], _ query: [String: String]) throws {
         let link = try DeepLinkURL(parsing: text)
         #expect(link.segments == segments)
@@ -89,9 +101,11 @@ struct DeepLinkTests {
         }
     }
 
-    @Test("a link naming the active root passes through it whatever params it carries: the dry run says hasRoot, and the application keeps the root", arguments: [
-        "switchyard://todos/todo/1?user=bob", "switchyard://todos/todo/1?user=alice", "switchyard://todos/todo/1",
-    ])
+    @Test(
+        "a link naming the active root passes through it whatever params it carries: the dry run says hasRoot, and the application keeps the root",
+        arguments: [
+            "switchyard://todos/todo/1?user=bob", "switchyard://todos/todo/1?user=alice", "switchyard://todos/todo/1",
+        ])
     func activeRootKept(_ url: String) throws {
         var app = try App()
         app.loggedIn = true
@@ -116,18 +130,22 @@ struct DeepLinkTests {
         #expect(!result.changed && app.tree.revision == revision && app.tree.root?.root?.params == ["name": "ann"])
     }
 
-    @Test("two roots that both pass through \"\": the link follows the active one (signed out: forgot; signed in: todos)")
+    @Test(
+        "two roots that both pass through \"\": the link follows the active one (signed out: forgot; signed in: todos)")
     func activeRootWins() throws {
         var tables = App.tables
         tables[0].coordinators[0].routes[0].deepLink = ""
         var app = try App()
         app.registry = RouteRegistry(tables: tables)
-        #expect(try app.resolve("switchyard://forgot").steps == [.hasRoot("unauthenticated"), .route("forgotPassword")])
+        #expect(
+            try app.resolve("switchyard://forgot").steps == [.hasRoot("unauthenticated"), .route("forgotPassword")])
         do {
             _ = try app.resolve("switchyard://todos/todo/1")
             Issue.record("a signed-in link resolved while signed out")
         } catch {
-            #expect(error.code == .deepLinkInvalid && error.message.contains("no route of unauthenticated.unauthenticated matches"))
+            #expect(
+                error.code == .deepLinkInvalid
+                    && error.message.contains("no route of unauthenticated.unauthenticated matches"))
         }
         app.loggedIn = true
         try app.run([.setRoot("authenticated", ["user": "alice"])])
@@ -138,19 +156,23 @@ struct DeepLinkTests {
     func guardedLink() throws {
         var app = try App()
         #expect(try app.resolve("switchyard://todos/todo/42").steps.first == .setRoot("authenticated"))
-        expectUnchanged(&app, .rejectedByGuard) { app throws(ResponseError) in _ = try app.open("switchyard://todos/todo/42") }
+        expectUnchanged(&app, .rejectedByGuard) { app throws(ResponseError) in
+            _ = try app.open("switchyard://todos/todo/42")
+        }
     }
 
-    @Test("the Coordinator README validity check: valid links resolve; invalid ones name the failing segment and change nothing", arguments: [
-        ("switchyard://todos/new", nil as Int?),
-        ("switchyard://profile", nil),
-        ("switchyard://projects/p7/members", nil),
-        ("switchyard://profile/extra", 1),
-        ("switchyard://nowhere", 0),
-        ("switchyard://todos/todo", 1),
-        ("switchyard://todos/share/abc", 1),
-        ("switchyard://todos/todo/1/more", 3),
-    ])
+    @Test(
+        "the Coordinator README validity check: valid links resolve; invalid ones name the failing segment and change nothing",
+        arguments: [
+            ("switchyard://todos/new", nil as Int?),
+            ("switchyard://profile", nil),
+            ("switchyard://projects/p7/members", nil),
+            ("switchyard://profile/extra", 1),
+            ("switchyard://nowhere", 0),
+            ("switchyard://todos/todo", 1),
+            ("switchyard://todos/share/abc", 1),
+            ("switchyard://todos/todo/1/more", 3),
+        ])
     func validity(_ url: String, _ failingIndex: Int?) throws {
         var app = try App()
         try app.logIn()
@@ -176,7 +198,8 @@ struct DeepLinkTests {
         try app.logIn()
         app.asked.removeAll()
         _ = try app.open("switchyard://todos/todo/7?highlight=yes&id=ignored")
-        let question = try #require(app.asked.compactMap { need -> RouteQuestion? in if case .route(let q) = need { q } else { nil } }.first)
+        let question = try #require(
+            app.asked.compactMap { need -> RouteQuestion? in if case .route(let q) = need { q } else { nil } }.first)
         #expect(question.route == "todo")
         #expect(question.params == ["id": "7"], "the path capture wins over the query")
         #expect(question.link?.query == ["highlight": "yes", "id": "ignored"])
@@ -215,12 +238,18 @@ struct DeepLinkTests {
     @Test("a type with customDeepLinks lets its plugin pick the route (a cursor over the remaining segments)")
     func customHandler() throws {
         var app = try App()
-        app.registry.add(plugin: "projects", coordinators: [
-            CoordinatorDeclaration(type: "projects", kind: .stack, initialRoute: "list", routes: [
-                RouteDeclaration(name: "list", transition: .root),
-                RouteDeclaration(name: "project", transition: .push, params: [ParamDeclaration(name: "id", type: .string)], target: CoordinatorReference(type: "project")),
-            ], customDeepLinks: true),
-        ])
+        app.registry.add(
+            plugin: "projects",
+            coordinators: [
+                CoordinatorDeclaration(
+                    type: "projects", kind: .stack, initialRoute: "list",
+                    routes: [
+                        RouteDeclaration(name: "list", transition: .root),
+                        RouteDeclaration(
+                            name: "project", transition: .push, params: [ParamDeclaration(name: "id", type: .string)],
+                            target: CoordinatorReference(type: "project")),
+                    ], customDeepLinks: true)
+            ])
         try app.logIn()
         var questions: [DeepLinkQuestion] = []
         let plan = try app.resolve("switchyard://projects/by-name/apollo/members") { question in
@@ -230,8 +259,12 @@ struct DeepLinkTests {
             }
             return .success(.init(route: "project", params: ["id": .string(question.request.segments[1])], consumed: 2))
         }
-        #expect(questions.count == 1 && questions[0].request.dryRun && questions[0].request.segments == ["by-name", "apollo", "members"])
+        #expect(
+            questions.count == 1 && questions[0].request.dryRun
+                && questions[0].request.segments == ["by-name", "apollo", "members"])
         #expect(plan.steps.suffix(2) == [.route("project", ["id": "apollo"]), .route("members")])
-        #expect(throws: ResponseError.self) { try app.resolve("switchyard://projects/nope") { _ in .failure(ResponseError(.deepLinkInvalid, "no")) } }
+        #expect(throws: ResponseError.self) {
+            try app.resolve("switchyard://projects/nope") { _ in .failure(ResponseError(.deepLinkInvalid, "no")) }
+        }
     }
 }

@@ -47,14 +47,25 @@ struct OperationTests {
     func routeErrors() throws {
         var app = try App()
         let unauthenticated = app.id("unauthenticated", "unauthenticated")
-        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.route("teleport")], from: unauthenticated) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.route("login")], from: unauthenticated) }
+        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in
+            try app.run([.route("teleport")], from: unauthenticated)
+        }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.route("login")], from: unauthenticated)
+        }
         try app.logIn()
         let todos = app.id("todos", "todos")
-        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in try app.run([.route("todo")], from: todos) }
-        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in try app.run([.route("todo", ["id": 42])], from: todos) }
-        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in try app.run([.route("todo", ["id": "1", "extra": true])], from: todos) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.route("todos")], from: app.id("authenticated", "home")) }
+        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in try app.run([.route("todo")], from: todos)
+        }
+        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in
+            try app.run([.route("todo", ["id": 42])], from: todos)
+        }
+        expectUnchanged(&app, .invalidParams) { app throws(ResponseError) in
+            try app.run([.route("todo", ["id": "1", "extra": true])], from: todos)
+        }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.route("todos")], from: app.id("authenticated", "home"))
+        }
     }
 
     // MARK: pops
@@ -67,7 +78,10 @@ struct OperationTests {
         try app.run([.route("forgotPassword")], from: stack)
         let result = try app.run([.popLast], from: stack)
         #expect(app.tree[stack]?.entries.map(\.route) == ["registration"])
-        #expect(result.effects.contains { if case .dismissed(_, "unauthenticated", _, "forgotPassword", .navigation) = $0 { true } else { false } })
+        #expect(
+            result.effects.contains {
+                if case .dismissed(_, "unauthenticated", _, "forgotPassword", .navigation) = $0 { true } else { false }
+            })
         try app.run([.popLast], from: stack)
         #expect(app.tree[stack]?.entries.isEmpty == true)
         expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.popLast], from: stack) }
@@ -84,15 +98,22 @@ struct OperationTests {
         #expect(app.instance("unauthenticated", "registration") == nil)
         let root = try #require(app.tree[stack]?.root?.id)
         expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.pop(root)], from: stack) }
-        expectUnchanged(&app, .instanceNotFound) { app throws(ResponseError) in try app.run([.pop(EntryID(9_999))], from: stack) }
+        expectUnchanged(&app, .instanceNotFound) { app throws(ResponseError) in
+            try app.run([.pop(EntryID(9_999))], from: stack)
+        }
     }
 
-    @Test("popTo keeps entries 0…index (-1 keeps the root only); popCount removes from the top; out of range is an error")
+    @Test(
+        "popTo keeps entries 0…index (-1 keeps the root only); popCount removes from the top; out of range is an error")
     func popToAndCount() throws {
         var app = try App()
         try app.logIn()
         let todos = app.id("todos", "todos")
-        try app.run([.route("todo", ["id": "1"]), .route("todo", ["id": "2"]), .route("todo", ["id": "3"]), .route("createTodo")], from: todos)
+        try app.run(
+            [
+                .route("todo", ["id": "1"]), .route("todo", ["id": "2"]), .route("todo", ["id": "3"]),
+                .route("createTodo"),
+            ], from: todos)
         try app.run([.popTo(1)], from: todos)
         #expect(app.tree[todos]?.entries.count == 2)
         try app.run([.popCount(1)], from: todos)
@@ -145,7 +166,8 @@ struct OperationTests {
         #expect(app.tree[main]?.root?.route == "authenticated")
         #expect(app.tree[main]?.entries.isEmpty == true, "entries above an old root belonged to its flow")
         #expect(app.tree[oldRoot] == nil)
-        #expect(result.effects.contains(.destroy(instance: oldRoot, plugin: "unauthenticated", type: "unauthenticated")))
+        #expect(
+            result.effects.contains(.destroy(instance: oldRoot, plugin: "unauthenticated", type: "unauthenticated")))
         #expect(result.landedOn == app.id("authenticated", "home"))
         app.checkInvariants()
     }
@@ -175,7 +197,8 @@ struct OperationTests {
     @Test("a guard rejecting setRoot leaves the tree exactly as it was")
     func guardRejects() throws {
         var app = try App()
-        expectUnchanged(&app, .rejectedByGuard) { app throws(ResponseError) in try app.run([.setRoot("authenticated")]) }
+        expectUnchanged(&app, .rejectedByGuard) { app throws(ResponseError) in try app.run([.setRoot("authenticated")])
+        }
     }
 
     @Test("isRoot, hasRoot, currentRoute, isInStack and topCoordinator answer from the tree")
@@ -195,7 +218,8 @@ struct OperationTests {
         #expect(try !app.tree.isInStack(todos, route: "todo", params: ["id": "8"]))
         #expect(app.tree.topCoordinator(from: main) == todos)
         try app.run([.hasRoot("authenticated")])
-        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.hasRoot("unauthenticated")]) }
+        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.hasRoot("unauthenticated")])
+        }
         #expect(try app.tree.answer(.init(query: .topCoordinator)) == .int(todos.rawValue))
     }
 
@@ -211,8 +235,12 @@ struct OperationTests {
         #expect(app.tree[todos]?.entries.map(\.params) == [["id": "1"], ["id": "2"]])
         try app.run([.focusFirst("todo")], from: todos)
         #expect(app.tree[todos]?.entries.count == 1)
-        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.focusFirst("list")], from: todos) }
-        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.focusFirst("createTodo")], from: todos) }
+        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in
+            try app.run([.focusFirst("list")], from: todos)
+        }
+        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in
+            try app.run([.focusFirst("createTodo")], from: todos)
+        }
     }
 
     @Test("focusFirst and selectTab on tabs select the tab and land on its content; re-tap is reported as a repeat")
@@ -223,25 +251,37 @@ struct OperationTests {
         var result = try app.run([.focusFirst("projects")], from: home)
         #expect(app.tree[home]?.selectedTabEntry?.route == "projects")
         #expect(result.landedOn == app.id("projects", "projects"))
-        #expect(result.effects == [.tabSelected(instance: home, plugin: "authenticated", tab: "projects", isRepeat: false)])
+        #expect(
+            result.effects == [.tabSelected(instance: home, plugin: "authenticated", tab: "projects", isRepeat: false)])
         let revision = app.tree.revision
         result = try app.run([.selectTab("projects")], from: home)
-        #expect(result.effects == [.tabSelected(instance: home, plugin: "authenticated", tab: "projects", isRepeat: true)])
+        #expect(
+            result.effects == [.tabSelected(instance: home, plugin: "authenticated", tab: "projects", isRepeat: true)])
         #expect(app.tree.revision == revision, "a re-tap changes no state")
         result = try app.run([.selectTab("profile")], from: home)
         #expect(result.landedOn == home, "the profile tab shows a screen")
-        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in try app.run([.selectTab("settings")], from: home) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.selectTab("todos")], from: app.id("todos", "todos")) }
+        expectUnchanged(&app, .routeNotFound) { app throws(ResponseError) in
+            try app.run([.selectTab("settings")], from: home)
+        }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.selectTab("todos")], from: app.id("todos", "todos"))
+        }
     }
 
     // MARK: modals
 
-    @Test("modals stack (one policy: Stinsen's and SUICoordinator's); dismiss removes the top-most modal and what is above it")
+    @Test(
+        "modals stack (one policy: Stinsen's and SUICoordinator's); dismiss removes the top-most modal and what is above it"
+    )
     func modals() throws {
         var app = try App()
         try app.logIn()
         let todos = app.id("todos", "todos")
-        try app.run([.route("createTodo"), .route("todo", ["id": "1"]), .route("share", ["id": 9]), .route("todo", ["id": "2"])], from: todos)
+        try app.run(
+            [
+                .route("createTodo"), .route("todo", ["id": "1"]), .route("share", ["id": 9]),
+                .route("todo", ["id": "2"]),
+            ], from: todos)
         #expect(app.tree[todos]?.entries.map(\.transition) == [.modal, .push, .fullScreen, .push])
         try app.run([.dismiss], from: todos)
         #expect(app.tree[todos]?.entries.map(\.route) == ["createTodo", "todo"])
@@ -265,7 +305,9 @@ struct OperationTests {
 
     // MARK: dismissCoordinator, finishFlow, restart
 
-    @Test("dismissCoordinator removes the instance, everything above it and below it; every plugin's instance is destroyed deepest first")
+    @Test(
+        "dismissCoordinator removes the instance, everything above it and below it; every plugin's instance is destroyed deepest first"
+    )
     func dismissCoordinator() throws {
         var app = try App()
         try app.logIn()
@@ -278,7 +320,10 @@ struct OperationTests {
         #expect(result.landedOn == todos)
         #expect(app.tree[todos]?.entries.isEmpty == true, "the entry holding it and the modal above it are gone")
         #expect(app.tree[project] == nil)
-        #expect(result.effects.filter { if case .destroy = $0 { true } else { false } } == [.destroy(instance: project, plugin: "projects", type: "project")])
+        #expect(
+            result.effects.filter { if case .destroy = $0 { true } else { false } } == [
+                .destroy(instance: project, plugin: "projects", type: "project")
+            ])
         let dismissedRoutes = result.effects.compactMap { effect -> String? in
             if case .dismissed(todos, "todos", _, let route, .navigation) = effect { route } else { nil }
         }
@@ -290,17 +335,27 @@ struct OperationTests {
     func dismissCoordinatorRules() throws {
         var app = try App()
         try app.logIn()
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.dismissCoordinator], from: app.id("authenticated", "home")) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.dismissCoordinator], from: app.id("todos", "navigation")) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.dismissCoordinator], from: app.id("todos", "todos")) }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.dismissCoordinator], from: app.id("authenticated", "home"))
+        }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.dismissCoordinator], from: app.id("todos", "navigation"))
+        }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.dismissCoordinator], from: app.id("todos", "todos"))
+        }
         expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.dismissCoordinator]) }
     }
 
-    @Test("finishFlow on a tab's child finishes the whole tabs coordinator (SUICoordinator); here that is a root, so it is refused")
+    @Test(
+        "finishFlow on a tab's child finishes the whole tabs coordinator (SUICoordinator); here that is a root, so it is refused"
+    )
     func finishFlow() throws {
         var app = try App()
         try app.logIn()
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.finishFlow], from: app.id("todos", "todos")) }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.finishFlow], from: app.id("todos", "todos"))
+        }
         // A pushed flow finishes like dismissCoordinator.
         let unauthenticatedApp = try App()
         var other = unauthenticatedApp
@@ -335,7 +390,9 @@ struct OperationTests {
         #expect(!result.changed)
         #expect(result.landedOn == app.id("todos", "todos"))
         expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.parent], from: main) }
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.child], from: app.id("todos", "todos")) }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.child], from: app.id("todos", "todos"))
+        }
     }
 
     // MARK: user-driven changes
@@ -347,7 +404,11 @@ struct OperationTests {
         try app.run([.route("forgotPassword")], from: stack)
         let entry = try #require(app.tree[stack]?.entries.first?.id)
         let result = try app.run([.pop(entry)], from: stack, reason: .user)
-        #expect(result.effects == [.dismissed(instance: stack, plugin: "unauthenticated", entry: entry, route: "forgotPassword", reason: .user)])
+        #expect(
+            result.effects == [
+                .dismissed(
+                    instance: stack, plugin: "unauthenticated", entry: entry, route: "forgotPassword", reason: .user)
+            ])
     }
 }
 

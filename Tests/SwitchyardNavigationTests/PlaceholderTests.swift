@@ -21,7 +21,9 @@ struct PlaceholderTests {
         #expect(home.tabs.map(\.route) == ["todos", "projects", "profile"])
         let id = try #require(home.tabs[1].content.coordinator)
         let placeholder = try #require(app.tree[id])
-        #expect(placeholder.isPending && placeholder.plugin == "projects" && placeholder.type == "projects" && placeholder.allEntries.isEmpty)
+        #expect(
+            placeholder.isPending && placeholder.plugin == "projects" && placeholder.type == "projects"
+                && placeholder.allEntries.isEmpty)
         #expect(app.instance("todos", "todos") != nil, "the other tabs were created")
         #expect(!app.asked.contains { $0.plugin == "projects" })
         app.checkInvariants()
@@ -29,9 +31,13 @@ struct PlaceholderTests {
         let snapshot = try #require(app.tree.snapshot().instance(id))
         #expect(snapshot.pending == true && snapshot.kind == nil && snapshot.status == .unavailable)
         #expect(snapshot.unavailableReason == "plugin 'projects' has not created it yet")
-        let down = app.tree.snapshot { plugin in plugin == "projects" ? (.unavailable, "plugin 'projects' failed: boom") : (.ok, nil) }
+        let down = app.tree.snapshot { plugin in
+            plugin == "projects" ? (.unavailable, "plugin 'projects' failed: boom") : (.ok, nil)
+        }
         #expect(down.instance(id)?.unavailableReason == "plugin 'projects' failed: boom")
-        #expect(try NavigationTree(snapshot: app.tree.snapshot()).snapshot() == app.tree.snapshot(), "kept through a state file")
+        #expect(
+            try NavigationTree(snapshot: app.tree.snapshot()).snapshot() == app.tree.snapshot(),
+            "kept through a state file")
     }
 
     @Test("a tab whose plugin is known but down is a placeholder too; the chain that opened it commits without it")
@@ -47,7 +53,9 @@ struct PlaceholderTests {
         app.checkInvariants()
     }
 
-    @Test("selecting the tab lands on the placeholder; navigating into it fails with pluginUnavailable and changes nothing")
+    @Test(
+        "selecting the tab lands on the placeholder; navigating into it fails with pluginUnavailable and changes nothing"
+    )
     func navigationIntoPlaceholder() throws {
         var app = try App.signedIn(without: "projects")
         let home = app.id("authenticated", "home")
@@ -55,13 +63,19 @@ struct PlaceholderTests {
         #expect(try app.run([.selectTab("projects")], from: home).landedOn == id)
         #expect(app.tree.topCoordinator(from: app.tree.rootID ?? home) == id)
         #expect(try app.tree.currentRoute(id) == nil)
-        expectUnchanged(&app, .pluginUnavailable) { app throws(ResponseError) in try app.run([.route("project", ["id": "1"])], from: id) }
-        expectUnchanged(&app, .pluginUnavailable) { app throws(ResponseError) in try app.run([.selectTab("projects"), .popToRoot], from: home) }
+        expectUnchanged(&app, .pluginUnavailable) { app throws(ResponseError) in
+            try app.run([.route("project", ["id": "1"])], from: id)
+        }
+        expectUnchanged(&app, .pluginUnavailable) { app throws(ResponseError) in
+            try app.run([.selectTab("projects"), .popToRoot], from: home)
+        }
         // A deep link through it is refused when it is resolved (the dry run of `validate` too), however well its
         // plugin's table would match the rest of the link.
         app.registry = RouteRegistry(tables: App.tables)
         let link = try DeepLinkURL(parsing: "switchyard://projects/p1", limits: .defaults)
-        guard case .invalid(let refusal) = DeepLinkResolver(link: link, tree: app.tree, registry: app.registry).advance() else {
+        guard
+            case .invalid(let refusal) = DeepLinkResolver(link: link, tree: app.tree, registry: app.registry).advance()
+        else {
             Issue.record("a link through the placeholder resolved")
             return
         }
@@ -69,7 +83,9 @@ struct PlaceholderTests {
         do throws(ResponseError) {
             try app.run([.route("project", ["id": "1"])], from: id)
         } catch {
-            #expect(error.message.contains("plugin 'projects'") && error.message.contains("placeholder"), "\(error.message)")
+            #expect(
+                error.message.contains("plugin 'projects'") && error.message.contains("placeholder"), "\(error.message)"
+            )
             #expect(error.data?["instance"] == .int(id.rawValue))
         }
     }
@@ -91,7 +107,8 @@ struct PlaceholderTests {
         let home = app.id("authenticated", "home")
         app.registry = RouteRegistry(tables: App.tables)
         let base = app.tree
-        let runner = try ChainRunner.creatingPlaceholder(tree: base, registry: app.registry, allocator: app.allocator, instance: id)
+        let runner = try ChainRunner.creatingPlaceholder(
+            tree: base, registry: app.registry, allocator: app.allocator, instance: id)
         let result = try app.drive(runner)
         try app.tree.commit(result, startedFrom: base)
         #expect(app.tree.revision == base.revision + 1)
@@ -102,10 +119,13 @@ struct PlaceholderTests {
             return
         }
         #expect(question.instance == id && question.reason == .new)
-        #expect(question.parent == CoordinatorCreateRequest.Parent(instance: home, plugin: "authenticated", route: "projects"))
+        #expect(
+            question.parent
+                == CoordinatorCreateRequest.Parent(instance: home, plugin: "authenticated", route: "projects"))
         app.checkInvariants()
         #expect(throws: ResponseError.self) {
-            try ChainRunner.creatingPlaceholder(tree: app.tree, registry: app.registry, allocator: app.allocator, instance: id)
+            try ChainRunner.creatingPlaceholder(
+                tree: app.tree, registry: app.registry, allocator: app.allocator, instance: id)
         }
     }
 

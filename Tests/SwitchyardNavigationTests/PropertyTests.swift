@@ -48,10 +48,12 @@ struct PropertyTests {
         switch Int.random(in: 0..<10, using: &rng) {
         case 0:
             let declared = routes.filter { $0.transition == .tab }.map(\.name)
-            var chosen = Array(declared.shuffled(using: &rng).prefix(Int.random(in: 1...max(1, declared.count), using: &rng)))
+            var chosen = Array(
+                declared.shuffled(using: &rng).prefix(Int.random(in: 1...max(1, declared.count), using: &rng)))
             if Int.random(in: 0..<8, using: &rng) == 0 { chosen.append("bogus") }
             return .setTabs(chosen)
-        case 1: return .setBadge(tabs.randomElement(using: &rng) ?? "bogus", [nil, "1", "new"].randomElement(using: &rng)!)
+        case 1:
+            return .setBadge(tabs.randomElement(using: &rng) ?? "bogus", [nil, "1", "new"].randomElement(using: &rng)!)
         case 2: return .popPushed
         case 3: return .popPushedToRoot
         case 4: return .popPath
@@ -63,7 +65,9 @@ struct PropertyTests {
             guard let tab = tabs.randomElement(using: &rng) else { return randomStep(app, instance, &rng) }
             return .selectTab(tab)
         default:
-            guard let route = routes.filter({ $0.transition.isStackEntry }).randomElement(using: &rng) else { return randomStep(app, instance, &rng) }
+            guard let route = routes.filter({ $0.transition.isStackEntry }).randomElement(using: &rng) else {
+                return randomStep(app, instance, &rng)
+            }
             return .route(route.name, params(route))
         }
     }
@@ -79,7 +83,8 @@ struct PropertyTests {
 
     /// Forty random chains from random instances (some plugin answers rejected), each followed by `check`.
     static func walk(
-        _ seed: UInt64, step: (App, Instance, inout SeededGenerator) -> NavigationStep = randomStep, _ check: (inout App, Operation) -> Void
+        _ seed: UInt64, step: (App, Instance, inout SeededGenerator) -> NavigationStep = randomStep,
+        _ check: (inout App, Operation) -> Void
     ) throws {
         var rng = SeededGenerator(seed: seed)
         var app = try App()
@@ -97,17 +102,24 @@ struct PropertyTests {
             var coin = SeededGenerator(seed: seed &* 1_000 &+ UInt64(operation))
             let outcome: Result<ChainResult, ResponseError>
             do throws(ResponseError) {
-                outcome = .success(try app.run(steps, from: start.id) { need in
-                    rejectSome && Bool.random(using: &coin) ? Self.reject(need) : nil
-                })
+                outcome = .success(
+                    try app.run(steps, from: start.id) { need in
+                        rejectSome && Bool.random(using: &coin) ? Self.reject(need) : nil
+                    })
             } catch {
                 outcome = .failure(error)
             }
-            check(&app, Operation(label: "seed \(seed) op \(operation) \(steps)", steps: steps, before: before, beforeJSON: beforeJSON, outcome: outcome))
+            check(
+                &app,
+                Operation(
+                    label: "seed \(seed) op \(operation) \(steps)", steps: steps, before: before,
+                    beforeJSON: beforeJSON, outcome: outcome))
         }
     }
 
-    @Test("ids stay unique, every child has one parent, revisions only grow, and a failure changes nothing", arguments: seeds)
+    @Test(
+        "ids stay unique, every child has one parent, revisions only grow, and a failure changes nothing",
+        arguments: seeds)
     func randomSequences(_ seed: UInt64) throws {
         var seenInstances = Set<InstanceID>()
         var highestInstance: Int64?
@@ -120,14 +132,20 @@ struct PropertyTests {
             switch operation.outcome {
             case .success(let result):
                 #expect(app.tree.revision == revision + (result.changed ? 1 : 0), "\(operation.label)")
-                if !result.changed { #expect(app.snapshotJSON == operation.beforeJSON, "\(operation.label): unchanged but different") }
+                if !result.changed {
+                    #expect(app.snapshotJSON == operation.beforeJSON, "\(operation.label): unchanged but different")
+                }
             case .failure(let error):
-                #expect(app.snapshotJSON == operation.beforeJSON, "\(operation.label): a failed chain changed the tree (\(error))")
+                #expect(
+                    app.snapshotJSON == operation.beforeJSON,
+                    "\(operation.label): a failed chain changed the tree (\(error))")
                 #expect(app.tree.revision == revision)
             }
             app.checkInvariants()
             // Every instance is reachable from the root, and new ids are never old ones.
-            #expect(app.tree.subtree(of: app.tree.rootID!).count == app.tree.count, "\(operation.label): unreachable instances")
+            #expect(
+                app.tree.subtree(of: app.tree.rootID!).count == app.tree.count,
+                "\(operation.label): unreachable instances")
             let highestBefore = highestInstance ?? 0
             for instance in app.tree.allInstances where !seenInstances.contains(instance.id) {
                 #expect(instance.id.rawValue > highestBefore, "seed \(seed): id \(instance.id) reused")
@@ -137,7 +155,9 @@ struct PropertyTests {
         }
     }
 
-    @Test("every entry a chain removes is reported once to its owner, every instance it removes is destroyed once, after its entries and after its descendants (§12.1, §8)", arguments: seeds)
+    @Test(
+        "every entry a chain removes is reported once to its owner, every instance it removes is destroyed once, after its entries and after its descendants (§12.1, §8)",
+        arguments: seeds)
     func removalsReported(_ seed: UInt64) throws {
         try Self.walk(seed) { app, operation in
             guard case .success(let result) = operation.outcome else { return }
@@ -146,12 +166,18 @@ struct PropertyTests {
             for effect in result.effects {
                 switch effect {
                 case .dismissed(let instance, _, let entry, let route, _):
-                    #expect(reported.updateValue((instance, route), forKey: entry) == nil, "\(operation.label): entry \(entry) reported twice")
-                    #expect(!destroyed.contains(instance), "\(operation.label): entry \(entry) reported after its instance \(instance) was destroyed")
+                    #expect(
+                        reported.updateValue((instance, route), forKey: entry) == nil,
+                        "\(operation.label): entry \(entry) reported twice")
+                    #expect(
+                        !destroyed.contains(instance),
+                        "\(operation.label): entry \(entry) reported after its instance \(instance) was destroyed")
                 case .destroy(let instance, _, _):
                     #expect(!destroyed.contains(instance), "\(operation.label): \(instance) destroyed twice")
                     let ancestors = operation.before.ancestors(of: instance)
-                    #expect(!destroyed.contains(where: ancestors.contains), "\(operation.label): \(instance) was destroyed after an ancestor of it")
+                    #expect(
+                        !destroyed.contains(where: ancestors.contains),
+                        "\(operation.label): \(instance) was destroyed after an ancestor of it")
                     destroyed.append(instance)
                 case .tabSelected, .appeared:
                     break
@@ -161,19 +187,29 @@ struct PropertyTests {
             let after = Set(app.tree.allInstances.flatMap(\.allEntries).map(\.id))
             for instance in operation.before.allInstances {
                 if app.tree[instance.id] == nil {
-                    #expect(destroyed.contains(instance.id), "\(operation.label): instance \(instance.id) left without coordinator/destroy")
+                    #expect(
+                        destroyed.contains(instance.id),
+                        "\(operation.label): instance \(instance.id) left without coordinator/destroy")
                 }
                 for entry in instance.allEntries where !after.contains(entry.id) {
-                    #expect(reported[entry.id]?.instance == instance.id && reported[entry.id]?.route == entry.route,
-                        "\(operation.label): entry \(entry.id) (\(entry.route)) of \(instance.id) left without coordinator/dismissed to its owner")
+                    #expect(
+                        reported[entry.id]?.instance == instance.id && reported[entry.id]?.route == entry.route,
+                        "\(operation.label): entry \(entry.id) (\(entry.route)) of \(instance.id) left without coordinator/dismissed to its owner"
+                    )
                 }
             }
-            for entry in reported.keys { #expect(!after.contains(entry), "\(operation.label): entry \(entry) reported but still in the tree") }
-            for instance in destroyed { #expect(app.tree[instance] == nil, "\(operation.label): \(instance) destroyed but still in the tree") }
+            for entry in reported.keys {
+                #expect(!after.contains(entry), "\(operation.label): entry \(entry) reported but still in the tree")
+            }
+            for instance in destroyed {
+                #expect(app.tree[instance] == nil, "\(operation.label): \(instance) destroyed but still in the tree")
+            }
         }
     }
 
-    @Test("every instance a chain changes is in its `touched` (commits merge by it, the host's patches for watchers are built from it), the other libraries' steps included", arguments: seeds)
+    @Test(
+        "every instance a chain changes is in its `touched` (commits merge by it, the host's patches for watchers are built from it), the other libraries' steps included",
+        arguments: seeds)
     func touchedIsComplete(_ seed: UInt64) throws {
         try Self.walk(seed, step: Self.libraryStep) { _, operation in
             guard case .success(let result) = operation.outcome else { return }

@@ -24,21 +24,37 @@ struct RemovalTests {
         let stack = app.id("unauthenticated", "unauthenticated")
         try app.run([.route("registration"), .route("confirm"), .route("terms")], from: stack)
         let result = try app.run([.popLast], from: stack)
-        #expect(Self.describe(result.effects, app.tree) == [
-            "dismissed unauthenticated/terms", "dismissed unauthenticated/confirm", "dismissed unauthenticated/start",
-            "dismissed unauthenticated/registration", "destroy registration",
-        ])
-        #expect(result.effects.allSatisfy { if case .dismissed(_, _, _, _, .navigation) = $0 { true } else if case .destroy = $0 { true } else { false } })
+        #expect(
+            Self.describe(result.effects, app.tree) == [
+                "dismissed unauthenticated/terms", "dismissed unauthenticated/confirm",
+                "dismissed unauthenticated/start",
+                "dismissed unauthenticated/registration", "destroy registration",
+            ])
+        #expect(
+            result.effects.allSatisfy {
+                if case .dismissed(_, _, _, _, .navigation) = $0 {
+                    true
+                } else if case .destroy = $0 {
+                    true
+                } else {
+                    false
+                }
+            })
     }
 
-    @Test("dismissCoordinator of another plugin's flow (todos → projects.project → members): each plugin hears of its own entries, then the flow goes")
+    @Test(
+        "dismissCoordinator of another plugin's flow (todos → projects.project → members): each plugin hears of its own entries, then the flow goes"
+    )
     func dismissCoordinatorAcrossPlugins() throws {
         var app = try App()
         try app.logIn()
-        let flow = try app.run([.route("project", ["id": "p1"]), .route("members")], from: app.id("todos", "todos")).landedOn
-        #expect(Self.describe(try app.run([.dismissCoordinator], from: flow).effects, app.tree) == [
-            "dismissed projects/members", "dismissed projects/overview", "dismissed todos/project", "destroy project",
-        ])
+        let flow = try app.run([.route("project", ["id": "p1"]), .route("members")], from: app.id("todos", "todos"))
+            .landedOn
+        #expect(
+            Self.describe(try app.run([.dismissCoordinator], from: flow).effects, app.tree) == [
+                "dismissed projects/members", "dismissed projects/overview", "dismissed todos/project",
+                "destroy project",
+            ])
     }
 
     @Test("a replaced root is reported with everything under and above it; keepStack keeps the entries above")
@@ -49,33 +65,44 @@ struct RemovalTests {
         try app.run([.route("about")], from: main)
         app.loggedIn = true
         var result = try app.run([.setRoot("authenticated")], from: main)
-        #expect(Self.describe(result.effects, app.tree) == [
-            "dismissed main/about",
-            "dismissed unauthenticated/start", "dismissed unauthenticated/registration", "dismissed unauthenticated/login",
-            "dismissed main/unauthenticated",
-            "destroy registration", "destroy unauthenticated",
-        ])
+        #expect(
+            Self.describe(result.effects, app.tree) == [
+                "dismissed main/about",
+                "dismissed unauthenticated/start", "dismissed unauthenticated/registration",
+                "dismissed unauthenticated/login",
+                "dismissed main/unauthenticated",
+                "destroy registration", "destroy unauthenticated",
+            ])
         try app.run([.route("about")], from: main)
         result = try app.run([.setRoot("guest", ["name": "ann"])], from: main)
         #expect(Self.describe(result.effects, app.tree).first == "dismissed main/about")
         result = try app.run([.route("about"), .setRoot("guest", ["name": "bob"], keepStack: true)], from: main)
-        #expect(Self.describe(result.effects, app.tree) == ["dismissed main/guest"], "the modal above stays; the old root goes")
+        #expect(
+            Self.describe(result.effects, app.tree) == ["dismissed main/guest"],
+            "the modal above stays; the old root goes")
         #expect(app.tree[main]?.entries.map(\.route) == ["about"])
     }
 
-    @Test("restart reports every entry the instance showed (a child's and the app's root alike), then destroys what they held")
+    @Test(
+        "restart reports every entry the instance showed (a child's and the app's root alike), then destroys what they held"
+    )
     func restart() throws {
         var app = try App()
         let stack = app.id("unauthenticated", "unauthenticated")
         try app.run([.route("forgotPassword")], from: stack)
         var result = try app.run([.restart], from: stack)
-        #expect(Self.describe(result.effects, app.tree) == ["dismissed unauthenticated/forgotPassword", "dismissed unauthenticated/login"])
+        #expect(
+            Self.describe(result.effects, app.tree) == [
+                "dismissed unauthenticated/forgotPassword", "dismissed unauthenticated/login",
+            ])
         try app.run([.route("registration")], from: stack)
         result = try app.run([.restart])
-        #expect(Self.describe(result.effects, app.tree) == [
-            "dismissed unauthenticated/start", "dismissed unauthenticated/registration", "dismissed unauthenticated/login",
-            "dismissed main/unauthenticated", "destroy registration", "destroy unauthenticated",
-        ])
+        #expect(
+            Self.describe(result.effects, app.tree) == [
+                "dismissed unauthenticated/start", "dismissed unauthenticated/registration",
+                "dismissed unauthenticated/login",
+                "dismissed main/unauthenticated", "destroy registration", "destroy unauthenticated",
+            ])
         app.checkInvariants()
     }
 
@@ -84,12 +111,13 @@ struct RemovalTests {
         var app = try App()
         try app.logIn()
         let result = try app.run([.restart], from: app.id("authenticated", "home"))
-        #expect(Self.describe(result.effects, app.tree) == [
-            "dismissed authenticated/profile",
-            "dismissed projects/list", "dismissed authenticated/projects",
-            "dismissed todos/list", "dismissed todos/content", "dismissed authenticated/todos",
-            "destroy projects", "destroy todos", "destroy navigation",
-        ])
+        #expect(
+            Self.describe(result.effects, app.tree) == [
+                "dismissed authenticated/profile",
+                "dismissed projects/list", "dismissed authenticated/projects",
+                "dismissed todos/list", "dismissed todos/content", "dismissed authenticated/todos",
+                "destroy projects", "destroy todos", "destroy navigation",
+            ])
     }
 
     @Test("a chain that fails after creating nested instances reports them deepest first (children before parents)")
@@ -98,16 +126,24 @@ struct RemovalTests {
         try app.logIn()
         let runner = ChainRunner(
             tree: app.tree, registry: app.registry, allocator: app.allocator, start: app.tree.rootID!,
-            steps: [.setRoot("guest", ["name": "x"]), .setRoot("authenticated", ["user": "eve"]), .focusFirst("projects"), .route("project", ["id": "p"]), .route("members")])
+            steps: [
+                .setRoot("guest", ["name": "x"]), .setRoot("authenticated", ["user": "eve"]), .focusFirst("projects"),
+                .route("project", ["id": "p"]), .route("members"),
+            ])
         let failure = app.failure(of: runner) { need in
-            if case .route(let question) = need, question.route == "members" { .route(.failure(ResponseError(.rejectedByGuard, "private"))) } else { nil }
+            if case .route(let question) = need, question.route == "members" {
+                .route(.failure(ResponseError(.rejectedByGuard, "private")))
+            } else {
+                nil
+            }
         }
         #expect(failure?.error.code == .rejectedByGuard)
         // Created home, navigation, projects, todos (the wrapper's child), project: destroyed in reverse.
         #expect(failure?.created.map(\.type) == ["project", "todos", "projects", "navigation", "home"])
     }
 
-    @Test("a guard's rejection names the hop it refused: plugin, instance, type and route, beside the plugin's own data")
+    @Test(
+        "a guard's rejection names the hop it refused: plugin, instance, type and route, beside the plugin's own data")
     func guardContext() throws {
         var app = try App()
         let stack = app.id("unauthenticated", "unauthenticated")
@@ -118,7 +154,9 @@ struct RemovalTests {
             Issue.record("the guard did not refuse")
         } catch {
             #expect(error.code == .rejectedByGuard && error.message == "not today")
-            #expect(error.data?["why"] == "closed" && error.data?["plugin"] == "unauthenticated" && error.data?["type"] == "unauthenticated")
+            #expect(
+                error.data?["why"] == "closed" && error.data?["plugin"] == "unauthenticated"
+                    && error.data?["type"] == "unauthenticated")
             #expect(error.data?["instance"] == .int(stack.rawValue) && error.data?["route"] == "forgotPassword")
         }
     }
@@ -128,7 +166,9 @@ struct RemovalTests {
         var app = try App()
         let stack = app.id("unauthenticated", "unauthenticated")
         let root = try #require(app.tree[stack]?.root?.id)
-        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in try app.run([.pop(root)], from: stack, reason: .user) }
+        expectUnchanged(&app, .notAllowed) { app throws(ResponseError) in
+            try app.run([.pop(root)], from: stack, reason: .user)
+        }
         do {
             try app.run([.pop(root)], from: stack, reason: .user)
         } catch {

@@ -14,9 +14,13 @@ struct TreeMergeTests {
         edited(App.tables, plugin, type, edit)
     }
 
-    static func edited(_ tables: Tables, _ plugin: String, _ type: String, _ edit: (inout CoordinatorDeclaration?) -> Void) -> Tables {
+    static func edited(
+        _ tables: Tables, _ plugin: String, _ type: String, _ edit: (inout CoordinatorDeclaration?) -> Void
+    ) -> Tables {
         tables.map { entry in
-            guard entry.plugin == plugin, let index = entry.coordinators.firstIndex(where: { $0.type == type }) else { return entry }
+            guard entry.plugin == plugin, let index = entry.coordinators.firstIndex(where: { $0.type == type }) else {
+                return entry
+            }
             var coordinators = entry.coordinators
             var declaration: CoordinatorDeclaration? = coordinators[index]
             edit(&declaration)
@@ -38,7 +42,9 @@ struct TreeMergeTests {
         #expect(merge.tree == app.tree && merge.dropped.isEmpty && merge.missing.isEmpty)
     }
 
-    @Test("a tab declared since the tree was saved is missing; the owner gives it, in declaration order, the selected tab kept")
+    @Test(
+        "a tab declared since the tree was saved is missing; the owner gives it, in declaration order, the selected tab kept"
+    )
     func gainedTab() throws {
         var app = try App()
         app.registry = RouteRegistry(tables: Self.edited("authenticated", "home", Self.withoutRoute("projects")))
@@ -53,14 +59,17 @@ struct TreeMergeTests {
         #expect(merge.tree == saved && merge.dropped.isEmpty)
         #expect(merge.missing == [.tab(home, route: "projects")])
 
-        let runner = try ChainRunner.addingTab(tree: merge.tree, registry: app.registry, allocator: app.allocator, instance: home, tab: "projects")
+        let runner = try ChainRunner.addingTab(
+            tree: merge.tree, registry: app.registry, allocator: app.allocator, instance: home, tab: "projects")
         let result = try app.drive(runner)
         try app.tree.commit(result, startedFrom: saved)
         let tabs = try #require(app.tree[home])
         #expect(tabs.tabs.map(\.route) == ["todos", "projects", "profile"])
         #expect(tabs.selectedTabEntry?.route == "profile")
         #expect(tabs.tabs.filter { $0.route != "projects" } == saved[home]?.tabs)
-        #expect(app.tree[try #require(tabs.tabs[1].content.coordinator)]?.root?.route == "list", "created as a new tab's would be")
+        #expect(
+            app.tree[try #require(tabs.tabs[1].content.coordinator)]?.root?.route == "list",
+            "created as a new tab's would be")
         guard case .route(let question)? = app.asked.last(where: { if case .route = $0 { true } else { false } }) else {
             Issue.record("the owner was not asked: \(app.asked)")
             return
@@ -68,11 +77,14 @@ struct TreeMergeTests {
         #expect(question.instance == home && question.route == "projects" && question.transition == .tab)
         app.checkInvariants()
         #expect(throws: ResponseError.self) {
-            try ChainRunner.addingTab(tree: app.tree, registry: app.registry, allocator: app.allocator, instance: home, tab: "projects")
+            try ChainRunner.addingTab(
+                tree: app.tree, registry: app.registry, allocator: app.allocator, instance: home, tab: "projects")
         }
     }
 
-    @Test("tabs the owner set at run time (setTabs) are kept as they are: their order, and no declared tab asked for again")
+    @Test(
+        "tabs the owner set at run time (setTabs) are kept as they are: their order, and no declared tab asked for again"
+    )
     func dynamicTabsKept() throws {
         var app = try App()
         try app.logIn()
@@ -87,7 +99,9 @@ struct TreeMergeTests {
         #expect(restored[home]?.tabs.map(\.route) == ["profile", "todos"] && restored[home]?.dynamicTabs == true)
     }
 
-    @Test("entries, tabs and types no longer declared are dropped, deepest first, each named with why; a stack loses what is above")
+    @Test(
+        "entries, tabs and types no longer declared are dropped, deepest first, each named with why; a stack loses what is above"
+    )
     func droppedParts() throws {
         var app = try App()
         try app.logIn()
@@ -104,13 +118,14 @@ struct TreeMergeTests {
         var tables = Self.edited("projects", "project") { $0 = nil }
         tables = Self.edited(tables, "authenticated", "home", Self.withoutRoute("profile"))
         let merge = saved.merged(with: RouteRegistry(tables: tables), plugins: Self.plugins)
-        #expect(merge.dropped.map(\.description) == [
-            "instance projects.project\(project): plugin 'projects' no longer declares the type 'project'",
-            "entry 'todo' [\(entries[3].id)] of todos.todos\(todos): above a dropped entry",
-            "entry 'createTodo' [\(entries[2].id)] of todos.todos\(todos): above a dropped entry",
-            "entry 'project' [\(entries[1].id)] of todos.todos\(todos): its coordinator was dropped",
-            "entry 'profile' [\(profileTab.id)] of authenticated.home\(home): authenticated.home no longer declares the tab 'profile'",
-        ])
+        #expect(
+            merge.dropped.map(\.description) == [
+                "instance projects.project\(project): plugin 'projects' no longer declares the type 'project'",
+                "entry 'todo' [\(entries[3].id)] of todos.todos\(todos): above a dropped entry",
+                "entry 'createTodo' [\(entries[2].id)] of todos.todos\(todos): above a dropped entry",
+                "entry 'project' [\(entries[1].id)] of todos.todos\(todos): its coordinator was dropped",
+                "entry 'profile' [\(profileTab.id)] of authenticated.home\(home): authenticated.home no longer declares the tab 'profile'",
+            ])
         #expect(merge.missing.isEmpty)
         #expect(merge.tree[todos]?.entries == [entries[0]])
         #expect(merge.tree[home]?.tabs.map(\.route) == ["todos", "projects"])
@@ -125,20 +140,24 @@ struct TreeMergeTests {
         try app.run([.route("registration")], from: unauthenticated)
         let registration = app.id("unauthenticated", "registration")
         let saved = app.tree
-        app.registry = RouteRegistry(tables: Self.edited("unauthenticated", "unauthenticated") { declaration in
-            declaration?.initialRoute = "signIn"
-            declaration?.routes[0].name = "signIn"
-        })
+        app.registry = RouteRegistry(
+            tables: Self.edited("unauthenticated", "unauthenticated") { declaration in
+                declaration?.initialRoute = "signIn"
+                declaration?.routes[0].name = "signIn"
+            })
         let merge = saved.merged(with: app.registry, plugins: Self.plugins)
         #expect(merge.missing == [.content(unauthenticated)])
-        #expect(merge.dropped.map(\.description) == [
-            "instance unauthenticated.registration\(registration): held by a dropped entry",
-            "entry 'registration' [\(saved[unauthenticated]?.entries.first?.id ?? EntryID(0))] of unauthenticated.unauthenticated\(unauthenticated): above a dropped root",
-            "entry 'login' [\(saved[unauthenticated]?.root?.id ?? EntryID(0))] of unauthenticated.unauthenticated\(unauthenticated): unauthenticated.unauthenticated no longer declares the route 'login'",
-        ])
+        #expect(
+            merge.dropped.map(\.description) == [
+                "instance unauthenticated.registration\(registration): held by a dropped entry",
+                "entry 'registration' [\(saved[unauthenticated]?.entries.first?.id ?? EntryID(0))] of unauthenticated.unauthenticated\(unauthenticated): above a dropped root",
+                "entry 'login' [\(saved[unauthenticated]?.root?.id ?? EntryID(0))] of unauthenticated.unauthenticated\(unauthenticated): unauthenticated.unauthenticated no longer declares the route 'login'",
+            ])
         #expect(merge.tree[unauthenticated]?.allEntries.isEmpty == true)
 
-        let runner = ChainRunner(tree: merge.tree, registry: app.registry, allocator: app.allocator, start: unauthenticated, steps: [.restart])
+        let runner = ChainRunner(
+            tree: merge.tree, registry: app.registry, allocator: app.allocator, start: unauthenticated,
+            steps: [.restart])
         let result = try app.drive(runner)
         app.tree = merge.tree
         try app.tree.commit(result, startedFrom: merge.tree)
@@ -154,12 +173,16 @@ struct TreeMergeTests {
         let navigation = app.id("todos", "navigation")
         let projects = app.id("projects", "projects")
         let tables = Self.edited("todos", "navigation") { declaration in
-            declaration = CoordinatorDeclaration(type: "navigation", kind: .stack, initialRoute: "start", routes: [RouteDeclaration(name: "start", transition: .root)])
+            declaration = CoordinatorDeclaration(
+                type: "navigation", kind: .stack, initialRoute: "start",
+                routes: [RouteDeclaration(name: "start", transition: .root)])
         }
-        let merge = app.tree.merged(with: RouteRegistry(tables: tables), plugins: Self.plugins.subtracting(["projects"]))
-        let reasons = Dictionary(merge.dropped.compactMap { dropped -> (InstanceID, String)? in
-            if case .instance(let id, _, _) = dropped.part { (id, dropped.reason) } else { nil }
-        }, uniquingKeysWith: { first, _ in first })
+        let merge = app.tree.merged(
+            with: RouteRegistry(tables: tables), plugins: Self.plugins.subtracting(["projects"]))
+        let reasons = Dictionary(
+            merge.dropped.compactMap { dropped -> (InstanceID, String)? in
+                if case .instance(let id, _, _) = dropped.part { (id, dropped.reason) } else { nil }
+            }, uniquingKeysWith: { first, _ in first })
         #expect(reasons[navigation] == "todos.navigation is now a stack coordinator, the saved one a wrapper")
         #expect(reasons[projects] == "the manifest no longer names plugin 'projects'")
         #expect(reasons[app.id("todos", "todos")] == "below a dropped instance")
@@ -184,9 +207,12 @@ struct TreeMergeTests {
         let placeholder = app.id("projects", "projects")
         let kept = app.tree.merged(with: RouteRegistry(tables: App.tables), plugins: Self.plugins)
         #expect(kept.tree == app.tree && kept.dropped.isEmpty)
-        let gone = app.tree.merged(with: RouteRegistry(tables: Self.edited("projects", "projects") { $0 = nil }), plugins: Self.plugins)
+        let gone = app.tree.merged(
+            with: RouteRegistry(tables: Self.edited("projects", "projects") { $0 = nil }), plugins: Self.plugins)
         #expect(gone.tree[placeholder] == nil)
-        #expect(gone.dropped.first?.description == "instance projects.projects\(placeholder): plugin 'projects' no longer declares the type 'projects'")
+        #expect(
+            gone.dropped.first?.description
+                == "instance projects.projects\(placeholder): plugin 'projects' no longer declares the type 'projects'")
     }
 
     @Test("instances the root does not reach are dropped")

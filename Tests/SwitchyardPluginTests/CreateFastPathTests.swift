@@ -11,7 +11,12 @@ final class ProbeCoordinator: StackCoordinator {
 
     func didCreate(_ context: CreationContext) { created = context }
     func makeHome() -> Screen {
-        Screen("Probe", props: ["params": created?.params ?? "absent", "parent": .string(created?.parent.map { "\($0.instance)/\($0.route)" } ?? "none")])
+        Screen(
+            "Probe",
+            props: [
+                "params": created?.params ?? "absent",
+                "parent": .string(created?.parent.map { "\($0.instance)/\($0.route)" } ?? "none"),
+            ])
     }
 }
 
@@ -22,7 +27,8 @@ final class ProbeCoordinator: StackCoordinator {
 @Suite("Swift SDK, coordinator/create without Codable", .timeLimit(.minutes(1)))
 final class CreateFastPathTests {
     static func plugin() -> Plugin {
-        Plugin("shop", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, ProbeCoordinator.self])
+        Plugin(
+            "shop", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, ProbeCoordinator.self])
     }
 
     /// Over the protocol, as the host sends it.
@@ -45,7 +51,9 @@ final class CreateFastPathTests {
         let codableAnswer: String
         do {
             let decoded: CoordinatorCreateRequest.Params
-            do { decoded = try Coding.decode(CoordinatorCreateRequest.Params.self, from: try JSONParser.parse(params)) } catch {
+            do {
+                decoded = try Coding.decode(CoordinatorCreateRequest.Params.self, from: try JSONParser.parse(params))
+            } catch {
                 throw ResponseError.invalidParams(method: CoordinatorCreateRequest.method, error)
             }
             let core = try #require(direct.core)
@@ -87,7 +95,8 @@ final class CreateFastPathTests {
 
     @Test("restore: state handed back, the host's snapshot of the instance, a parent; the answer is {}")
     func restore() async throws {
-        let snapshot = #"{"id":21,"plugin":"shop","type":"shop","kind":"stack","status":"ok","root":{"entry":1,"route":"home","transition":"root","content":{"screen":{"name":"Home"}}},"entries":[]}"#
+        let snapshot =
+            #"{"id":21,"plugin":"shop","type":"shop","kind":"stack","status":"ok","root":{"entry":1,"route":"home","transition":"root","content":{"screen":{"name":"Home"}}},"entries":[]}"#
         let cases = [
             #"{"instance":21,"type":"shop","reason":"restore","state":{"visits":41},"restore":\#(snapshot)}"#,
             #"{"instance":22,"type":"cart","reason":"restore","params":{"items":1},"parent":{"instance":21,"plugin":"shop","route":"cart"},"state":{"items":1}}"#,
@@ -110,7 +119,10 @@ final class CreateFastPathTests {
             (#"{"instance":1,"reason":"new"}"#, "type"),
             (#"{"instance":1,"type":7,"reason":"new"}"#, "type"),
             (#"{"instance":1,"type":"probe","reason":"later"}"#, "reason"),
-            (#"{"instance":1,"type":"probe","reason":"new","parent":{"instance":1,"plugin":2,"route":"r"}}"#, "parent.plugin"),
+            (
+                #"{"instance":1,"type":"probe","reason":"new","parent":{"instance":1,"plugin":2,"route":"r"}}"#,
+                "parent.plugin"
+            ),
             (#"{"instance":1,"type":"probe","reason":"new","parent":{"instance":1,"plugin":"shop"}}"#, "parent.route"),
             (#"{"instance":1,"type":"probe","reason":"new","parent":"shop"}"#, "parent"),
             (#"{"instance":1,"type":"probe","reason":"restore","restore":[]}"#, "restore"),
@@ -121,7 +133,9 @@ final class CreateFastPathTests {
         for (params, field) in cases {
             let (wire, codable) = try await answers(params)
             #expect(wire == codable, "\(params)")
-            #expect(wire.hasPrefix("error \(ErrorCode.invalidParams.rawValue):") && wire.hasSuffix("[field \(field)]"), "\(params): \(wire)")
+            #expect(
+                wire.hasPrefix("error \(ErrorCode.invalidParams.rawValue):") && wire.hasSuffix("[field \(field)]"),
+                "\(params): \(wire)")
         }
     }
 
@@ -158,22 +172,30 @@ final class NestingCoordinator: StackCoordinator {
 @MainActor
 @Suite("Swift SDK, route wrappers of a new instance bound without Mirror", .timeLimit(.minutes(1)))
 struct RouteBindingTests {
-    let connection = PluginTestConnection(Plugin("shop", coordinators: [DetailListCoordinator.self, NestingCoordinator.self]))
+    let connection = PluginTestConnection(
+        Plugin("shop", coordinators: [DetailListCoordinator.self, NestingCoordinator.self]))
 
-    @Test("each instance's routes answer under their own names and reach its core, restored or new, with a nested coordinator too")
+    @Test(
+        "each instance's routes answer under their own names and reach its core, restored or new, with a nested coordinator too"
+    )
     func namesAndCore() async throws {
         for (id, reason) in [(1, CoordinatorCreateRequest.Reason.new), (2, .restore)] {
             _ = try await connection.create(.init(instance: InstanceID(Int64(id)), type: "detailList", reason: reason))
-            let detail = try await connection.route(.init(instance: InstanceID(Int64(id)), type: "detailList", route: "detail", transition: .push, params: ["value": "7"]))
+            let detail = try await connection.route(
+                .init(
+                    instance: InstanceID(Int64(id)), type: "detailList", route: "detail", transition: .push,
+                    params: ["value": "7"]))
             #expect(detail.content == .screen(ScreenDescriptor(name: "Detail", props: ["id": "7"])))
-            let sheet = try await connection.route(.init(instance: InstanceID(Int64(id)), type: "detailList", route: "sheet", transition: .modal))
+            let sheet = try await connection.route(
+                .init(instance: InstanceID(Int64(id)), type: "detailList", route: "sheet", transition: .modal))
             #expect(sheet.content == .screen(ScreenDescriptor(name: "Sheet")))
             let object = try #require(connection.core?.object(InstanceID(Int64(id))) as? DetailListCoordinator)
             #expect([object.list.name, object.detail.name, object.sheet.name] == ["list", "detail", "sheet"])
             #expect(connection.core?.instanceID(of: object) == InstanceID(Int64(id)))
         }
         _ = try await connection.create(.init(instance: InstanceID(3), type: "nesting", reason: .restore))
-        let item = try await connection.route(.init(instance: InstanceID(3), type: "nesting", route: "item", transition: .push, params: ["value": "1"]))
+        let item = try await connection.route(
+            .init(instance: InstanceID(3), type: "nesting", route: "item", transition: .push, params: ["value": "1"]))
         #expect(item.content == .screen(ScreenDescriptor(name: "Item", props: ["id": "1", "inner": ""])))
     }
 }

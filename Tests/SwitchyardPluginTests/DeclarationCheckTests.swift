@@ -25,15 +25,17 @@ final class MistakesCoordinator: StackCoordinator {
 /// property's value); the pattern is a runtime string, so a capture it lacks is found when the type is registered.
 @Suite("Swift SDK: declarations that would fail at run time", .timeLimit(.minutes(1)))
 struct DeclarationCheckTests {
-    @Test("a capture the factory's input does not carry fails the handshake, naming the type, the route and the capture")
+    @Test(
+        "a capture the factory's input does not carry fails the handshake, naming the type, the route and the capture")
     func captureWithoutParam() async throws {
         let connection = PluginTestConnection(Plugin("mistakes", coordinators: [MistakesCoordinator.self]))
         let error = await #expect(throws: ResponseError.self) { try await connection.initialize() }
         #expect(error?.code == .compositionError)
-        #expect(error?.message.split(separator: "; ").map(String.init) == [
-            "mistakes (MistakesCoordinator): route 'item': deep-link pattern 'item/:id' captures 'id', but its factory takes no input: give the factory a parameter (`(_ id: String) -> …`), or drop the capture",
-            "mistakes (MistakesCoordinator): route 'order': deep-link pattern 'order/:id' captures 'id', but the route's params are only 'orderID': name the input 'id' (`param:` or a property of the input type), or drop the capture",
-            "mistakes (MistakesCoordinator): route 'search': deep-link pattern 'search/{query}' captures 'query', but the route's params are only 'text': name the input 'query' (`param:` or a property of the input type), or drop the capture",
-        ])
+        #expect(
+            error?.message.split(separator: "; ").map(String.init) == [
+                "mistakes (MistakesCoordinator): route 'item': deep-link pattern 'item/:id' captures 'id', but its factory takes no input: give the factory a parameter (`(_ id: String) -> …`), or drop the capture",
+                "mistakes (MistakesCoordinator): route 'order': deep-link pattern 'order/:id' captures 'id', but the route's params are only 'orderID': name the input 'id' (`param:` or a property of the input type), or drop the capture",
+                "mistakes (MistakesCoordinator): route 'search': deep-link pattern 'search/{query}' captures 'query', but the route's params are only 'text': name the input 'query' (`param:` or a property of the input type), or drop the capture",
+            ])
     }
 }

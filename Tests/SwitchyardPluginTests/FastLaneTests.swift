@@ -36,94 +36,101 @@ struct FastLaneTests {
         }
     }
 
-    nonisolated static let route = #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"42"}}}"#
+    nonisolated static let route =
+        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"42"}}}"#
 
     @Test("the shapes the lane takes are answered, the state after each route included")
     func answered() {
         let lines = [Self.route, Self.route, #"{"jsonrpc":"2.0","id":"hb-1","method":"$/ping","params":{}}"#]
         let fast = Array(Self.answers(lines, fastLane: true).suffix(3))
         let expected: [String] = [
-            #"{"jsonrpc":"2.0","id":9,"result":{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"visits":1}}}"# + "\n",
-            #"{"jsonrpc":"2.0","id":9,"result":{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"visits":2}}}"# + "\n",
+            #"{"jsonrpc":"2.0","id":9,"result":{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"visits":1}}}"#
+                + "\n",
+            #"{"jsonrpc":"2.0","id":9,"result":{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"visits":2}}}"#
+                + "\n",
             #"{"jsonrpc":"2.0","id":"hb-1","result":{}}"# + "\n",
         ]
         #expect(fast == expected)
         Self.expectSame(lines)
     }
 
-    @Test("pings: ids, params and layouts of every kind", arguments: [
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":{}}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":null}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":[]}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":[1]}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":{"x":1}}"#,
-        #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":"no"}"#,
-        #" { "params" : { } , "method" : "$/ping" ,\#t"id" : -5 , "jsonrpc" : "2.0" } "#,
-        #"{"jsonrpc":"2.0","id":0,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":-0,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":007,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1.0,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1e3,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":123456789012345678,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1234567890123456789,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":"a b","method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":"a\"b","method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":"é","method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":null,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":true,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1,"id":2,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/ping","extra":{"a":[1]}}"#,
-        #"{"jsonrpc":"1.0","id":1,"method":"$/ping"}"#,
-        #"{"id":1,"method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","method":"$/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/pinG"}"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$\/ping"}"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/ping""#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/ping"}x"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/ping",}"#,
-        #"{"jsonrpc":"2.0","id":1,"method":"$/ping","result":{}}"#,
-    ])
+    @Test(
+        "pings: ids, params and layouts of every kind",
+        arguments: [
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":null}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":[]}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":[1]}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":{"x":1}}"#,
+            #"{"jsonrpc":"2.0","id":7,"method":"$/ping","params":"no"}"#,
+            #" { "params" : { } , "method" : "$/ping" ,\#t"id" : -5 , "jsonrpc" : "2.0" } "#,
+            #"{"jsonrpc":"2.0","id":0,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":-0,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":007,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1.0,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1e3,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":123456789012345678,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1234567890123456789,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":"a b","method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":"a\"b","method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":"é","method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":null,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":true,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1,"id":2,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/ping","extra":{"a":[1]}}"#,
+            #"{"jsonrpc":"1.0","id":1,"method":"$/ping"}"#,
+            #"{"id":1,"method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","method":"$/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/pinG"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$\/ping"}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/ping""#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/ping"}x"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/ping",}"#,
+            #"{"jsonrpc":"2.0","id":1,"method":"$/ping","result":{}}"#,
+        ])
     func pings(_ line: String) {
         Self.expectSame([line])
     }
 
-    @Test("routes: inputs, errors, guards, other outputs and layouts", arguments: [
-        route,
-        #"{"params":{"params":{"id":"7"},"transition":"push","route":"item","type":"shop","instance":1},"method":"coordinator/route","id":"r","jsonrpc":"2.0"}"#,
-        #"{ "jsonrpc" : "2.0" , "id" : 9 , "method" : "coordinator/route" , "params" : { "instance" : 1 , "type" : "shop" , "route" : "item" , "transition" : "push" , "params" : { "id" : "42" } } }"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"0"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"lost"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":42}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"4\"2"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"é","id":"x"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":{"a":1}}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":null}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"search","transition":"fullScreen","params":{"text":"socks","limit":5,"sort":null}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"search","transition":"fullScreen","params":{"text":"socks","limit":true}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"cart","transition":"modal"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"profile","transition":"push"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"home","transition":"root"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":2,"type":"cart","route":"list","transition":"root"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":2,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":3,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"nowhere","transition":"push"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"nope","route":"item","transition":"push"}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"sideways","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":"1","type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1.0,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"link":null}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"link":{"url":"switchyard://shop/item/1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"other":1}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":[1]}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{}}"#,
-        #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route"}"#,
-        #"{"jsonrpc":"2.0","method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
-    ])
+    @Test(
+        "routes: inputs, errors, guards, other outputs and layouts",
+        arguments: [
+            route,
+            #"{"params":{"params":{"id":"7"},"transition":"push","route":"item","type":"shop","instance":1},"method":"coordinator/route","id":"r","jsonrpc":"2.0"}"#,
+            #"{ "jsonrpc" : "2.0" , "id" : 9 , "method" : "coordinator/route" , "params" : { "instance" : 1 , "type" : "shop" , "route" : "item" , "transition" : "push" , "params" : { "id" : "42" } } }"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"0"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"lost"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":42}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"4\"2"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"é","id":"x"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":{"a":1}}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":null}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"search","transition":"fullScreen","params":{"text":"socks","limit":5,"sort":null}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"search","transition":"fullScreen","params":{"text":"socks","limit":true}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"cart","transition":"modal"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"profile","transition":"push"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"home","transition":"root"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":2,"type":"cart","route":"list","transition":"root"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":2,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":3,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"nowhere","transition":"push"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"nope","route":"item","transition":"push"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"sideways","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":"1","type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1.0,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"link":null}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"link":{"url":"switchyard://shop/item/1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"},"other":1}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{"instance":1,"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":[1]}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route","params":{}}"#,
+            #"{"jsonrpc":"2.0","id":9,"method":"coordinator/route"}"#,
+            #"{"jsonrpc":"2.0","method":"coordinator/route","params":{"instance":1,"type":"shop","route":"item","transition":"push","params":{"id":"1"}}}"#,
+        ])
     func routes(_ line: String) {
         // Twice: the second answer shows the state the first left.
         Self.expectSame([line, line])

@@ -33,7 +33,9 @@ final class ShopCoordinator: StackCoordinator, StatefulCoordinator {
     }
 
     func makeCart() -> CartCoordinator { CartCoordinator(items: 2) }
-    func makeSearch(_ query: SearchQuery) -> Screen { Screen("Search", ["text": .string(query.text), "limit": .int(Int64(query.limit))]) }
+    func makeSearch(_ query: SearchQuery) -> Screen {
+        Screen("Search", ["text": .string(query.text), "limit": .int(Int64(query.limit))])
+    }
     func makeProfile() -> PluginCoordinator { PluginCoordinator() }
 
     func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason) {
@@ -113,20 +115,30 @@ final class OrdersCoordinator: StackCoordinator, DeepLinkHandling {
 @Suite("Swift SDK, in-process", .timeLimit(.minutes(1)))
 struct SDKTests {
     let connection = PluginTestConnection(
-        Plugin("shop", version: "1.2.3", coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, OrdersCoordinator.self]))
+        Plugin(
+            "shop", version: "1.2.3",
+            coordinators: [ShopCoordinator.self, CartCoordinator.self, HomeTabs.self, OrdersCoordinator.self]))
     /// The coordinator objects, for what the protocol does not show (the connection built the core from the Plugin).
     var core: PluginCore { connection.core! }
 
-    func create(_ id: Int64, _ type: String, reason: CoordinatorCreateRequest.Reason = .new, params: JSONValue? = nil,
-                parent: CoordinatorCreateRequest.Parent? = nil, state: JSONValue? = nil) async throws -> CoordinatorCreateRequest.Result {
-        try await connection.create(.init(instance: InstanceID(id), type: type, reason: reason, params: params, parent: parent, state: state))
+    func create(
+        _ id: Int64, _ type: String, reason: CoordinatorCreateRequest.Reason = .new, params: JSONValue? = nil,
+        parent: CoordinatorCreateRequest.Parent? = nil, state: JSONValue? = nil
+    ) async throws -> CoordinatorCreateRequest.Result {
+        try await connection.create(
+            .init(instance: InstanceID(id), type: type, reason: reason, params: params, parent: parent, state: state))
     }
 
-    func route(_ id: Int64, _ route: String, _ transition: Transition = .push, _ params: JSONValue? = nil) async throws -> CoordinatorRouteRequest.Result {
-        try await connection.route(.init(instance: InstanceID(id), type: "shop", route: route, transition: transition, params: params))
+    func route(
+        _ id: Int64, _ route: String, _ transition: Transition = .push, _ params: JSONValue? = nil
+    ) async throws -> CoordinatorRouteRequest.Result {
+        try await connection.route(
+            .init(instance: InstanceID(id), type: "shop", route: route, transition: transition, params: params))
     }
 
-    @Test("the route table comes from the declarations: names from properties, transitions, patterns, typed params, targets")
+    @Test(
+        "the route table comes from the declarations: names from properties, transitions, patterns, typed params, targets"
+    )
     func routeTable() async throws {
         let declarations = try await connection.initialize().coordinators
         let shop = try #require(declarations.first { $0.type == "shop" })
@@ -167,14 +179,18 @@ struct SDKTests {
     func errors() async throws {
         _ = try await create(1, "shop")
         await #expect { try await route(1, "item", .push, ["id": "0"]) } throws: { error in
-            (error as? ResponseError)?.code == .rejectedByGuard && (error as? ResponseError)?.message == "there is no item 0"
+            (error as? ResponseError)?.code == .rejectedByGuard
+                && (error as? ResponseError)?.message == "there is no item 0"
         }
-        await #expect { try await route(1, "search", .fullScreen, ["text": "milk", "limit": "five"]) } throws: { error in
+        await #expect { try await route(1, "search", .fullScreen, ["text": "milk", "limit": "five"]) } throws: {
+            error in
             guard let error = error as? ResponseError else { return false }
             return error.code == .invalidParams && error.message.contains("limit")
         }
         await #expect { try await route(1, "nowhere") } throws: { ($0 as? ResponseError)?.code == .routeNotFound }
-        await #expect { try await route(99, "item", .push, ["id": "1"]) } throws: { ($0 as? ResponseError)?.code == .instanceNotFound }
+        await #expect { try await route(99, "item", .push, ["id": "1"]) } throws: {
+            ($0 as? ResponseError)?.code == .instanceNotFound
+        }
         await #expect { try await create(2, "ghost") } throws: { ($0 as? ResponseError)?.code == .invalidParams }
     }
 
@@ -198,7 +214,8 @@ struct SDKTests {
         }
         #expect(reference == CoordinatorReference(type: "cart"))
         #expect(params == ["items": 2])
-        let child = try await create(2, "cart", params: params, parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"))
+        let child = try await create(
+            2, "cart", params: params, parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"))
         #expect(child.root?.content == .screen(ScreenDescriptor(name: "Cart", props: ["items": 2])))
         #expect((core.object(InstanceID(2)) as? CartCoordinator)?.state.items == 2)
     }
@@ -210,7 +227,9 @@ struct SDKTests {
         let shop = try #require(core.object(InstanceID(5)) as? ShopCoordinator)
         #expect(shop.state.visits == 41)
         #expect(try await route(5, "item", .push, ["id": "1"]).state == ["visits": 42])
-        await #expect { try await create(6, "shop", reason: .restore, state: ["visits": "many"]) } throws: { ($0 as? ResponseError)?.code == .invalidParams }
+        await #expect { try await create(6, "shop", reason: .restore, state: ["visits": "many"]) } throws: {
+            ($0 as? ResponseError)?.code == .invalidParams
+        }
     }
 
     @Test("tabs: every tab's content at creation, the initial tab, tab selection and dismissal hooks")
@@ -218,18 +237,24 @@ struct SDKTests {
         let tabs = try await create(1, "homeTabs")
         #expect(tabs.tabs?.map(\.route) == ["shop", "help"])
         #expect(tabs.selectedTab == "help")
-        connection.notify(CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: false))
-        connection.notify(CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: true))
+        connection.notify(
+            CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: false))
+        connection.notify(
+            CoordinatorTabSelectedNotification.self, .init(instance: InstanceID(1), tab: "shop", isRepeat: true))
         #expect((core.object(InstanceID(1)) as? HomeTabs)?.selections == ["shop", "shop again"])
 
         _ = try await create(2, "shop")
-        connection.notify(CoordinatorDismissedNotification.self, .init(instance: InstanceID(2), entry: EntryID(9), route: "item", reason: .user))
+        connection.notify(
+            CoordinatorDismissedNotification.self,
+            .init(instance: InstanceID(2), entry: EntryID(9), route: "item", reason: .user))
         #expect((core.object(InstanceID(2)) as? ShopCoordinator)?.dismissals == ["item user"])
         try await connection.destroy(.init(instance: InstanceID(2), type: "shop"))
         #expect(core.object(InstanceID(2)) == nil)
     }
 
-    @Test("a tab name from initialTabs() that is not declared is passed on (the host's invalidAnswer names it), not dropped")
+    @Test(
+        "a tab name from initialTabs() that is not declared is passed on (the host's invalidAnswer names it), not dropped"
+    )
     func undeclaredInitialTab() async throws {
         let connection = PluginTestConnection(Plugin("tabs", coordinators: [MisspelledTabs.self]))
         let created = try await connection.create(.init(instance: InstanceID(1), type: "misspelledTabs", reason: .new))
@@ -238,9 +263,13 @@ struct SDKTests {
 
     @Test("a custom deep-link handler consumes segments through the cursor, or rejects the link")
     func deepLinkHandler() async throws {
-        let decision = try await connection.deepLink(.init(instance: nil, type: "orders", segments: ["2026", "17", "extra"], query: [:], dryRun: true))
+        let decision = try await connection.deepLink(
+            .init(instance: nil, type: "orders", segments: ["2026", "17", "extra"], query: [:], dryRun: true))
         #expect(decision.route == "order" && decision.params == ["id": "2026-17"] && decision.consumed == 2)
-        await #expect { try await connection.deepLink(.init(instance: nil, type: "orders", segments: ["soon"], query: [:], dryRun: true)) } throws: {
+        await #expect {
+            try await connection.deepLink(
+                .init(instance: nil, type: "orders", segments: ["soon"], query: [:], dryRun: true))
+        } throws: {
             ($0 as? ResponseError)?.code == .deepLinkInvalid
         }
     }
@@ -261,18 +290,24 @@ struct SDKTests {
 struct ChainConnectionTests {
     @Test("a coordinator's router applies its chain through its own core, even with another plugin's core alive")
     func routerUsesItsOwnCore() async throws {
-        let connection = PluginTestConnection(Plugin("shop", coordinators: [ShopCoordinator.self, CartCoordinator.self]))
+        let connection = PluginTestConnection(
+            Plugin("shop", coordinators: [ShopCoordinator.self, CartCoordinator.self]))
         // A second plugin in the same process: the router must not pick up this core (the old global would have).
         let other = PluginTestConnection(Plugin("other", coordinators: [ShopCoordinator.self]))
         _ = try await other.create(.init(instance: InstanceID(1), type: "shop", reason: .new))
         _ = try await connection.create(.init(instance: InstanceID(1), type: "shop", reason: .new))
-        connection.onRequest(NavigateRequest.self) { params in .init(revision: 3, instance: params.instance ?? InstanceID(0)) }
+        connection.onRequest(NavigateRequest.self) { params in
+            .init(revision: 3, instance: params.instance ?? InstanceID(0))
+        }
 
         let shop = try #require(connection.core?.object(InstanceID(1)) as? ShopCoordinator)
         #expect(shop.instanceID == InstanceID(1))
         let landed = try await shop.router.chain.popToRoot().route(to: \.item, "42").apply()
         #expect(landed.revision == 3 && landed.coordinator === shop)
-        #expect(connection.requests(NavigateRequest.self) == [.init(instance: InstanceID(1), steps: [.popToRoot, .route("item", ["id": "42"])])])
+        #expect(
+            connection.requests(NavigateRequest.self) == [
+                .init(instance: InstanceID(1), steps: [.popToRoot, .route("item", ["id": "42"])])
+            ])
         #expect(other.requests(NavigateRequest.self).isEmpty)
     }
 

@@ -6,7 +6,9 @@ import Testing
 /// `targetParams`, Protocol/README.md §5): what that plugin's composition checks against its type's params.
 final class LinksCoordinator: StackCoordinator {
     @Root var home = makeHome
-    @Route(.push, target: .coordinator("project", in: "projects", params: [ParamDeclaration(name: "id", type: .string)]), deepLink: "project/:id")
+    @Route(
+        .push, target: .coordinator("project", in: "projects", params: [ParamDeclaration(name: "id", type: .string)]),
+        deepLink: "project/:id")
     var project = makeProject
     @Route(.push, target: .coordinator("profile", in: "profile")) var profile = makeProfile
 
@@ -24,7 +26,8 @@ struct TargetParamsTests {
         let connection = PluginTestConnection(Plugin("links", coordinators: [LinksCoordinator.self]))
         let routes = try #require(try await connection.initialize().coordinators.first?.routes)
         #expect(routes.first { $0.name == "project" }?.targetParams == [ParamDeclaration(name: "id", type: .string)])
-        #expect(routes.first { $0.name == "project" }?.target == CoordinatorReference(plugin: "projects", type: "project"))
+        #expect(
+            routes.first { $0.name == "project" }?.target == CoordinatorReference(plugin: "projects", type: "project"))
         #expect(routes.first { $0.name == "profile" }?.targetParams == nil)
     }
 }

@@ -6,27 +6,37 @@ import Testing
 @Suite("coordinator/create written directly", .timeLimit(.minutes(1)))
 struct CreateRequestWritableTests {
     static let snapshot = InstanceSnapshot(
-        id: InstanceID(4), plugin: "shop", type: "cart", kind: .stack, parent: .init(instance: InstanceID(1), entry: EntryID(2)),
+        id: InstanceID(4), plugin: "shop", type: "cart", kind: .stack,
+        parent: .init(instance: InstanceID(1), entry: EntryID(2)),
         params: ["n": 2], state: ["items": [1, 2]],
-        root: EntrySnapshot(entry: EntryID(9), route: "list", transition: .root, content: .screen(ScreenDescriptor(name: "Cart"))),
+        root: EntrySnapshot(
+            entry: EntryID(9), route: "list", transition: .root, content: .screen(ScreenDescriptor(name: "Cart"))),
         entries: [])
 
     static let params: [CoordinatorCreateRequest.Params] = [
         .init(instance: InstanceID(1), type: "shop", reason: .new),
         .init(instance: InstanceID(2), type: "shop", reason: .restart, params: .null, state: .null),
         .init(
-            instance: InstanceID(4), type: "cart", reason: .restore, params: ["n": 2, "s": "é\n\"", "d": 1.5, "b": true],
-            parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"), state: ["items": [1, 2]], restore: snapshot),
+            instance: InstanceID(4), type: "cart", reason: .restore,
+            params: ["n": 2, "s": "é\n\"", "d": 1.5, "b": true],
+            parent: .init(instance: InstanceID(1), plugin: "shop", route: "cart"), state: ["items": [1, 2]],
+            restore: snapshot),
         .init(instance: InstanceID(5), type: "t", reason: .new, params: 7, state: "text"),
     ]
 
     static let results: [CoordinatorCreateRequest.Result] = [
         .init(),
-        .init(root: .init(route: "home", content: .screen(ScreenDescriptor(name: "Home", props: ["a": [1, .null]]))), state: ["visits": 0]),
-        .init(root: .init(route: "item", params: ["id": "7"], content: .coordinator(CoordinatorReference(plugin: "p", type: "t"), params: ["x": 1]))),
+        .init(
+            root: .init(route: "home", content: .screen(ScreenDescriptor(name: "Home", props: ["a": [1, .null]]))),
+            state: ["visits": 0]),
+        .init(
+            root: .init(
+                route: "item", params: ["id": "7"],
+                content: .coordinator(CoordinatorReference(plugin: "p", type: "t"), params: ["x": 1]))),
         .init(
             tabs: [
-                .init(route: "shop", content: .coordinator(CoordinatorReference(plugin: nil, type: "shop"), params: nil)),
+                .init(
+                    route: "shop", content: .coordinator(CoordinatorReference(plugin: nil, type: "shop"), params: nil)),
                 .init(route: "help", content: .screen(ScreenDescriptor(name: "Help"))),
             ],
             selectedTab: "help"),
@@ -34,7 +44,9 @@ struct CreateRequestWritableTests {
         .init(child: .screen(ScreenDescriptor(name: "Wrapped")), state: .null),
     ]
 
-    static func codable<T: Encodable>(_ value: T) throws -> String { JSONWriter.string(try JSONValueEncoder().encode(value)) }
+    static func codable<T: Encodable>(_ value: T) throws -> String {
+        JSONWriter.string(try JSONValueEncoder().encode(value))
+    }
 
     static func written(_ value: some JSONWritable) -> String {
         var writer = JSONWriter()
@@ -64,8 +76,11 @@ struct CreateRequestWritableTests {
     @Test("a request line around encoded params is the request's own line")
     func requestLine() throws {
         let params = Self.params[2]
-        let line = Message.requestLine(id: .number(12), method: CoordinatorCreateRequest.method, encodedParams: Array(Self.written(params).utf8))
-        let expected = Message.request(id: .number(12), method: CoordinatorCreateRequest.method, params: try Coding.encode(params)).encodedLine()
+        let line = Message.requestLine(
+            id: .number(12), method: CoordinatorCreateRequest.method, encodedParams: Array(Self.written(params).utf8))
+        let expected = Message.request(
+            id: .number(12), method: CoordinatorCreateRequest.method, params: try Coding.encode(params)
+        ).encodedLine()
         #expect(String(decoding: line, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
     }
 }

@@ -15,7 +15,8 @@ struct FuzzTests {
             // Transcript lines wrap each message as {"host": …} or {"plugin": …}: take the message itself.
             let text = (try? FileSystem.readFile("\(packageRoot)/Protocol/transcripts/\(name)")) ?? []
             for line in text.split(separator: 0x0A) {
-                guard let value = try? JSONParser.parse(Array(line)), let message = value["host"] ?? value["plugin"] else { continue }
+                guard let value = try? JSONParser.parse(Array(line)), let message = value["host"] ?? value["plugin"]
+                else { continue }
                 lines.append(JSONWriter.encode(message))
             }
         }
@@ -41,9 +42,13 @@ struct FuzzTests {
                 bytes.insert(contentsOf: bytes[position..<end], at: position)
             case 4:
                 let other = corpus[Int(random.next() % UInt64(corpus.count))]
-                bytes = Array(bytes.prefix(position)) + Array(other.suffix(from: other.isEmpty ? 0 : Int(random.next() % UInt64(other.count))))
+                bytes =
+                    Array(bytes.prefix(position))
+                    + Array(other.suffix(from: other.isEmpty ? 0 : Int(random.next() % UInt64(other.count))))
             case 5: bytes = Array(bytes.prefix(position))
-            case 6: bytes.insert(contentsOf: Array(repeating: UInt8(ascii: "["), count: Int(random.next() % 300)), at: position)
+            case 6:
+                bytes.insert(
+                    contentsOf: Array(repeating: UInt8(ascii: "["), count: Int(random.next() % 300)), at: position)
             default: bytes.insert(0x0A, at: position)
             }
         }

@@ -5,7 +5,8 @@ import Testing
 /// and `TextPosition` turns a byte offset into what an editor shows.
 @Suite("JSON locations for diagnostics", .timeLimit(.minutes(1)))
 struct JSONLocationTests {
-    static let text = Array("""
+    static let text = Array(
+        """
         {
           "app": "demo",
           "plugins": [

@@ -9,27 +9,41 @@ struct JSONStreamEncoderTests {
         revision: 7, root: InstanceID(1),
         instances: [
             InstanceSnapshot(
-                id: InstanceID(1), plugin: "shell", type: "app", kind: .stack, params: ["x": 1.5, "s": "é\n\"", "n": .null],
+                id: InstanceID(1), plugin: "shell", type: "app", kind: .stack,
+                params: ["x": 1.5, "s": "é\n\"", "n": .null],
                 state: ["deep": ["a": [1, 2, ["b": false]]]],
-                root: EntrySnapshot(entry: EntryID(1), route: "home", transition: .root, content: .screen(ScreenDescriptor(name: "Home"))),
+                root: EntrySnapshot(
+                    entry: EntryID(1), route: "home", transition: .root,
+                    content: .screen(ScreenDescriptor(name: "Home"))),
                 entries: [
-                    EntrySnapshot(entry: EntryID(2), route: "item", transition: .push, params: ["id": "7"], content: .coordinator(InstanceID(2))),
                     EntrySnapshot(
-                        entry: EntryID(3), route: "sheet", transition: .modal, content: .screen(ScreenDescriptor(name: "S", props: [:])),
-                        presentation: PresentationOptions(detents: ["medium", "large"], interactiveDismissDisabled: true, customTransition: "zoom")),
+                        entry: EntryID(2), route: "item", transition: .push, params: ["id": "7"],
+                        content: .coordinator(InstanceID(2))),
                     EntrySnapshot(
-                        entry: EntryID(5), route: "cover", transition: .fullScreen, content: .screen(ScreenDescriptor(name: "C")),
+                        entry: EntryID(3), route: "sheet", transition: .modal,
+                        content: .screen(ScreenDescriptor(name: "S", props: [:])),
+                        presentation: PresentationOptions(
+                            detents: ["medium", "large"], interactiveDismissDisabled: true, customTransition: "zoom")),
+                    EntrySnapshot(
+                        entry: EntryID(5), route: "cover", transition: .fullScreen,
+                        content: .screen(ScreenDescriptor(name: "C")),
                         presentation: PresentationOptions(interactiveDismissDisabled: false)),
                 ]),
             InstanceSnapshot(
-                id: InstanceID(2), plugin: "p", type: "t", kind: .tabs, parent: .init(instance: InstanceID(1), entry: EntryID(2)),
+                id: InstanceID(2), plugin: "p", type: "t", kind: .tabs,
+                parent: .init(instance: InstanceID(1), entry: EntryID(2)),
                 status: .unavailable, unavailableReason: "down",
                 tabs: [
-                    EntrySnapshot(entry: EntryID(6), route: "a", transition: .tab, content: .screen(ScreenDescriptor(name: "A")), badge: "3"),
-                    EntrySnapshot(entry: EntryID(7), route: "b", transition: .tab, content: .screen(ScreenDescriptor(name: "B")), badge: ""),
+                    EntrySnapshot(
+                        entry: EntryID(6), route: "a", transition: .tab, content: .screen(ScreenDescriptor(name: "A")),
+                        badge: "3"),
+                    EntrySnapshot(
+                        entry: EntryID(7), route: "b", transition: .tab, content: .screen(ScreenDescriptor(name: "B")),
+                        badge: ""),
                 ],
                 selectedTab: "a",
-                child: EntrySnapshot(entry: EntryID(4), route: "w", transition: .root, content: .coordinator(InstanceID(3))),
+                child: EntrySnapshot(
+                    entry: EntryID(4), route: "w", transition: .root, content: .coordinator(InstanceID(3))),
                 dynamicTabs: true),
             InstanceSnapshot(id: InstanceID(3), plugin: "p", type: "u", kind: .tabs, tabs: [], dynamicTabs: false),
         ])
@@ -97,7 +111,10 @@ struct JSONStreamEncoderTests {
                 try "s".encode(to: container.superEncoder())
             }
         }
-        #expect(try JSONParser.parse(JSONValueEncoder().encodeBytes(OutOfOrder())) == ["first": [1], "second": [2], "after": 3])
+        #expect(
+            try JSONParser.parse(JSONValueEncoder().encodeBytes(OutOfOrder())) == [
+                "first": [1], "second": [2], "after": 3,
+            ])
         #expect(try JSONParser.parse(JSONValueEncoder().encodeBytes(Derived())) == ["base": 1, "derived": 2])
         #expect(try JSONParser.parse(JSONValueEncoder().encodeBytes(Super())) == ["own": 1, "super": "s"])
     }

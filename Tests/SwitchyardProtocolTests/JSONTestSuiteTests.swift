@@ -41,7 +41,8 @@ struct JSONTestSuiteTests {
         _ = try? JSONParser.parse(try Self.line(name))
     }
 
-    @Test("fed as a line, every y_ file without a raw newline parses and, not being a message, is an invalid request",
+    @Test(
+        "fed as a line, every y_ file without a raw newline parses and, not being a message, is an invalid request",
         arguments: files.filter { $0.hasPrefix("y_") })
     func yAsLine(_ name: String) throws {
         let bytes = try Self.line(name)
@@ -56,7 +57,8 @@ struct JSONTestSuiteTests {
         #expect(violation.lineNumber == 1)
     }
 
-    @Test("fed as lines, every n_ file yields a parse error and never a message (empty lines are skipped)",
+    @Test(
+        "fed as lines, every n_ file yields a parse error and never a message (empty lines are skipped)",
         arguments: files.filter { $0.hasPrefix("n_") })
     func nAsLine(_ name: String) throws {
         let bytes = try Self.line(name)

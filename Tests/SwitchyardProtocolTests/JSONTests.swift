@@ -4,7 +4,12 @@ import Testing
 
 @Suite("JSON parser and writer", .timeLimit(.minutes(1)))
 struct JSONTests {
-    @Test("strict where Linux Foundation is lenient", arguments: ["[1,]", "{\"a\":1,}", "01", "[.5]", "+1", "\"\t\"", "[1 2]", "tru", "nul", "\"\\x\"", "\"\\uD800\"", "1e", "-", "[\"a\"]x"])
+    @Test(
+        "strict where Linux Foundation is lenient",
+        arguments: [
+            "[1,]", "{\"a\":1,}", "01", "[.5]", "+1", "\"\t\"", "[1 2]", "tru", "nul", "\"\\x\"", "\"\\uD800\"", "1e",
+            "-", "[\"a\"]x",
+        ])
     func rejects(_ text: String) {
         #expect(throws: JSONParseError.self) { try JSONParser.parse(text) }
     }
@@ -57,19 +62,25 @@ struct JSONTests {
 
     @Test("integers are written exactly at every magnitude and sign")
     func integers() {
-        for number: Int64 in [0, 7, 9, 10, -1, -9, -10, 99, 100, 123_456, -98_765, 1_000_000_000_000, Int64.max, Int64.min] {
+        for number: Int64 in [
+            0, 7, 9, 10, -1, -9, -10, 99, 100, 123_456, -98_765, 1_000_000_000_000, Int64.max, Int64.min,
+        ] {
             #expect(JSONWriter.string(.int(number)) == String(number))
         }
     }
 
-    @Test("member names the protocol uses and near misses parse alike, escaped or not; errors in names keep their offsets")
+    @Test(
+        "member names the protocol uses and near misses parse alike, escaped or not; errors in names keep their offsets"
+    )
     func memberNames() throws {
-        let value = try JSONParser.parse(#"{"jsonrpc":1,"idx":2,"i":3,"j\u0073onrpc2":4,"méthod":5,"":6,"id":7,"instances":8,"Id":9}"#)
+        let value = try JSONParser.parse(
+            #"{"jsonrpc":1,"idx":2,"i":3,"j\u0073onrpc2":4,"méthod":5,"":6,"id":7,"instances":8,"Id":9}"#)
         #expect(value.objectValue?.keys == ["jsonrpc", "idx", "i", "jsonrpc2", "méthod", "", "id", "instances", "Id"])
         #expect(try JSONParser.parse(#"{"j\u0073onrpc":"2.0"}"#) == ["jsonrpc": "2.0"])
         // The names the parser knows (KnownKeys) and a few near misses: each parses to itself, wherever it stands.
         let names = [
-            "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "instance", "type", "route",
+            "jsonrpc", "id", "method", "params", "result", "error", "code", "message", "data", "instance", "type",
+            "route",
             "transition", "reason", "content", "screen", "name", "props", "state", "root", "plugin", "line", "field",
             "limit", "level", "protocolVersion", "coordinators", "version", "steps", "tabs", "presentation", "children",
             "title", "parent", "revision", "instances", "protocolVersions", "protocolVersio", "ids", "d", "i!d", "~",

@@ -26,7 +26,9 @@ struct LargeObjectTests {
         #expect(object["n39"] == .int(39) && object["k\(Self.count - 2)"] == .int(Int64(Self.count - 2)))
     }
 
-    @Test("parsing keeps the last of duplicate keys; equality ignores order; encode and decode round-trip a big dictionary")
+    @Test(
+        "parsing keeps the last of duplicate keys; equality ignores order; encode and decode round-trip a big dictionary"
+    )
     func roundTrips() throws {
         let text = "{" + (0..<Self.count).map { "\"k\($0 % 3_000)\":\($0)" }.joined(separator: ",") + "}"
         let parsed = try JSONParser.parse(text)

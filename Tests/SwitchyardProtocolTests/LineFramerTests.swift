@@ -18,7 +18,9 @@ struct LineFramerTests {
     @Test("10,000 lines in one read")
     func manyLinesOneRead() {
         var bytes: [UInt8] = []
-        for index in 0..<10_000 { bytes += Array("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"i\":\(index)}}\n".utf8) }
+        for index in 0..<10_000 {
+            bytes += Array("{\"jsonrpc\":\"2.0\",\"method\":\"m\",\"params\":{\"i\":\(index)}}\n".utf8)
+        }
         let events = readAll([bytes])
         #expect(events.count == 10_000)
         guard case .message(.notification(_, let params), 10_000) = events.last else {
@@ -42,7 +44,8 @@ struct LineFramerTests {
         let bytes = exact + [0x0A] + over + [0x0A] + Array("ok\n".utf8)
         for chunks in splits(of: bytes) {
             let framed = frameAll(chunks, maxLineLength: limit).map(FramedLine.init)
-            #expect(framed == [.line(String(repeating: "x", count: limit), 1), .tooLong(2), .line("ok", 3)],
+            #expect(
+                framed == [.line(String(repeating: "x", count: limit), 1), .tooLong(2), .line("ok", 3)],
                 "chunks \(chunks.map(\.count))")
         }
         // With CRLF the limit counts the content only.
@@ -70,7 +73,8 @@ struct LineFramerTests {
 
     @Test("invalid UTF-8 inside a string is a parse error naming the line; the next line still reads")
     func invalidUTF8() {
-        let bytes: [UInt8] = Array("{\"jsonrpc\":\"2.0\",\"method\":\"".utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
+        let bytes: [UInt8] =
+            Array("{\"jsonrpc\":\"2.0\",\"method\":\"".utf8) + [0xC3, 0x28] + Array("\"}\n".utf8)
             + Array("{\"jsonrpc\":\"2.0\",\"method\":\"ok\"}\n".utf8)
         let events = readAll([bytes])
         guard case .violation(let violation) = events.first else {
@@ -107,10 +111,11 @@ struct LineFramerTests {
         let bytes = Array("{\"jsonrpc\":\"2.0\",\"method\":\"a\"}\n{\"jsonrpc\":\"2.0\",\"method\":\"b\"}".utf8)
         for chunks in splits(of: bytes) {
             let events = readAll(chunks)
-            #expect(events == [
-                .message(.notification(method: "a", params: nil), lineNumber: 1),
-                .message(.notification(method: "b", params: nil), lineNumber: 2),
-            ])
+            #expect(
+                events == [
+                    .message(.notification(method: "a", params: nil), lineNumber: 1),
+                    .message(.notification(method: "b", params: nil), lineNumber: 2),
+                ])
         }
     }
 }

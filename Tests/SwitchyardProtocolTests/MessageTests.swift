@@ -10,24 +10,34 @@ struct MessageTests {
 
     @Test("requests, notifications, responses and error responses are told apart")
     func classification() throws {
-        #expect(try decode(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}"#) == .success(.request(id: .number(1), method: "$/ping", params: nil)))
-        #expect(try decode(#"{"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}}"#) == .success(.request(id: .string("a"), method: "m", params: ["x": 1])))
-        #expect(try decode(#"{"jsonrpc":"2.0","method":"exit"}"#) == .success(.notification(method: "exit", params: nil)))
-        #expect(try decode(#"{"jsonrpc":"2.0","id":7,"result":{}}"#) == .success(.response(id: .number(7), result: [:])))
-        #expect(try decode(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#) == .success(.errorResponse(id: nil, error: ResponseError(.parseError, "bad"))))
+        #expect(
+            try decode(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}"#)
+                == .success(.request(id: .number(1), method: "$/ping", params: nil)))
+        #expect(
+            try decode(#"{"jsonrpc":"2.0","id":"a","method":"m","params":{"x":1}}"#)
+                == .success(.request(id: .string("a"), method: "m", params: ["x": 1])))
+        #expect(
+            try decode(#"{"jsonrpc":"2.0","method":"exit"}"#) == .success(.notification(method: "exit", params: nil)))
+        #expect(
+            try decode(#"{"jsonrpc":"2.0","id":7,"result":{}}"#) == .success(.response(id: .number(7), result: [:])))
+        #expect(
+            try decode(#"{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"bad"}}"#)
+                == .success(.errorResponse(id: nil, error: ResponseError(.parseError, "bad"))))
     }
 
-    @Test("invalid envelopes name the field and keep the id when they can", arguments: [
-        (#"[1]"#, nil as String?, nil as RequestID?),
-        (#"{"id":1,"method":"m"}"#, "jsonrpc", .number(1)),
-        (#"{"jsonrpc":"1.0","id":2,"method":"m"}"#, "jsonrpc", .number(2)),
-        (#"{"jsonrpc":"2.0","id":3,"method":5}"#, "method", .number(3)),
-        (#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, "id", nil),
-        (#"{"jsonrpc":"2.0","id":4,"method":"m","params":3}"#, "params", .number(4)),
-        (#"{"jsonrpc":"2.0","id":5,"result":1,"error":{"code":1,"message":"x"}}"#, "result", .number(5)),
-        (#"{"jsonrpc":"2.0","result":1}"#, "id", nil),
-        (#"{"jsonrpc":"2.0","id":6}"#, "method", .number(6)),
-    ])
+    @Test(
+        "invalid envelopes name the field and keep the id when they can",
+        arguments: [
+            (#"[1]"#, nil as String?, nil as RequestID?),
+            (#"{"id":1,"method":"m"}"#, "jsonrpc", .number(1)),
+            (#"{"jsonrpc":"1.0","id":2,"method":"m"}"#, "jsonrpc", .number(2)),
+            (#"{"jsonrpc":"2.0","id":3,"method":5}"#, "method", .number(3)),
+            (#"{"jsonrpc":"2.0","id":1.5,"method":"m"}"#, "id", nil),
+            (#"{"jsonrpc":"2.0","id":4,"method":"m","params":3}"#, "params", .number(4)),
+            (#"{"jsonrpc":"2.0","id":5,"result":1,"error":{"code":1,"message":"x"}}"#, "result", .number(5)),
+            (#"{"jsonrpc":"2.0","result":1}"#, "id", nil),
+            (#"{"jsonrpc":"2.0","id":6}"#, "method", .number(6)),
+        ])
     func invalid(_ text: String, field: String?, id: RequestID?) throws {
         guard case .failure(let failure) = try decode(text) else {
             Issue.record("accepted \(text)")
@@ -41,9 +51,13 @@ struct MessageTests {
     @Test("encoding writes one compact line with jsonrpc first")
     func encoding() {
         let line = Message.request(id: .number(12), method: "$/ping", params: [:]).encodedLine()
-        #expect(String(decoding: line, as: UTF8.self) == "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"$/ping\",\"params\":{}}\n")
+        #expect(
+            String(decoding: line, as: UTF8.self)
+                == "{\"jsonrpc\":\"2.0\",\"id\":12,\"method\":\"$/ping\",\"params\":{}}\n")
         let error = Message.errorResponse(id: nil, error: ResponseError(.parseError, "x")).encodedLine()
-        #expect(String(decoding: error, as: UTF8.self) == "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}\n")
+        #expect(
+            String(decoding: error, as: UTF8.self)
+                == "{\"jsonrpc\":\"2.0\",\"id\":null,\"error\":{\"code\":-32700,\"message\":\"x\"}}\n")
     }
 }
 
@@ -52,23 +66,41 @@ struct CodingTests {
     @Test("initialize params and result pin their JSON")
     func initialize() throws {
         try checkCoding(
-            InitializeRequest.Params(protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"),
-                pluginName: "todos", limits: PluginLimits(maxLineBytes: 1024, maxMessagesPerSecond: 10, maxOutstandingRequests: 2, maxInstances: 3, maxStderrBytesPerSecond: 4, requestTimeoutMs: 5)),
-            json: #"{"protocolVersions":[1],"host":{"name":"switchyard","version":"0.1.0"},"pluginName":"todos","limits":{"maxLineBytes":1024,"maxMessagesPerSecond":10,"maxOutstandingRequests":2,"maxInstances":3,"maxStderrBytesPerSecond":4,"requestTimeoutMs":5,"heartbeatIntervalMs":1000,"heartbeatTimeoutMs":2000,"maxProtocolErrors":20}}"#)
+            InitializeRequest.Params(
+                protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"),
+                pluginName: "todos",
+                limits: PluginLimits(
+                    maxLineBytes: 1024, maxMessagesPerSecond: 10, maxOutstandingRequests: 2, maxInstances: 3,
+                    maxStderrBytesPerSecond: 4, requestTimeoutMs: 5)),
+            json:
+                #"{"protocolVersions":[1],"host":{"name":"switchyard","version":"0.1.0"},"pluginName":"todos","limits":{"maxLineBytes":1024,"maxMessagesPerSecond":10,"maxOutstandingRequests":2,"maxInstances":3,"maxStderrBytesPerSecond":4,"requestTimeoutMs":5,"heartbeatIntervalMs":1000,"heartbeatTimeoutMs":2000,"maxProtocolErrors":20}}"#
+        )
         try checkCoding(
-            InitializeRequest.Result(protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1.0"), coordinators: [
-                CoordinatorDeclaration(type: "todos", kind: .stack, initialRoute: "list", routes: [
-                    RouteDeclaration(name: "list", transition: .root),
-                    RouteDeclaration(name: "todo", transition: .push, deepLink: "todo/:id", params: [ParamDeclaration(name: "id", type: .string)]),
-                    RouteDeclaration(name: "project", transition: .modal, target: CoordinatorReference(plugin: "projects", type: "projects")),
+            InitializeRequest.Result(
+                protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1.0"),
+                coordinators: [
+                    CoordinatorDeclaration(
+                        type: "todos", kind: .stack, initialRoute: "list",
+                        routes: [
+                            RouteDeclaration(name: "list", transition: .root),
+                            RouteDeclaration(
+                                name: "todo", transition: .push, deepLink: "todo/:id",
+                                params: [ParamDeclaration(name: "id", type: .string)]),
+                            RouteDeclaration(
+                                name: "project", transition: .modal,
+                                target: CoordinatorReference(plugin: "projects", type: "projects")),
+                        ])
                 ]),
-            ]),
-            json: #"{"protocolVersion":1,"plugin":{"name":"todos","version":"1.0"},"coordinators":[{"type":"todos","kind":"stack","initialRoute":"list","routes":[{"name":"list","transition":"root"},{"name":"todo","transition":"push","deepLink":"todo/:id","params":[{"name":"id","type":"string"}]},{"name":"project","transition":"modal","target":{"plugin":"projects","type":"projects"}}]}]}"#)
+            json:
+                #"{"protocolVersion":1,"plugin":{"name":"todos","version":"1.0"},"coordinators":[{"type":"todos","kind":"stack","initialRoute":"list","routes":[{"name":"list","transition":"root"},{"name":"todo","transition":"push","deepLink":"todo/:id","params":[{"name":"id","type":"string"}]},{"name":"project","transition":"modal","target":{"plugin":"projects","type":"projects"}}]}]}"#
+        )
     }
 
     @Test("a decoding error names the field by its dotted path")
     func fieldPaths() throws {
-        let bad = try JSONParser.parse(#"{"protocolVersion":1,"plugin":{"name":"x","version":"1"},"coordinators":[{"type":"t","kind":"stack","routes":[{"name":"a","transition":"sideways"}]}]}"#)
+        let bad = try JSONParser.parse(
+            #"{"protocolVersion":1,"plugin":{"name":"x","version":"1"},"coordinators":[{"type":"t","kind":"stack","routes":[{"name":"a","transition":"sideways"}]}]}"#
+        )
         do {
             _ = try Coding.decode(InitializeRequest.Result.self, from: bad)
             Issue.record("decoded an unknown transition")

@@ -26,17 +26,26 @@ struct RPCEndpointTests {
         let a = wire.endpoint.request("a", params: nil) { first = $0 }
         let b = wire.endpoint.request("b", params: ["x": 1]) { second = $0 }
         #expect(a == .number(1) && b == .number(2))
-        #expect(wire.lines == [.request(id: .number(1), method: "a", params: nil), .request(id: .number(2), method: "b", params: ["x": 1])])
-        #expect(wire.endpoint.receive(.errorResponse(id: b, error: ResponseError(.notAllowed, "no"))) == .resolved(id: b, method: "b"))
+        #expect(
+            wire.lines == [
+                .request(id: .number(1), method: "a", params: nil),
+                .request(id: .number(2), method: "b", params: ["x": 1]),
+            ])
+        #expect(
+            wire.endpoint.receive(.errorResponse(id: b, error: ResponseError(.notAllowed, "no")))
+                == .resolved(id: b, method: "b"))
         #expect(second == .failure(ResponseError(.notAllowed, "no")))
         #expect(first == nil)
         #expect(wire.endpoint.receive(.response(id: a, result: 5)) == .resolved(id: a, method: "a"))
         #expect(first == .success(5))
-        #expect(wire.endpoint.receive(.response(id: a, result: 6)) == .unmatched(id: a), "a second answer matches nothing")
+        #expect(
+            wire.endpoint.receive(.response(id: a, result: 6)) == .unmatched(id: a), "a second answer matches nothing")
         #expect(wire.endpoint.pendingCount == 0)
     }
 
-    @Test("one request left unanswered while thousands after it are answered in any order stays pending, and the rest do not")
+    @Test(
+        "one request left unanswered while thousands after it are answered in any order stays pending, and the rest do not"
+    )
     func longLivedRequest() {
         let wire = Wire()
         var oldest: Result<JSONValue, ResponseError>?
@@ -45,12 +54,18 @@ struct RPCEndpointTests {
         for round in 0..<50 {
             let ids = (0..<100).map { _ in wire.endpoint.request("fast", params: nil) { _ in answered += 1 } }
             // Out of order: every other one first, then the rest backwards.
-            for (position, id) in ids.enumerated() where position % 2 == 0 { wire.endpoint.receive(.response(id: id, result: .int(Int64(round)))) }
-            for (position, id) in ids.enumerated().reversed() where position % 2 == 1 { wire.endpoint.receive(.response(id: id, result: 0)) }
+            for (position, id) in ids.enumerated() where position % 2 == 0 {
+                wire.endpoint.receive(.response(id: id, result: .int(Int64(round))))
+            }
+            for (position, id) in ids.enumerated().reversed() where position % 2 == 1 {
+                wire.endpoint.receive(.response(id: id, result: 0))
+            }
             #expect(wire.endpoint.pendingCount == 1)
         }
         #expect(answered == 5_000)
-        #expect(wire.endpoint.isPending(first) && !wire.endpoint.isPending(.number(2)) && !wire.endpoint.isPending(.string("1")))
+        #expect(
+            wire.endpoint.isPending(first) && !wire.endpoint.isPending(.number(2))
+                && !wire.endpoint.isPending(.string("1")))
         #expect(wire.endpoint.pendingRequest(first)?.method == "slow")
         #expect(wire.endpoint.receive(.response(id: first, result: 1)) == .resolved(id: first, method: "slow"))
         #expect(oldest == .success(1))
@@ -103,7 +118,9 @@ struct RPCEndpointTests {
         #expect(outcomes["slow"]?.message == "slow took too long")
         #expect(wire.endpoint.nextDeadline == nil, "a request without a deadline never expires")
         #expect(outcomes["forever"] == nil)
-        #expect(wire.endpoint.receive(.response(id: .number(2), result: 1)) == .unmatched(id: .number(2)), "a late answer is dropped")
+        #expect(
+            wire.endpoint.receive(.response(id: .number(2), result: 1)) == .unmatched(id: .number(2)),
+            "a late answer is dropped")
     }
 
     @Test("cancel removes a request, with or without running its completion")
@@ -147,8 +164,12 @@ struct RPCEndpointTests {
             responder.reply(encoding: .success(TreeRenderRequest.Result(revision: 1, text: params.format.rawValue)))
         }
 
-        #expect(wire.endpoint.receive(.request(id: .number(1), method: "$/ping", params: nil)) == .request(id: .number(1), method: "$/ping", handled: true))
-        #expect(wire.endpoint.receive(.request(id: .string("x"), method: "nope", params: nil)) == .request(id: .string("x"), method: "nope", handled: false))
+        #expect(
+            wire.endpoint.receive(.request(id: .number(1), method: "$/ping", params: nil))
+                == .request(id: .number(1), method: "$/ping", handled: true))
+        #expect(
+            wire.endpoint.receive(.request(id: .string("x"), method: "nope", params: nil))
+                == .request(id: .string("x"), method: "nope", handled: false))
         wire.endpoint.receive(.request(id: .number(2), method: "tree/render", params: ["format": "json"]))
         wire.endpoint.receive(.request(id: .number(3), method: "tree/render", params: ["format": 7]))
         wire.endpoint.receive(.request(id: .number(4), method: "slow", params: nil))
@@ -173,8 +194,12 @@ struct RPCEndpointTests {
         let wire = Wire()
         var revisions: [UInt64] = []
         wire.endpoint.onNotification(TreeChangedNotification.self) { revisions.append($0.revision) }
-        #expect(wire.endpoint.receive(.notification(method: "tree/changed", params: ["revision": 4])) == .notification(method: "tree/changed", handled: true))
-        #expect(wire.endpoint.receive(.notification(method: "other", params: nil)) == .notification(method: "other", handled: false))
+        #expect(
+            wire.endpoint.receive(.notification(method: "tree/changed", params: ["revision": 4]))
+                == .notification(method: "tree/changed", handled: true))
+        #expect(
+            wire.endpoint.receive(.notification(method: "other", params: nil))
+                == .notification(method: "other", handled: false))
         #expect(revisions == [4])
         var outcome: Result<JSONValue, ResponseError>?
         wire.endpoint.request("a", params: nil) { outcome = $0 }

@@ -9,13 +9,17 @@ import Testing
 struct RouteRequestWritableTests {
     static let links: [DeepLinkContext] = [
         .init(url: "app://shop/item/7", segments: ["shop", "item", "7"], index: 1, query: [:]),
-        .init(url: "app://a/b?x=1&y=%22q%22", segments: ["a", "b"], index: 0, query: ["x": "1", "y": "\"q\"", "é": "line\nbreak"]),
+        .init(
+            url: "app://a/b?x=1&y=%22q%22", segments: ["a", "b"], index: 0,
+            query: ["x": "1", "y": "\"q\"", "é": "line\nbreak"]),
         .init(url: "", segments: [], index: 12, query: ["only": ""]),
     ]
 
     static let routes: [CoordinatorRouteRequest.Params] = [
         .init(instance: InstanceID(1), type: "shop", route: "item", transition: .push),
-        .init(instance: InstanceID(22), type: "t\"ab", route: "r\u{1}", transition: .modal, params: ["id": 7, "s": "é", "d": 1.5, "a": [true, .null]]),
+        .init(
+            instance: InstanceID(22), type: "t\"ab", route: "r\u{1}", transition: .modal,
+            params: ["id": 7, "s": "é", "d": 1.5, "a": [true, .null]]),
         .init(instance: InstanceID(3), type: "shop", route: "home", transition: .root, params: .null, link: links[0]),
         .init(instance: InstanceID(-4), type: "x", route: "y", transition: .fullScreen, link: links[1]),
         .init(instance: InstanceID(5), type: "x", route: "y", transition: .tab, params: "p", link: links[2]),
@@ -38,7 +42,10 @@ struct RouteRequestWritableTests {
 
     @Test("destroy params")
     func sameDestroy() throws {
-        for params in [CoordinatorDestroyRequest.Params(instance: InstanceID(9), type: "cart"), .init(instance: InstanceID(123456789), type: "\\")] {
+        for params in [
+            CoordinatorDestroyRequest.Params(instance: InstanceID(9), type: "cart"),
+            .init(instance: InstanceID(123456789), type: "\\"),
+        ] {
             #expect(Self.written(params) == (try Self.codable(params)))
         }
     }
@@ -46,11 +53,13 @@ struct RouteRequestWritableTests {
     @Test("dismissed, tabSelected and appeared params")
     func sameNotifications() throws {
         for reason in [CoordinatorDismissedNotification.Reason.user, .navigation] {
-            let params = CoordinatorDismissedNotification.Params(instance: InstanceID(3), entry: EntryID(41), route: "de\"tail", reason: reason)
+            let params = CoordinatorDismissedNotification.Params(
+                instance: InstanceID(3), entry: EntryID(41), route: "de\"tail", reason: reason)
             #expect(Self.written(params) == (try Self.codable(params)))
         }
         for isRepeat in [true, false] {
-            let params = CoordinatorTabSelectedNotification.Params(instance: InstanceID(2), tab: "home", isRepeat: isRepeat)
+            let params = CoordinatorTabSelectedNotification.Params(
+                instance: InstanceID(2), tab: "home", isRepeat: isRepeat)
             #expect(Self.written(params) == (try Self.codable(params)))
         }
         let appeared = CoordinatorAppearedNotification.Params(instance: InstanceID(8), entry: EntryID(0))
@@ -60,8 +69,11 @@ struct RouteRequestWritableTests {
     @Test("a notification line around encoded params is the notification's own line")
     func notificationLine() throws {
         let params = CoordinatorTabSelectedNotification.Params(instance: InstanceID(2), tab: "home", isRepeat: true)
-        let line = Message.notificationLine(method: CoordinatorTabSelectedNotification.method, encodedParams: Array(Self.written(params).utf8))
-        let expected = Message.notification(method: CoordinatorTabSelectedNotification.method, params: try Coding.encode(params)).encodedLine()
+        let line = Message.notificationLine(
+            method: CoordinatorTabSelectedNotification.method, encodedParams: Array(Self.written(params).utf8))
+        let expected = Message.notification(
+            method: CoordinatorTabSelectedNotification.method, params: try Coding.encode(params)
+        ).encodedLine()
         #expect(String(decoding: line, as: UTF8.self) == String(decoding: expected, as: UTF8.self))
     }
 
@@ -118,7 +130,8 @@ struct RouteRequestWritableTests {
 
     static let invalidCreateAnswers: [String] = [
         #"1"#, #"{"root":1}"#, #"{"root":{}}"#, #"{"root":{"route":"r"}}"#, #"{"root":{"route":"r","content":null}}"#,
-        #"{"tabs":{}}"#, #"{"tabs":[1]}"#, #"{"tabs":[{"route":"a","content":{}}]}"#, #"{"selectedTab":3}"#, #"{"child":{}}"#,
+        #"{"tabs":{}}"#, #"{"tabs":[1]}"#, #"{"tabs":[{"route":"a","content":{}}]}"#, #"{"selectedTab":3}"#,
+        #"{"child":{}}"#,
     ]
 
     @Test("create answers read directly are what Codable reads", arguments: createAnswers)

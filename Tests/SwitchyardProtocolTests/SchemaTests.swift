@@ -19,14 +19,17 @@ struct SchemaTests {
 
     func registry() throws -> [Registered] {
         try validator.document("methods.json")["methods"]?.arrayValue?.map {
-            Registered(method: $0["method"]?.stringValue ?? "", kind: $0["kind"]?.stringValue ?? "",
+            Registered(
+                method: $0["method"]?.stringValue ?? "", kind: $0["kind"]?.stringValue ?? "",
                 direction: $0["direction"]?.stringValue ?? "", schema: $0["schema"]?.stringValue ?? "")
         } ?? []
     }
 
     @Test("every schema file parses, uses only supported keywords, and resolves its $refs")
     func lint() throws {
-        let files = FileSystem.listDirectory(Self.schemaDirectory).filter { $0.hasSuffix(".json") && $0 != "methods.json" }
+        let files = FileSystem.listDirectory(Self.schemaDirectory).filter {
+            $0.hasSuffix(".json") && $0 != "methods.json"
+        }
         #expect(files.count >= 8)
         for file in files { try validator.lint(file) }
     }
@@ -45,16 +48,20 @@ struct SchemaTests {
         }
     }
 
-    @Test("every message a transcript writes verbatim is a valid envelope whose params and result match the method's schema")
+    @Test(
+        "every message a transcript writes verbatim is a valid envelope whose params and result match the method's schema"
+    )
     func transcriptsValidate() throws {
         let schemas = Dictionary(uniqueKeysWithValues: try registry().map { ($0.method, $0.schema) })
         var validated = 0
         for name in FileSystem.listDirectory(Self.transcriptDirectory) where name.hasSuffix(".jsonl") {
             let bytes = try FileSystem.readFile("\(Self.transcriptDirectory)/\(name)")
-            let header = try JSONParser.parse(String(String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""))
+            let header = try JSONParser.parse(
+                String(String(decoding: bytes, as: UTF8.self).split(separator: "\n").first ?? ""))
             // A transcript replayed against the host writes the plugin's messages verbatim, and the other way round;
             // the other side's lines are patterns ("$any", omitted keys) and are matched, not validated.
-            let verbatim: Transcript.Side = header["replay"] == "host" ? .plugin : header["replay"] == "control" ? .client : .host
+            let verbatim: Transcript.Side =
+                header["replay"] == "host" ? .plugin : header["replay"] == "control" ? .client : .host
             let transcript = try Transcript(parsing: bytes)
             var methodOfRequest: [String: String] = [:]  // "side:id" -> method, to find a response's schema
             for step in transcript.steps {
@@ -87,35 +94,76 @@ struct SchemaTests {
     @Test("what the Swift types encode validates against the schemas")
     func swiftEncodingsValidate() throws {
         let params = InitializeRequest.Params(
-            protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"), pluginName: "todos", limits: .defaults)
+            protocolVersions: [1], host: PluginInfo(name: "switchyard", version: "0.1.0"), pluginName: "todos",
+            limits: .defaults)
         #expect(try validator.validate(try Coding.encode(params), against: "initialize.json#/$defs/params") == [])
-        let result = InitializeRequest.Result(protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1"), coordinators: [
-            CoordinatorDeclaration(type: "todos", kind: .stack, initialRoute: "list", routes: [
-                RouteDeclaration(name: "list", transition: .root),
-                RouteDeclaration(name: "todo", transition: .push, deepLink: "todo/:id", params: [ParamDeclaration(name: "id", type: .string, required: true)]),
-                RouteDeclaration(name: "project", transition: .modal, target: CoordinatorReference(plugin: "projects", type: "projects")),
-            ], customDeepLinks: false)
-        ])
+        let result = InitializeRequest.Result(
+            protocolVersion: 1, plugin: PluginInfo(name: "todos", version: "1"),
+            coordinators: [
+                CoordinatorDeclaration(
+                    type: "todos", kind: .stack, initialRoute: "list",
+                    routes: [
+                        RouteDeclaration(name: "list", transition: .root),
+                        RouteDeclaration(
+                            name: "todo", transition: .push, deepLink: "todo/:id",
+                            params: [ParamDeclaration(name: "id", type: .string, required: true)]),
+                        RouteDeclaration(
+                            name: "project", transition: .modal,
+                            target: CoordinatorReference(plugin: "projects", type: "projects")),
+                    ], customDeepLinks: false)
+            ])
         #expect(try validator.validate(try Coding.encode(result), against: "initialize.json#/$defs/result") == [])
-        #expect(try validator.validate(try Coding.encode(LogNotification.Params(level: .info, message: "x")), against: "log.json#/$defs/params") == [])
-        #expect(try validator.validate(ResponseError(.routeNotFound, "x", data: ["route": "y"]).json, against: "common.json#/$defs/ResponseError") == [])
-        let route = CoordinatorRouteRequest.Params(instance: InstanceID(3), type: "todos", route: "todo", transition: .push, params: ["id": "1"],
-            link: DeepLinkContext(url: "switchyard://todos/todo/1?x=y", segments: ["todos", "todo", "1"], index: 1, query: ["x": "y"]))
+        #expect(
+            try validator.validate(
+                try Coding.encode(LogNotification.Params(level: .info, message: "x")), against: "log.json#/$defs/params"
+            ) == [])
+        #expect(
+            try validator.validate(
+                ResponseError(.routeNotFound, "x", data: ["route": "y"]).json,
+                against: "common.json#/$defs/ResponseError") == [])
+        let route = CoordinatorRouteRequest.Params(
+            instance: InstanceID(3), type: "todos", route: "todo", transition: .push, params: ["id": "1"],
+            link: DeepLinkContext(
+                url: "switchyard://todos/todo/1?x=y", segments: ["todos", "todo", "1"], index: 1, query: ["x": "y"]))
         #expect(try validator.validate(try Coding.encode(route), against: "coordinator.route.json#/$defs/params") == [])
-        for content in [RouteContent.screen(ScreenDescriptor(name: "Todo", props: ["id": "1"])), .coordinator(CoordinatorReference(plugin: "projects", type: "project"), params: ["id": "p"])] {
-            #expect(try validator.validate(try Coding.encode(CoordinatorRouteRequest.Result(content: content, state: ["k": 1])), against: "coordinator.route.json#/$defs/result") == [])
+        for content in [
+            RouteContent.screen(ScreenDescriptor(name: "Todo", props: ["id": "1"])),
+            .coordinator(CoordinatorReference(plugin: "projects", type: "project"), params: ["id": "p"]),
+        ] {
+            #expect(
+                try validator.validate(
+                    try Coding.encode(CoordinatorRouteRequest.Result(content: content, state: ["k": 1])),
+                    against: "coordinator.route.json#/$defs/result") == [])
         }
-        let create = CoordinatorCreateRequest.Result(root: .init(route: "list", content: .screen(ScreenDescriptor(name: "List"))), state: nil)
-        #expect(try validator.validate(try Coding.encode(create), against: "coordinator.create.json#/$defs/result") == [])
-        let steps = NavigateRequest.Params(instance: InstanceID(2), steps: [.focusFirst("todos"), .child, .popToRoot, .route("todo", ["id": "42"]), .pop(EntryID(7)), .popTo(-1), .setRoot("a", keepStack: true)])
+        let create = CoordinatorCreateRequest.Result(
+            root: .init(route: "list", content: .screen(ScreenDescriptor(name: "List"))), state: nil)
+        #expect(
+            try validator.validate(try Coding.encode(create), against: "coordinator.create.json#/$defs/result") == [])
+        let steps = NavigateRequest.Params(
+            instance: InstanceID(2),
+            steps: [
+                .focusFirst("todos"), .child, .popToRoot, .route("todo", ["id": "42"]), .pop(EntryID(7)), .popTo(-1),
+                .setRoot("a", keepStack: true),
+            ])
         #expect(try validator.validate(try Coding.encode(steps), against: "navigate.json#/$defs/params") == [])
-        let snapshot = TreeSnapshot(revision: 3, root: InstanceID(1), instances: [
-            InstanceSnapshot(id: InstanceID(1), plugin: "main", type: "main", kind: .stack,
-                root: EntrySnapshot(entry: EntryID(1), route: "home", transition: .root, content: .coordinator(InstanceID(2))), entries: []),
-            InstanceSnapshot(id: InstanceID(2), plugin: "home", type: "tabs", kind: .tabs, parent: .init(instance: InstanceID(1), entry: EntryID(1)),
-                status: .unavailable, unavailableReason: "restarting",
-                tabs: [EntrySnapshot(entry: EntryID(2), route: "a", transition: .tab, content: .screen(ScreenDescriptor(name: "A")))], selectedTab: "a"),
-        ])
+        let snapshot = TreeSnapshot(
+            revision: 3, root: InstanceID(1),
+            instances: [
+                InstanceSnapshot(
+                    id: InstanceID(1), plugin: "main", type: "main", kind: .stack,
+                    root: EntrySnapshot(
+                        entry: EntryID(1), route: "home", transition: .root, content: .coordinator(InstanceID(2))),
+                    entries: []),
+                InstanceSnapshot(
+                    id: InstanceID(2), plugin: "home", type: "tabs", kind: .tabs,
+                    parent: .init(instance: InstanceID(1), entry: EntryID(1)),
+                    status: .unavailable, unavailableReason: "restarting",
+                    tabs: [
+                        EntrySnapshot(
+                            entry: EntryID(2), route: "a", transition: .tab,
+                            content: .screen(ScreenDescriptor(name: "A")))
+                    ], selectedTab: "a"),
+            ])
         #expect(try validator.validate(try Coding.encode(snapshot), against: "tree.json") == [])
         // And the schemas are not vacuous:
         #expect(try validator.validate(["op": "teleport"], against: "common.json#/$defs/NavigationStep") != [])

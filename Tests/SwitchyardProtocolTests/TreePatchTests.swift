@@ -8,10 +8,13 @@ struct TreePatchTests {
     static func instance(_ id: Int64, _ route: String = "home") -> InstanceSnapshot {
         InstanceSnapshot(
             id: InstanceID(id), plugin: "p", type: "t", kind: .stack,
-            root: EntrySnapshot(entry: EntryID(id), route: route, transition: .root, content: .screen(ScreenDescriptor(name: route))), entries: [])
+            root: EntrySnapshot(
+                entry: EntryID(id), route: route, transition: .root, content: .screen(ScreenDescriptor(name: route))),
+            entries: [])
     }
 
-    static let base = TreeSnapshot(revision: 4, root: InstanceID(1), instances: [instance(1), instance(2), instance(3)])
+    static let base = TreeSnapshot(
+        revision: 4, root: InstanceID(1), instances: [instance(1), instance(2), instance(3)])
 
     static func change(_ patch: [JSONPatchOperation], base: UInt64 = 4) -> TreeChangedNotification.Params {
         TreeChangedNotification.Params(revision: 5, snapshot: nil, base: base, patch: patch)
@@ -19,32 +22,42 @@ struct TreePatchTests {
 
     @Test("whole instances are replaced, removed and added in order, and the revision follows")
     func wholeInstances() throws {
-        let patched = try Self.base.applying(Self.change([
-            JSONPatchOperation(op: "replace", path: "/revision", value: 5),
-            JSONPatchOperation(op: "replace", path: "/instances/0", value: try Coding.encode(Self.instance(1, "other"))),
-            JSONPatchOperation(op: "remove", path: "/instances/1"),
-            JSONPatchOperation(op: "add", path: "/instances/2", value: try Coding.encode(Self.instance(9))),
-        ]))
-        #expect(patched == TreeSnapshot(revision: 5, root: InstanceID(1), instances: [Self.instance(1, "other"), Self.instance(3), Self.instance(9)]))
+        let patched = try Self.base.applying(
+            Self.change([
+                JSONPatchOperation(op: "replace", path: "/revision", value: 5),
+                JSONPatchOperation(
+                    op: "replace", path: "/instances/0", value: try Coding.encode(Self.instance(1, "other"))),
+                JSONPatchOperation(op: "remove", path: "/instances/1"),
+                JSONPatchOperation(op: "add", path: "/instances/2", value: try Coding.encode(Self.instance(9))),
+            ]))
+        #expect(
+            patched
+                == TreeSnapshot(
+                    revision: 5, root: InstanceID(1),
+                    instances: [Self.instance(1, "other"), Self.instance(3), Self.instance(9)]))
     }
 
     @Test("any other RFC 6902 operation applies through JSON: a member deep in an instance, move, copy, test, the root")
     func generalPatch() throws {
-        let patched = try Self.base.applying(Self.change([
-            JSONPatchOperation(op: "test", path: "/instances/1/root/route", value: "home"),
-            JSONPatchOperation(op: "replace", path: "/instances/1/root/route", value: "changed"),
-            JSONPatchOperation(op: "move", path: "/instances/0", from: "/instances/2"),
-            JSONPatchOperation(op: "copy", path: "/instances/3", from: "/instances/0"),
-            JSONPatchOperation(op: "remove", path: "/instances/3"),
-            JSONPatchOperation(op: "remove", path: "/root"),
-            JSONPatchOperation(op: "replace", path: "/revision", value: 5),
-        ]))
+        let patched = try Self.base.applying(
+            Self.change([
+                JSONPatchOperation(op: "test", path: "/instances/1/root/route", value: "home"),
+                JSONPatchOperation(op: "replace", path: "/instances/1/root/route", value: "changed"),
+                JSONPatchOperation(op: "move", path: "/instances/0", from: "/instances/2"),
+                JSONPatchOperation(op: "copy", path: "/instances/3", from: "/instances/0"),
+                JSONPatchOperation(op: "remove", path: "/instances/3"),
+                JSONPatchOperation(op: "remove", path: "/root"),
+                JSONPatchOperation(op: "replace", path: "/revision", value: 5),
+            ]))
         var changed = Self.instance(2)
         changed.root?.route = "changed"
-        #expect(patched == TreeSnapshot(revision: 5, root: nil, instances: [Self.instance(3), Self.instance(1), changed]))
+        #expect(
+            patched == TreeSnapshot(revision: 5, root: nil, instances: [Self.instance(3), Self.instance(1), changed]))
     }
 
-    @Test("the root is added, replaced and removed (on the struct, as the host sends it); removing or replacing a root that is not there is refused")
+    @Test(
+        "the root is added, replaced and removed (on the struct, as the host sends it); removing or replacing a root that is not there is refused"
+    )
     func root() throws {
         let rootless = try Self.base.applying(Self.change([JSONPatchOperation(op: "remove", path: "/root")]))
         #expect(rootless.root == nil && rootless.instances == Self.base.instances)
@@ -52,15 +65,23 @@ struct TreePatchTests {
         #expect(added.root == InstanceID(3))
         let replaced = try added.applying(Self.change([JSONPatchOperation(op: "replace", path: "/root", value: 2)]))
         #expect(replaced.root == InstanceID(2))
-        for operation in [JSONPatchOperation(op: "remove", path: "/root"), JSONPatchOperation(op: "replace", path: "/root", value: 2)] {
-            #expect(throws: ResponseError.self, "\(operation.op) of a missing root") { try rootless.applying(Self.change([operation])) }
+        for operation in [
+            JSONPatchOperation(op: "remove", path: "/root"), JSONPatchOperation(op: "replace", path: "/root", value: 2),
+        ] {
+            #expect(throws: ResponseError.self, "\(operation.op) of a missing root") {
+                try rootless.applying(Self.change([operation]))
+            }
         }
     }
 
-    @Test("array indices are digits as RFC 6901 writes them: '-1', '+1' and '01' are refused, not read as the last or second element")
+    @Test(
+        "array indices are digits as RFC 6901 writes them: '-1', '+1' and '01' are refused, not read as the last or second element"
+    )
     func strictIndices() {
         for path in ["/instances/-1", "/instances/+1", "/instances/01", "/instances/ 1"] {
-            #expect(throws: ResponseError.self, "remove \(path)") { try Self.base.applying(Self.change([JSONPatchOperation(op: "remove", path: path)])) }
+            #expect(throws: ResponseError.self, "remove \(path)") {
+                try Self.base.applying(Self.change([JSONPatchOperation(op: "remove", path: path)]))
+            }
         }
     }
 
@@ -81,6 +102,7 @@ struct TreePatchTests {
             }
         }
         // A whole snapshot needs no base.
-        #expect((try? Self.base.applying(TreeChangedNotification.Params(revision: 9, snapshot: Self.base))) == Self.base)
+        #expect(
+            (try? Self.base.applying(TreeChangedNotification.Params(revision: 9, snapshot: Self.base))) == Self.base)
     }
 }

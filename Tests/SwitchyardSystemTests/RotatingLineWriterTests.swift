@@ -54,7 +54,8 @@ struct RotatingLineWriterTests {
         let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         try #require(reader >= 0)
         defer { close(reader) }
-        let writer = try RotatingLineWriter(path: path, maxFileBytes: 1 << 30, maxQueuedBytes: 16 << 10, droppedLine: Self.dropped)
+        let writer = try RotatingLineWriter(
+            path: path, maxFileBytes: 1 << 30, maxQueuedBytes: 16 << 10, droppedLine: Self.dropped)
         var accepted: [String] = []
         var droppedCount = 0
         // 400 KB against 64 KiB of pipe and 16 KiB of queue: the writer cannot keep up, and every call returns.

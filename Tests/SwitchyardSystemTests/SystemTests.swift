@@ -25,7 +25,9 @@ struct SystemTests {
         let buffer = (0..<300).map { _ in UInt8.random(in: 0...12, using: &generator) }
         for from in stride(from: 0, to: buffer.count, by: 7) {
             for to in stride(from: from, through: buffer.count, by: 11) {
-                #expect(Bytes.firstIndex(of: 0x0A, in: buffer, from: from, to: to) == buffer[from..<to].firstIndex(of: 0x0A))
+                #expect(
+                    Bytes.firstIndex(of: 0x0A, in: buffer, from: from, to: to) == buffer[from..<to].firstIndex(of: 0x0A)
+                )
             }
         }
         #expect(Bytes.firstIndex(of: 0x0A, in: buffer, from: 5, to: 400) == nil)
@@ -42,15 +44,21 @@ struct SystemTests {
         #expect(try Descriptor.read(readEnd, into: &buffer, at: 3) == 5)
         #expect(Array(buffer[3..<8]) == Array("hello".utf8))
         #expect(try Descriptor.read(readEnd, into: &buffer, at: 0) == 0)
-        #expect(throws: SystemError(errno: EINVAL, operation: "read")) { try Descriptor.read(readEnd, into: &buffer, at: 8) }
+        #expect(throws: SystemError(errno: EINVAL, operation: "read")) {
+            try Descriptor.read(readEnd, into: &buffer, at: 8)
+        }
     }
 
     @Test("a socket path too long for sun_path is refused with ENAMETOOLONG, not cut; no listener is ENOENT")
     func socketPaths() throws {
         let long = "/tmp/" + String(repeating: "x", count: 120)
-        #expect(throws: SystemError(errno: ENAMETOOLONG, operation: "connect \(long)")) { try UnixSocket(connectingTo: long) }
+        #expect(throws: SystemError(errno: ENAMETOOLONG, operation: "connect \(long)")) {
+            try UnixSocket(connectingTo: long)
+        }
         let missing = try TestSweep.temporaryDirectory() + "/none.sock"
-        #expect(throws: SystemError(errno: ENOENT, operation: "connect \(missing)")) { try UnixSocket(connectingTo: missing) }
+        #expect(throws: SystemError(errno: ENOENT, operation: "connect \(missing)")) {
+            try UnixSocket(connectingTo: missing)
+        }
         #expect(!UnixSocket.isListening(missing))
     }
 

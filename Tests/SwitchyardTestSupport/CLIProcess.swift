@@ -78,7 +78,8 @@ package final class CLIProcess: Sendable {
             }
         } catch {}
         guard let line = lines.withLock({ $0.count > index ? $0[index] : nil }) else {
-            throw TestFailure("no stdout line \(index + 1) within \(seconds) s; stderr:\n" + stderr.joined(separator: "\n"))
+            throw TestFailure(
+                "no stdout line \(index + 1) within \(seconds) s; stderr:\n" + stderr.joined(separator: "\n"))
         }
         return line
     }
@@ -90,7 +91,9 @@ package final class CLIProcess: Sendable {
             }
         } catch {}
         guard let line = lines.withLock({ $0.first { $0.contains(text) } }) else {
-            throw TestFailure("no \(stream) line containing '\(text)' within \(seconds) s; \(stream) was:\n" + lines.withLock { $0.joined(separator: "\n") })
+            throw TestFailure(
+                "no \(stream) line containing '\(text)' within \(seconds) s; \(stream) was:\n"
+                    + lines.withLock { $0.joined(separator: "\n") })
         }
         return line
     }
@@ -101,7 +104,8 @@ package final class CLIProcess: Sendable {
         let child = self.child
         let status = await Task.detached { child.waitForExit(milliseconds: Int32(seconds * 1000)) }.value
         guard let status else {
-            throw TestFailure("\(child.pid) did not exit within \(seconds) s; stderr:\n" + stderr.suffix(20).joined(separator: "\n"))
+            throw TestFailure(
+                "\(child.pid) did not exit within \(seconds) s; stderr:\n" + stderr.suffix(20).joined(separator: "\n"))
         }
         for lines in [stdoutLines, stderrLines] {
             try await lines.changes.wait("end of output", seconds: seconds) { lines.isFinished }
@@ -123,7 +127,8 @@ package enum TestSweep {
             _ = try? SystemProcess.run(["rm", "-rf", "/tmp/\(name)"], timeoutMilliseconds: 10_000)
         }
         if FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil,
-            let sessions = try? SystemProcess.run(["tmux", "list-sessions", "-F", "#{session_name}"], timeoutMilliseconds: 5_000)
+            let sessions = try? SystemProcess.run(
+                ["tmux", "list-sessions", "-F", "#{session_name}"], timeoutMilliseconds: 5_000)
         {
             for session in sessions.text.split(separator: "\n") where session.hasPrefix(tmuxPrefix) {
                 guard let pid = session.dropFirst(tmuxPrefix.count).split(separator: "-").first.flatMap({ Int32($0) }),

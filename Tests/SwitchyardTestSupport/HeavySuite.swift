@@ -9,7 +9,8 @@ import Synchronization
 /// against a test; tests inside a suite still run in parallel.
 package struct HeavySuite: SuiteTrait, TestScoping {
     /// How many heavy suites may run at once (`SWITCHYARD_HEAVY_SUITES`, default 3).
-    static let count = SystemProcess.environmentValue("SWITCHYARD_HEAVY_SUITES").flatMap { Int($0) }.map { max(1, $0) } ?? 3
+    static let count =
+        SystemProcess.environmentValue("SWITCHYARD_HEAVY_SUITES").flatMap { Int($0) }.map { max(1, $0) } ?? 3
     static let permits = AsyncSemaphore(permits: count)
     /// One suite at a time gathers every permit, so two that want to run alone cannot each hold part of them.
     static let gathering = AsyncSemaphore(permits: 1)

@@ -45,7 +45,9 @@ package struct ProcessIdentity: Sendable, Hashable, CustomStringConvertible {
 
     /// Waits until this process has exited (a zombie counts as exited), for at most `milliseconds`.
     /// - Returns: true if it is gone, false on timeout.
-    package func waitForExit(milliseconds: Int32) -> Bool { descriptor?.waitForExit(milliseconds: milliseconds) ?? true }
+    package func waitForExit(milliseconds: Int32) -> Bool {
+        descriptor?.waitForExit(milliseconds: milliseconds) ?? true
+    }
 
     package var description: String { "pid \(pid)" }
 }

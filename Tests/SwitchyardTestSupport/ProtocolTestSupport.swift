@@ -8,7 +8,8 @@ package func checkCoding<T: Codable & Equatable>(
 ) throws {
     let encoded = try JSONValueEncoder().encode(value)
     let expected = try JSONParser.parse(json)
-    #expect(encoded == expected, "encoding differs:\n  got      \(encoded)\n  expected \(expected)",
+    #expect(
+        encoded == expected, "encoding differs:\n  got      \(encoded)\n  expected \(expected)",
         sourceLocation: sourceLocation)
     let decoded = try JSONValueDecoder().decode(T.self, from: expected)
     #expect(decoded == value, "round trip differs", sourceLocation: sourceLocation)

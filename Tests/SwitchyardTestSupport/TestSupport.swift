@@ -24,7 +24,8 @@ package let productsDirectory: String = {
     var directory = FileSystem.parentDirectory(of: executable)
     // `swift test` runs `<bin>/SwitchyardPackageTests.xctest`; on some setups the binary sits inside a bundle.
     if directory.hasSuffix(".xctest/Contents/MacOS") {
-        directory = FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: directory)))
+        directory = FileSystem.parentDirectory(
+            of: FileSystem.parentDirectory(of: FileSystem.parentDirectory(of: directory)))
     }
     return directory
 }()
@@ -93,7 +94,8 @@ private final class DeadlineRace<T: Sendable>: Sendable {
     }
 
     func finish(_ result: Result<T, any Error>) {
-        let (continuation, tasks) = state.withLock { state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
+        let (continuation, tasks) = state.withLock {
+            state -> (CheckedContinuation<T, any Error>?, [Task<Void, Never>]) in
             guard !state.finished else { return (nil, []) }
             state.finished = true
             state.early = result
@@ -168,7 +170,9 @@ package final class ChangeNotifier: Sendable {
     }
 
     /// Waits until `condition` holds, re-checking after every notification; fails after `seconds`.
-    package func wait(_ what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping () -> Bool) async throws {
+    package func wait(
+        _ what: String, seconds: Double = defaultTimeout, until condition: @Sendable @escaping () -> Bool
+    ) async throws {
         try await withDeadline(seconds: seconds, what) {
             while true {
                 let seen = self.generation

@@ -67,7 +67,9 @@ struct UVProcessTests {
         #expect(run.leakedHandles == 0)
     }
 
-    @Test("corked writes wait, count as queued, and leave in order at the outermost uncork; a half-close sends them first")
+    @Test(
+        "corked writes wait, count as queued, and leave in order at the outermost uncork; a half-close sends them first"
+    )
     func corkedWrites() async throws {
         let run = try await runCat { stdin in
             stdin.cork()
@@ -94,7 +96,8 @@ struct UVProcessTests {
         let run = try await runOnLoop(Bool.self) { loop, finish in
             do {
                 _ = try UVProcess.spawn(
-                    loop: loop, options: UVSpawnOptions(executable: "/nonexistent/plugin")) { _ in }
+                    loop: loop, options: UVSpawnOptions(executable: "/nonexistent/plugin")
+                ) { _ in }
                 finish(.failure(TestFailure("spawn unexpectedly succeeded")))
             } catch {
                 finish(.success((error as? UVError)?.isNotFound ?? false))
@@ -225,7 +228,9 @@ struct UVProcessTests {
         #expect(run.leakedHandles == 0)
     }
 
-    @Test("remote.execute from the loop's own thread runs the job in the same iteration, after its poll, without blocking")
+    @Test(
+        "remote.execute from the loop's own thread runs the job in the same iteration, after its poll, without blocking"
+    )
     func remoteExecuteFromLoopThread() throws {
         let loop = try UVLoop()
         // A timer far away keeps the loop alive: a poll that waited for the wake-up would block on it for a minute.

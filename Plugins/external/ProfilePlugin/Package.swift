@@ -12,7 +12,7 @@ let package = Package(
     name: "ProfilePlugin",
     platforms: [.macOS(.v15)],
     dependencies: [
-        .package(name: "Switchyard", path: "../../.."),
+        .package(name: "Switchyard", path: "../../..")
     ],
     targets: [
         .executableTarget(
@@ -20,7 +20,7 @@ let package = Package(
             dependencies: [.product(name: "SwitchyardPlugin", package: "Switchyard")],
             path: "Sources/ProfilePlugin",
             swiftSettings: [.defaultIsolation(MainActor.self)]
-        ),
+        )
     ],
     swiftLanguageModes: [.v6]
 )

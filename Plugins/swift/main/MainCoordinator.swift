@@ -7,8 +7,10 @@ final class MainCoordinator: StackCoordinator, StatefulCoordinator {
         var user: String?
     }
 
-    @Root(target: .coordinator("unauthenticated", in: "unauthenticated"), deepLink: "") var unauthenticated = makeUnauthenticated
-    @Root(target: .coordinator("home", in: "authenticated"), deepLink: "", param: "user") var authenticated = makeAuthenticated
+    @Root(target: .coordinator("unauthenticated", in: "unauthenticated"), deepLink: "") var unauthenticated =
+        makeUnauthenticated
+    @Root(target: .coordinator("home", in: "authenticated"), deepLink: "", param: "user") var authenticated =
+        makeAuthenticated
     @Route(.modal, deepLink: "about") var about = makeAbout
 
     var state = State()

@@ -15,11 +15,17 @@ final class NavigationCoordinator: WrapperCoordinator {
 /// The todos flow (Stinsen README's TodosCoordinator).
 final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     @Root var list = makeList
-    @Route(.push, deepLink: "todo/:id", actions: [ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])])
+    @Route(
+        .push, deepLink: "todo/:id",
+        actions: [
+            ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])
+        ])
     var todo = makeTodo
     /// A sheet by default; a chain may present it full screen instead (`.presented(as: .fullScreen)`).
-    @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp")) var createTodo = makeCreateTodo
-    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id") var project = makeProject
+    @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp"))
+    var createTodo = makeCreateTodo
+    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id")
+    var project = makeProject
     @Route(.modal, deepLink: "share/:id") var share = makeShare
 
     init() {}
@@ -45,7 +51,8 @@ final class ShareCoordinator: StackCoordinator, StatefulCoordinator {
     }
 
     @Root var share = makeShareScreen
-    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id") var pickProject = makePickProject
+    @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id")
+    var pickProject = makePickProject
 
     var state = State()
 

@@ -9,7 +9,9 @@ extension ResponseError {
             data: ["plugin": .string(plugin), "method": .string(method), "timeoutMs": .int(Int64(milliseconds))])
     }
 
-    static func handshake(_ plugin: String, _ code: ErrorCode, _ reason: String, data: JSONObject = [:]) -> ResponseError {
+    static func handshake(
+        _ plugin: String, _ code: ErrorCode, _ reason: String, data: JSONObject = [:]
+    ) -> ResponseError {
         var context = data
         context["plugin"] = .string(plugin)
         return ResponseError(code, "plugin '\(plugin)' failed the handshake: \(reason)", data: .object(context))

@@ -23,12 +23,14 @@ extension Host {
     /// The refusal of a fault method on a host that does not take faults, or of a plugin the manifest lacks.
     private func faultTarget(_ method: String, _ plugin: String) -> Result<PluginSupervisor, ResponseError> {
         guard options.allowFaults else {
-            return .failure(ResponseError(
-                .notAllowed, "'\(method)' is off: fault injection needs a host started with --allow-faults",
-                data: ["method": .string(method), "flag": "--allow-faults"]))
+            return .failure(
+                ResponseError(
+                    .notAllowed, "'\(method)' is off: fault injection needs a host started with --allow-faults",
+                    data: ["method": .string(method), "flag": "--allow-faults"]))
         }
         guard let supervisor = supervisor(named: plugin) else {
-            return .failure(ResponseError(.invalidParams, "the manifest names no plugin '\(plugin)'", data: ["field": "plugin"]))
+            return .failure(
+                ResponseError(.invalidParams, "the manifest names no plugin '\(plugin)'", data: ["field": "plugin"]))
         }
         return .success(supervisor)
     }

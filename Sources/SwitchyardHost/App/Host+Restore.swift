@@ -30,7 +30,9 @@ extension Host {
         unrestored = Set(plugins.all.filter { $0.state != .ready }.map(\.name))
         // Every ready plugin's instances at once: each restore is one pipelined batch to its own process.
         let targets = ready.compactMap { supervisor in
-            supervisor.session.flatMap { navigator.tree.instanceCount(of: supervisor.name) > 0 ? (supervisor.name, $0) : nil }
+            supervisor.session.flatMap {
+                navigator.tree.instanceCount(of: supervisor.name) > 0 ? (supervisor.name, $0) : nil
+            }
         }
         for (plugin, failures) in await navigator.restore(targets) where !failures.isEmpty {
             logger.warning("plugin '\(plugin)': \(failures.count) instances could not be restored")
@@ -47,7 +49,10 @@ extension Host {
     func pluginServes(_ supervisor: PluginSupervisor) async {
         let name = supervisor.name
         if !navigator.registry.has(plugin: name), let table = supervisor.routeTable {
-            if let refusal = navigator.join(plugin: name, coordinators: table.coordinators, declared: manifest.plugins.map(\.name), root: manifest.root) {
+            if let refusal = navigator.join(
+                plugin: name, coordinators: table.coordinators, declared: manifest.plugins.map(\.name),
+                root: manifest.root)
+            {
                 supervisor.fail(refusal)
                 return
             }
@@ -56,7 +61,9 @@ extension Host {
             navigator.tree.instances(of: name).contains(where: { !$0.isPending })
         {
             let failures = await navigator.restore([(name, session)])[name] ?? []
-            if !failures.isEmpty { logger.warning("plugin '\(name)': \(failures.count) instances could not be restored") }
+            if !failures.isEmpty {
+                logger.warning("plugin '\(name)': \(failures.count) instances could not be restored")
+            }
         }
         await navigator.createPlaceholders(of: name)
         answerStartWaiters(supervisor)
@@ -66,10 +73,15 @@ extension Host {
     func startPlugin(_ name: String) async -> Result<HostStatusRequest.Plugin, ResponseError> {
         guard let supervisor = plugins[name] else {
             let known = pluginStatuses.first { $0.name == name }
-            return .failure(known?.error ?? ResponseError(.invalidParams, "the manifest names no plugin '\(name)'", data: ["field": "plugin"]))
+            return .failure(
+                known?.error
+                    ?? ResponseError(
+                        .invalidParams, "the manifest names no plugin '\(name)'", data: ["field": "plugin"]))
         }
         guard !shuttingDown else { return .failure(ResponseError(.shuttingDown, "the host is shutting down")) }
-        if supervisor.state == .ready, navigator.creatingPlaceholders[name] == nil { return .success(supervisor.status.wire) }
+        if supervisor.state == .ready, navigator.creatingPlaceholders[name] == nil {
+            return .success(supervisor.status.wire)
+        }
         return await withCheckedContinuation { continuation in
             startWaiters[name, default: []].append(continuation)
             _ = supervisor.startAgain()

@@ -30,7 +30,8 @@ public struct HostOptions: Sendable {
     public var allowFaults = false
 
     public init(
-        productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000, handleSignals: Bool = false,
+        productsDirectory: String = defaultProductsDirectory(), shutdownGraceMs: Int = 2_000,
+        handleSignals: Bool = false,
         controlSocket: String? = nil, stateFile: String? = nil, containment: ContainmentMechanism? = nil
     ) {
         self.productsDirectory = productsDirectory
@@ -45,7 +46,9 @@ public struct HostOptions: Sendable {
 /// The control socket's default path for an app: `$XDG_RUNTIME_DIR/switchyard/APP.sock`, else
 /// `/tmp/switchyard-UID/APP.sock` (the folder is created 0700).
 public func defaultControlSocketPath(app: String) -> String {
-    if let runtime = SystemProcess.environmentValue("XDG_RUNTIME_DIR"), !runtime.isEmpty, FileSystem.isDirectory(runtime) {
+    if let runtime = SystemProcess.environmentValue("XDG_RUNTIME_DIR"), !runtime.isEmpty,
+        FileSystem.isDirectory(runtime)
+    {
         return "\(runtime)/switchyard/\(app).sock"
     }
     return "/tmp/switchyard-\(SystemProcess.userID)/\(app).sock"
@@ -196,7 +199,8 @@ actor Host: UVLoopActor {
                 let resolved = try entry.resolve(
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
-                let supervisor = PluginSupervisor(plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
+                let supervisor = PluginSupervisor(
+                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
                 supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
                 supervisor.onRequest = { supervisor, id, method, params in
                     self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
@@ -272,18 +276,24 @@ actor Host: UVLoopActor {
     /// Once every plugin is ready or failed: compose their route tables and create the tree.
     private func compose() async {
         let ready = plugins.all.filter { $0.state == .ready }
-        let tables = ready.compactMap { supervisor in supervisor.routeTable.map { (plugin: supervisor.name, coordinators: $0.coordinators) } }
+        let tables = ready.compactMap { supervisor in
+            supervisor.routeTable.map { (plugin: supervisor.name, coordinators: $0.coordinators) }
+        }
         let report = navigator.compose(tables: tables, declared: manifest.plugins.map(\.name), root: manifest.root)
         let errors = report.issues.filter { $0.severity == .error }
         if manifest.strict == true, let first = errors.first {
-            finishStartup(error: ResponseError(.compositionError, "the manifest is strict and the route tables do not compose: \(first)", data: first.error.data))
+            finishStartup(
+                error: ResponseError(
+                    .compositionError, "the manifest is strict and the route tables do not compose: \(first)",
+                    data: first.error.data))
             return
         }
         for plugin in report.excluded {
             let reasons = report.issues.filter { $0.plugin == plugin && $0.severity == .error }.map(\.description)
-            plugins[plugin]?.fail(ResponseError(
-                .compositionError, "plugin '\(plugin)' was left out: \(reasons.joined(separator: "; "))",
-                data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))]))
+            plugins[plugin]?.fail(
+                ResponseError(
+                    .compositionError, "plugin '\(plugin)' was left out: \(reasons.joined(separator: "; "))",
+                    data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))]))
         }
         if let fatal = report.fatal {
             finishStartup(error: fatal.error)
@@ -307,7 +317,8 @@ actor Host: UVLoopActor {
             try await navigator.createRoot(CoordinatorReference(plugin: root.plugin, type: root.type))
             finishStartup(error: nil)
         } catch {
-            finishStartup(error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
+            finishStartup(
+                error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
         }
     }
 
@@ -398,7 +409,9 @@ actor Host: UVLoopActor {
         let waiting = Array(startWaiters.values.joined()) + Array(restartWaiters.values.joined())
         startWaiters.removeAll()
         restartWaiters.removeAll()
-        for waiter in waiting { waiter.resume(returning: .failure(ResponseError(.shuttingDown, "the host is shutting down"))) }
+        for waiter in waiting {
+            waiter.resume(returning: .failure(ResponseError(.shuttingDown, "the host is shutting down")))
+        }
         for supervisor in plugins.all { supervisor.stop(graceMs: options.shutdownGraceMs) }
         checkStopped()
     }

@@ -28,7 +28,9 @@ public struct SwitchyardLogHandler: LogHandler {
     }
 
     /// A handler writing each formatted line to `sink` (tests capture logs this way).
-    public init(label: String, level: Logger.Level, format: LogFormat = .text, sink: @escaping @Sendable (String) -> Void) {
+    public init(
+        label: String, level: Logger.Level, format: LogFormat = .text, sink: @escaping @Sendable (String) -> Void
+    ) {
         self.label = label
         self.logLevel = level
         self.format = format
@@ -76,7 +78,8 @@ public struct SwitchyardLogHandler: LogHandler {
         case .stringConvertible(let convertible): .string(convertible.description)
         case .array(let values): .array(values.map(json))
         case .dictionary(let fields):
-            .object(fields.keys.sorted().reduce(into: JSONObject()) { object, key in object[key] = fields[key].map(json) })
+            .object(
+                fields.keys.sorted().reduce(into: JSONObject()) { object, key in object[key] = fields[key].map(json) })
         }
     }
 

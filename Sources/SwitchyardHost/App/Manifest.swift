@@ -23,7 +23,10 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// What loading tolerated but a reader should see (unknown keys under `allowUnknownKeys`; not part of the file).
     public var warnings: [ManifestDiagnostic] = []
 
-    public init(app: String? = nil, root: CoordinatorReference? = nil, strict: Bool? = nil, plugins: [PluginManifest], directory: String? = nil) {
+    public init(
+        app: String? = nil, root: CoordinatorReference? = nil, strict: Bool? = nil, plugins: [PluginManifest],
+        directory: String? = nil
+    ) {
         self.app = app
         self.root = root
         self.strict = strict
@@ -173,7 +176,10 @@ public struct RestartPolicy: Codable, Sendable, Equatable {
     public var effectiveBackoffMs: Int { backoffMs ?? 100 }
     public var effectiveMaxBackoffMs: Int { maxBackoffMs ?? 5_000 }
 
-    public init(policy: Kind, maxRestarts: Int? = nil, windowSeconds: Double? = nil, backoffMs: Int? = nil, maxBackoffMs: Int? = nil) {
+    public init(
+        policy: Kind, maxRestarts: Int? = nil, windowSeconds: Double? = nil, backoffMs: Int? = nil,
+        maxBackoffMs: Int? = nil
+    ) {
         self.policy = policy
         self.maxRestarts = maxRestarts
         self.windowSeconds = windowSeconds
@@ -213,7 +219,9 @@ let environmentAllowList = [
 ]
 
 extension PluginManifest {
-    func resolve(manifestDirectory: String, productsDirectory: String, hostEnvironment: [String: String])
+    func resolve(
+        manifestDirectory: String, productsDirectory: String, hostEnvironment: [String: String]
+    )
         throws(ManifestError) -> ResolvedPlugin
     {
         let base = directory ?? manifestDirectory
@@ -227,7 +235,9 @@ extension PluginManifest {
             guard FileSystem.isExecutable(executable) else {
                 throw ManifestError(
                     path: "plugin '\(name)'",
-                    message: "product '\(product)' not found in \(productsDirectory) (build it with `swift build --product \(product)`)")
+                    message:
+                        "product '\(product)' not found in \(productsDirectory) (build it with `swift build --product \(product)`)"
+                )
             }
         } else if let command, let first = command.first {
             if first.contains("/") {
@@ -243,7 +253,8 @@ extension PluginManifest {
         }
         arguments += args ?? []
 
-        let environment = Manifest.pluginEnvironment(name: name, inheritEnv: inheritEnv ?? [], env: env ?? [:], hostEnvironment: hostEnvironment)
+        let environment = Manifest.pluginEnvironment(
+            name: name, inheritEnv: inheritEnv ?? [], env: env ?? [:], hostEnvironment: hostEnvironment)
 
         let limits = (self.limits ?? LimitOverrides()).applied(to: .defaults)
         let options = UVSpawnOptions(
@@ -269,16 +280,22 @@ public struct PluginLaunchSpec: Sendable {
 
 extension Manifest {
     /// The entry named `name`, resolved exactly as the host resolves it when it starts the app.
-    public func launchSpec(plugin name: String, productsDirectory: String? = nil) throws(ManifestError) -> PluginLaunchSpec {
+    public func launchSpec(
+        plugin name: String, productsDirectory: String? = nil
+    ) throws(ManifestError) -> PluginLaunchSpec {
         guard let entry = plugins.first(where: { $0.name == name }) else {
-            throw ManifestError(path: directory ?? ".", message: "no plugin named '\(name)' (plugins: \(plugins.map(\.name).joined(separator: ", ")))")
+            throw ManifestError(
+                path: directory ?? ".",
+                message: "no plugin named '\(name)' (plugins: \(plugins.map(\.name).joined(separator: ", ")))")
         }
         let resolved = try entry.resolve(
-            manifestDirectory: directory ?? FileSystem.currentDirectory, productsDirectory: productsDirectory ?? defaultProductsDirectory(),
+            manifestDirectory: directory ?? FileSystem.currentDirectory,
+            productsDirectory: productsDirectory ?? defaultProductsDirectory(),
             hostEnvironment: SystemProcess.environment)
         return PluginLaunchSpec(
             command: [resolved.spawn.executable] + resolved.spawn.arguments, environment: resolved.spawn.environment,
-            workingDirectory: resolved.spawn.workingDirectory, limits: resolved.limits, startTimeoutMs: resolved.startTimeoutMs)
+            workingDirectory: resolved.spawn.workingDirectory, limits: resolved.limits,
+            startTimeoutMs: resolved.startTimeoutMs)
     }
 
     /// The explicit environment the host gives a plugin (§4): the host variables it passes on, those `inheritEnv`

@@ -74,14 +74,20 @@ extension Manifest {
     }
 
     private static func load(path: String, allowUnknownKeys: Bool, depth: Int) throws(ManifestError) -> Manifest {
-        guard depth < 8 else { throw ManifestError(path: path, message: "'extends' nests more than 8 manifests deep (a cycle?)") }
+        guard depth < 8 else {
+            throw ManifestError(path: path, message: "'extends' nests more than 8 manifests deep (a cycle?)")
+        }
         let bytes: [UInt8]
         do { bytes = try FileSystem.readRegularFile(path, maxBytes: maxManifestBytes) } catch {
             switch error.problem {
             case .notRegular(let kind):
-                throw ManifestError(path: path, message: "the manifest is \(kind), not a regular file; a manifest must be a JSON file", kind: .unreadable)
+                throw ManifestError(
+                    path: path, message: "the manifest is \(kind), not a regular file; a manifest must be a JSON file",
+                    kind: .unreadable)
             case .tooLarge(let limit):
-                throw ManifestError(path: path, message: "the manifest is larger than \(FileSystem.describeSize(limit)), the limit for a manifest")
+                throw ManifestError(
+                    path: path,
+                    message: "the manifest is larger than \(FileSystem.describeSize(limit)), the limit for a manifest")
             case .system(let cause) where cause.isNotFound:
                 throw ManifestError(path: path, message: "no such manifest (\(cause.name))", kind: .unreadable)
             case .system(let cause):
@@ -91,7 +97,8 @@ extension Manifest {
         let source = ManifestSource(path: path, bytes: bytes)
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
-            throw ManifestError(kind: .invalid, [source.diagnostic("not valid JSON: \(error.reasonDescription)", at: error.offset)])
+            throw ManifestError(
+                kind: .invalid, [source.diagnostic("not valid JSON: \(error.reasonDescription)", at: error.offset)])
         }
         var errors: [ManifestDiagnostic] = []
         var warnings: [ManifestDiagnostic] = []
@@ -100,14 +107,21 @@ extension Manifest {
             (JSONParser.locate(a.path, in: bytes)?.key ?? 0) < (JSONParser.locate(b.path, in: bytes)?.key ?? 0)
         }
         for unknown in unknownKeys {
-            let suggestion = ManifestSchema.nearest(to: unknown.key, in: unknown.known).map { "; did you mean '\($0)'?" }
+            let suggestion = ManifestSchema.nearest(to: unknown.key, in: unknown.known).map {
+                "; did you mean '\($0)'?"
+            }
             if allowUnknownKeys {
-                warnings.append(source.diagnostic(
-                    "unknown key '\(unknown.key)' in \(unknown.context) ignored (--allow-unknown-keys)\(suggestion ?? "")",
-                    severity: .warning, at: unknown.path, key: true))
+                warnings.append(
+                    source.diagnostic(
+                        "unknown key '\(unknown.key)' in \(unknown.context) ignored (--allow-unknown-keys)\(suggestion ?? "")",
+                        severity: .warning, at: unknown.path, key: true))
             } else {
-                let hint = suggestion ?? " (known keys: \(unknown.known.joined(separator: ", ")); --allow-unknown-keys ignores keys this version does not know)"
-                errors.append(source.diagnostic("unknown key '\(unknown.key)' in \(unknown.context)\(hint)", at: unknown.path, key: true))
+                let hint =
+                    suggestion
+                    ?? " (known keys: \(unknown.known.joined(separator: ", ")); --allow-unknown-keys ignores keys this version does not know)"
+                errors.append(
+                    source.diagnostic(
+                        "unknown key '\(unknown.key)' in \(unknown.context)\(hint)", at: unknown.path, key: true))
             }
         }
         var decoded: Manifest?
@@ -128,8 +142,13 @@ extension Manifest {
             do { base = try load(path: basePath, allowUnknownKeys: allowUnknownKeys, depth: depth + 1) } catch {
                 guard error.kind == .unreadable else { throw error }
                 // The mistake is in this file's `extends`, so that is where the error points.
-                throw ManifestError(kind: .unreadable, [source.diagnostic(
-                    "'extends' names \(basePath), which cannot be read: \(error.message)", at: [.key("extends")])])
+                throw ManifestError(
+                    kind: .unreadable,
+                    [
+                        source.diagnostic(
+                            "'extends' names \(basePath), which cannot be read: \(error.message)", at: [.key("extends")]
+                        )
+                    ])
             }
             manifest = manifest.merged(over: base)
         }
@@ -146,7 +165,9 @@ extension Manifest {
                 plugins.append(plugin)
             }
         }
-        var merged = Manifest(app: app ?? base.app, root: root ?? base.root, strict: strict ?? base.strict, plugins: plugins, directory: directory)
+        var merged = Manifest(
+            app: app ?? base.app, root: root ?? base.root, strict: strict ?? base.strict, plugins: plugins,
+            directory: directory)
         merged.extends = extends
         merged.warnings = base.warnings + warnings
         return merged
@@ -155,41 +176,57 @@ extension Manifest {
     /// What is wrong with this file's own fields (an inherited plugin was checked in its own file).
     private func problems(in source: ManifestSource) -> [ManifestDiagnostic] {
         var problems: [ManifestDiagnostic] = []
-        if let app, app.isEmpty || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) || app.hasPrefix(".") {
-            problems.append(source.diagnostic(
-                "app name '\(app)' must be letters, digits, '.', - or _ (it names the control socket)", at: [.key("app")]))
+        if let app,
+            app.isEmpty || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) || app.hasPrefix(".")
+        {
+            problems.append(
+                source.diagnostic(
+                    "app name '\(app)' must be letters, digits, '.', - or _ (it names the control socket)",
+                    at: [.key("app")]))
         }
         var firstUse: [String: Int] = [:]
         for (index, plugin) in plugins.enumerated() {
             let entry: [JSONPathComponent] = [.key("plugins"), .index(index)]
-            guard !plugin.name.isEmpty, plugin.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" }) else {
-                problems.append(source.diagnostic("plugin name '\(plugin.name)' must be letters, digits, - or _", at: entry + [.key("name")]))
+            guard !plugin.name.isEmpty, plugin.name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
+            else {
+                problems.append(
+                    source.diagnostic(
+                        "plugin name '\(plugin.name)' must be letters, digits, - or _", at: entry + [.key("name")]))
                 continue
             }
             if let first = firstUse[plugin.name] {
-                problems.append(source.diagnostic(
-                    "plugin name '\(plugin.name)' is used twice (a manifest that 'extends' another replaces a plugin by naming it once)",
-                    at: entry + [.key("name")]))
-                problems.append(source.diagnostic(
-                    "'\(plugin.name)' is first used here", severity: .note, at: [.key("plugins"), .index(first), .key("name")]))
+                problems.append(
+                    source.diagnostic(
+                        "plugin name '\(plugin.name)' is used twice (a manifest that 'extends' another replaces a plugin by naming it once)",
+                        at: entry + [.key("name")]))
+                problems.append(
+                    source.diagnostic(
+                        "'\(plugin.name)' is first used here", severity: .note,
+                        at: [.key("plugins"), .index(first), .key("name")]))
                 continue
             }
             firstUse[plugin.name] = index
             switch (plugin.product, plugin.command) {
             case (.some, .some):
-                problems.append(source.diagnostic(
-                    "plugin '\(plugin.name)' has both 'product' and 'command'; give one", at: entry + [.key("command")], key: true))
+                problems.append(
+                    source.diagnostic(
+                        "plugin '\(plugin.name)' has both 'product' and 'command'; give one",
+                        at: entry + [.key("command")], key: true))
             case (nil, nil):
-                problems.append(source.diagnostic(
-                    "plugin '\(plugin.name)' needs 'product' (a Swift executable of this package) or 'command' (an argv)", at: entry))
+                problems.append(
+                    source.diagnostic(
+                        "plugin '\(plugin.name)' needs 'product' (a Swift executable of this package) or 'command' (an argv)",
+                        at: entry))
             case (nil, .some(let command)) where command.isEmpty:
-                problems.append(source.diagnostic("plugin '\(plugin.name)' has an empty 'command'", at: entry + [.key("command")]))
+                problems.append(
+                    source.diagnostic("plugin '\(plugin.name)' has an empty 'command'", at: entry + [.key("command")]))
             default: break
             }
             if let contract = plugin.contract, contract.isEmpty || contract.hasSuffix("/") {
-                problems.append(source.diagnostic(
-                    "plugin '\(plugin.name)': 'contract' names a file (its route contract, e.g. \"contracts/\(plugin.name).json\"), not '\(contract)'",
-                    at: entry + [.key("contract")]))
+                problems.append(
+                    source.diagnostic(
+                        "plugin '\(plugin.name)': 'contract' names a file (its route contract, e.g. \"contracts/\(plugin.name).json\"), not '\(contract)'",
+                        at: entry + [.key("contract")]))
             }
         }
         return problems
@@ -201,15 +238,21 @@ private struct ManifestSource {
     let path: String
     let bytes: [UInt8]
 
-    func diagnostic(_ message: String, severity: ManifestDiagnostic.Severity = .error, at offset: Int) -> ManifestDiagnostic {
-        ManifestDiagnostic(path: path, severity: severity, message: message, position: TextPosition(offset: offset, in: bytes))
+    func diagnostic(
+        _ message: String, severity: ManifestDiagnostic.Severity = .error, at offset: Int
+    ) -> ManifestDiagnostic {
+        ManifestDiagnostic(
+            path: path, severity: severity, message: message, position: TextPosition(offset: offset, in: bytes))
     }
 
     /// At the value of `field` (or its key); at the file as a whole if the field cannot be found.
     func diagnostic(
-        _ message: String, severity: ManifestDiagnostic.Severity = .error, at field: [JSONPathComponent], key: Bool = false
+        _ message: String, severity: ManifestDiagnostic.Severity = .error, at field: [JSONPathComponent],
+        key: Bool = false
     ) -> ManifestDiagnostic {
-        guard let found = JSONParser.locate(field, in: bytes) else { return ManifestDiagnostic(path: path, severity: severity, message: message) }
+        guard let found = JSONParser.locate(field, in: bytes) else {
+            return ManifestDiagnostic(path: path, severity: severity, message: message)
+        }
         return diagnostic(message, severity: severity, at: key ? found.key ?? found.value : found.value)
     }
 
@@ -222,7 +265,8 @@ private struct ManifestSource {
         }
         guard let decoding = error as? DecodingError else { return ManifestDiagnostic(path: path, message: message) }
         switch decoding {
-        case .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+        case .keyNotFound(_, let context), .typeMismatch(_, let context), .valueNotFound(_, let context),
+            .dataCorrupted(let context):
             return diagnostic(message, at: JSONPathComponent.path(context.codingPath))
         @unknown default:
             return ManifestDiagnostic(path: path, message: message)
@@ -253,7 +297,9 @@ enum ManifestSchema {
     static func unknownKeys(in manifest: JSONValue) -> [Unknown] {
         guard case .object(let top) = manifest else { return [] }
         var found = check(top, known: Self.manifest, at: [], context: "the manifest")
-        if case .object(let root)? = top["root"] { found += check(root, known: reference, at: [.key("root")], context: "root") }
+        if case .object(let root)? = top["root"] {
+            found += check(root, known: reference, at: [.key("root")], context: "root")
+        }
         if case .array(let plugins)? = top["plugins"] {
             for (index, entry) in plugins.enumerated() {
                 guard case .object(let plugin) = entry else { continue }
@@ -262,15 +308,20 @@ enum ManifestSchema {
                 found += check(plugin, known: Self.plugin, at: path, context: "plugins[\(index)]\(name)")
                 for (field, known) in [("limits", limits), ("restart", restart)] {
                     guard case .object(let nested)? = plugin[field] else { continue }
-                    found += check(nested, known: known, at: path + [.key(field)], context: "plugins[\(index)].\(field)\(name)")
+                    found += check(
+                        nested, known: known, at: path + [.key(field)], context: "plugins[\(index)].\(field)\(name)")
                 }
             }
         }
         return found
     }
 
-    private static func check(_ object: JSONObject, known: [String], at path: [JSONPathComponent], context: String) -> [Unknown] {
-        object.keys.filter { !known.contains($0) }.map { Unknown(key: $0, path: path + [.key($0)], known: known, context: context) }
+    private static func check(
+        _ object: JSONObject, known: [String], at path: [JSONPathComponent], context: String
+    ) -> [Unknown] {
+        object.keys.filter { !known.contains($0) }.map {
+            Unknown(key: $0, path: path + [.key($0)], known: known, context: context)
+        }
     }
 
     /// The known key a typo most likely meant: the closest by edits (a swap of two letters counts as one),
@@ -294,7 +345,9 @@ enum ManifestSchema {
             for j in 1...b.count {
                 let cost = a[i - 1] == b[j - 1] ? 0 : 1
                 current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] { current[j] = min(current[j], previous2[j - 2] + 1) }
+                if i > 1, j > 1, a[i - 1] == b[j - 2], a[i - 2] == b[j - 1] {
+                    current[j] = min(current[j], previous2[j - 2] + 1)
+                }
             }
             (previous2, previous, current) = (previous, current, previous2)
         }

@@ -32,12 +32,15 @@ public final class TraceWriter: Sendable {
 
     /// Records one message as it crossed the pipe: its JSON text, without the newline. Never waits for the disk.
     public func record(plugin: String, direction: TraceDirection, message: ArraySlice<UInt8>) {
-        lines.append(TraceRecord.encode(milliseconds: WallClock.milliseconds, plugin: plugin, direction: direction, message: message))
+        lines.append(
+            TraceRecord.encode(
+                milliseconds: WallClock.milliseconds, plugin: plugin, direction: direction, message: message))
     }
 
     /// Records a line from a plugin that was not a valid message, with the error it caused.
     public func recordInvalid(plugin: String, raw: ArraySlice<UInt8>?, error: ResponseError) {
-        lines.append(TraceRecord.encodeInvalid(milliseconds: WallClock.milliseconds, plugin: plugin, raw: raw, error: error))
+        lines.append(
+            TraceRecord.encodeInvalid(milliseconds: WallClock.milliseconds, plugin: plugin, raw: raw, error: error))
     }
 
     /// A record already encoded (the host encodes each record once for the file, the log and subscribers).

@@ -56,7 +56,8 @@ final class ControlServer {
             }
         } catch let error as SocketPathError {
             throw ResponseError(
-                .internalError, "refusing to listen on \(path): \(error)", data: ["path": .string(path), "unsafe": .string(error.path)])
+                .internalError, "refusing to listen on \(path): \(error)",
+                data: ["path": .string(path), "unsafe": .string(error.path)])
         } catch let error as ResponseError {
             throw error
         } catch {
@@ -81,7 +82,9 @@ final class ControlServer {
     private func paused(_ error: UVError, retryMs: UInt64) {
         pauses += 1
         if pauses == 1 || pauses % 100 == 0 {
-            logger.warning("control: cannot accept clients (\(error.name): \(error)); retrying in \(retryMs) ms (\(pauses) pauses)")
+            logger.warning(
+                "control: cannot accept clients (\(error.name): \(error)); retrying in \(retryMs) ms (\(pauses) pauses)"
+            )
         }
     }
 
@@ -104,9 +107,15 @@ final class ControlServer {
         do {
             let peer = try connection.peerCredentials()
             guard peer.uid == SystemProcess.userID else {
-                logger.warning("control: refused a client running as uid \(peer.uid) (pid \(peer.pid)); the host runs as uid \(SystemProcess.userID)")
-                session.send(.errorResponse(id: nil, error: ResponseError(
-                    .unauthorized, "this host accepts clients of uid \(SystemProcess.userID) only", data: ["uid": .int(Int64(peer.uid))])))
+                logger.warning(
+                    "control: refused a client running as uid \(peer.uid) (pid \(peer.pid)); the host runs as uid \(SystemProcess.userID)"
+                )
+                session.send(
+                    .errorResponse(
+                        id: nil,
+                        error: ResponseError(
+                            .unauthorized, "this host accepts clients of uid \(SystemProcess.userID) only",
+                            data: ["uid": .int(Int64(peer.uid))])))
                 session.closeAfterFlush()
                 return
             }
@@ -135,7 +144,9 @@ final class ControlServer {
         var line: [UInt8]?
         for session in sessions.values {
             guard let subscription = session.trace, subscription.includes(plugin) else { continue }
-            if line == nil { line = Message.notificationLine(method: TraceEventNotification.method, encodedParams: record) }
+            if line == nil {
+                line = Message.notificationLine(method: TraceEventNotification.method, encodedParams: record)
+            }
             if let line { session.writeTrace(line) }
         }
     }
@@ -154,7 +165,10 @@ final class ControlServer {
             guard let line = Self.line(PluginChangedNotification.self, status.wire) else { return }
             for session in subscribers { session.write(line) }
         case .destroyed(let plugin, let instance, let type):
-            guard let line = Self.line(CoordinatorDestroyedNotification.self, .init(plugin: plugin, instance: instance, type: type)) else { return }
+            guard
+                let line = Self.line(
+                    CoordinatorDestroyedNotification.self, .init(plugin: plugin, instance: instance, type: type))
+            else { return }
             for session in subscribers { session.write(line) }
         }
     }
@@ -165,15 +179,23 @@ final class ControlServer {
         let encoder = navigator.snapshotEncoder
         var delta: SnapshotEncoder.Delta?
         if subscribers.contains(where: \.wantsDeltas) {
-            do { delta = try encoder.publish(change.tree, epoch: change.epoch, touched: change.touched, availability: change.availability) } catch {
+            do {
+                delta = try encoder.publish(
+                    change.tree, epoch: change.epoch, touched: change.touched, availability: change.availability)
+            } catch {
                 logger.error("control: cannot encode the change to revision \(change.revision): \(error)")
             }
         }
-        let deltaLine = delta.map { Message.notificationLine(method: TreeChangedNotification.method, encodedParams: $0.params) }
+        let deltaLine = delta.map {
+            Message.notificationLine(method: TreeChangedNotification.method, encodedParams: $0.params)
+        }
         var full: [UInt8]?
         var brief: [UInt8]?
         func fullLine() -> [UInt8]? {
-            if full == nil, let snapshot = try? encoder.snapshot(of: change.tree, epoch: change.epoch, availability: change.availability) {
+            if full == nil,
+                let snapshot = try? encoder.snapshot(
+                    of: change.tree, epoch: change.epoch, availability: change.availability)
+            {
                 full = Self.treeChangedLine(revision: change.revision, snapshot: snapshot)
             }
             return full
@@ -196,7 +218,9 @@ final class ControlServer {
             } else if session.wantsSnapshots {
                 if let line = fullLine() { session.write(line) }
             } else {
-                if brief == nil { brief = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: nil)) }
+                if brief == nil {
+                    brief = Self.line(TreeChangedNotification.self, .init(revision: change.revision, snapshot: nil))
+                }
                 if let brief { session.write(brief) }
             }
         }

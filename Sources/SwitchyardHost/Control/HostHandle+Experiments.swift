@@ -19,7 +19,9 @@ extension HostHandle {
 
     /// Round-trip times of `count` sequential requests of `method` to `plugin`, in nanoseconds, measured on the loop
     /// thread. The answers are only checked for success: for benchmarks (e.g. `coordinator/route` on an instance).
-    public func requestSeries(_ plugin: String, method: String, params: JSONValue, count: Int) async throws(ResponseError) -> [UInt64] {
+    public func requestSeries(
+        _ plugin: String, method: String, params: JSONValue, count: Int
+    ) async throws(ResponseError) -> [UInt64] {
         guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
         return try await host.requestSeries(plugin, method: method, params: params, count: count)
     }
@@ -42,9 +44,12 @@ extension HostHandle {
     /// Sends `count` requests of `method` to `plugin` pipelined, at most `window` in flight (a new one leaves as
     /// each answer arrives, so the write queue stays far below the not-reading limit), and returns when all are
     /// settled.
-    public func requestBurst(_ plugin: String, method: String, params: JSONValue, count: Int, window: Int = 1_024) async -> BurstResult {
+    public func requestBurst(
+        _ plugin: String, method: String, params: JSONValue, count: Int, window: Int = 1_024
+    ) async -> BurstResult {
         guard !isStopped else {
-            return BurstResult(answered: 0, errors: [ResponseError(.shuttingDown, "the host has stopped")], elapsedNanoseconds: 0)
+            return BurstResult(
+                answered: 0, errors: [ResponseError(.shuttingDown, "the host has stopped")], elapsedNanoseconds: 0)
         }
         return await host.requestBurst(plugin, method: method, params: params, count: count, window: window)
     }
@@ -83,7 +88,9 @@ extension Host {
         return UVLoop.hrtime - start
     }
 
-    func requestSeries(_ plugin: String, method: String, params: JSONValue, count: Int) async throws(ResponseError) -> [UInt64] {
+    func requestSeries(
+        _ plugin: String, method: String, params: JSONValue, count: Int
+    ) async throws(ResponseError) -> [UInt64] {
         let session = try readySession(plugin)
         var samples: [UInt64] = []
         samples.reserveCapacity(count)
@@ -95,9 +102,12 @@ extension Host {
         return samples
     }
 
-    func requestBurst(_ plugin: String, method: String, params: JSONValue, count: Int, window: Int) async -> HostHandle.BurstResult {
+    func requestBurst(
+        _ plugin: String, method: String, params: JSONValue, count: Int, window: Int
+    ) async -> HostHandle.BurstResult {
         guard let session = plugins[plugin]?.session else {
-            return HostHandle.BurstResult(answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0)
+            return HostHandle.BurstResult(
+                answered: 0, errors: [.pluginUnavailable(plugin, "it is not running")], elapsedNanoseconds: 0)
         }
         guard count > 0 else { return HostHandle.BurstResult(answered: 0, errors: [], elapsedNanoseconds: 0) }
         return await withCheckedContinuation { continuation in
@@ -126,7 +136,8 @@ extension Host {
                         remaining -= 1
                         if remaining == 0 {
                             continuation.resume(
-                                returning: HostHandle.BurstResult(answered: answered, errors: errors, elapsedNanoseconds: UVLoop.hrtime - start))
+                                returning: HostHandle.BurstResult(
+                                    answered: answered, errors: errors, elapsedNanoseconds: UVLoop.hrtime - start))
                         } else {
                             pump()
                         }
@@ -147,7 +158,9 @@ extension Host {
             return nil
         }
         return await withCheckedContinuation { continuation in
-            session.send(PingRequest.self, Empty()) { result in continuation.resume(returning: (try? result.get()) != nil) }
+            session.send(PingRequest.self, Empty()) { result in
+                continuation.resume(returning: (try? result.get()) != nil)
+            }
             usleep(UInt32(milliseconds) * 1_000)
         }
     }

@@ -25,7 +25,9 @@ public final class HostHandle: Sendable {
     /// A plugin that fails (cannot be spawned, speaks another protocol version, exits or stays silent during the
     /// handshake) does not fail the start: it is reported in ``status()`` with a typed error, and the host serves
     /// the others.
-    public static func start(manifest: Manifest, options: HostOptions = HostOptions(), logger: Logger) async throws
+    public static func start(
+        manifest: Manifest, options: HostOptions = HostOptions(), logger: Logger
+    ) async throws
         -> HostHandle
     {
         let stopped = StopSignal()
@@ -59,7 +61,9 @@ public final class HostHandle: Sendable {
     // MARK: - Navigation
 
     /// Applies a chain of steps from `instance` (default: the root) as one atomic revision.
-    public func navigate(from instance: InstanceID? = nil, _ steps: [NavigationStep]) async throws(ResponseError) -> NavigateRequest.Result {
+    public func navigate(
+        from instance: InstanceID? = nil, _ steps: [NavigationStep]
+    ) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(NavigateRequest.self, .init(instance: instance, steps: steps))
     }
 
@@ -76,7 +80,9 @@ public final class HostHandle: Sendable {
     }
 
     /// The user dismissed an entry in the UI: the tree follows and the owner is told (reason `user`).
-    public func userDismissed(instance: InstanceID, entry: EntryID) async throws(ResponseError) -> NavigateRequest.Result {
+    public func userDismissed(
+        instance: InstanceID, entry: EntryID
+    ) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(UserDismissedRequest.self, .init(instance: instance, entry: entry))
     }
 
@@ -84,7 +90,8 @@ public final class HostHandle: Sendable {
     public func userAction(
         instance: InstanceID, entry: EntryID, action: String, params: JSONValue? = nil
     ) async throws(ResponseError) -> NavigateRequest.Result {
-        try await perform(UserActionRequest.self, .init(instance: instance, entry: entry, action: action, params: params))
+        try await perform(
+            UserActionRequest.self, .init(instance: instance, entry: entry, action: action, params: params))
     }
 
     /// The current tree.
@@ -108,7 +115,9 @@ public final class HostHandle: Sendable {
     }
 
     /// Sends a signal to a plugin's process group (`plugin/signal`, spec §15.2): only with ``HostOptions/allowFaults``.
-    public func injectFault(_ signal: PluginSignalRequest.Signal, plugin: String) async throws(ResponseError) -> PluginSignalRequest.Result {
+    public func injectFault(
+        _ signal: PluginSignalRequest.Signal, plugin: String
+    ) async throws(ResponseError) -> PluginSignalRequest.Result {
         try await perform(PluginSignalRequest.self, .init(plugin: plugin, signal: signal))
     }
 
@@ -119,7 +128,8 @@ public final class HostHandle: Sendable {
 
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
-    private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
+    private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result
+    {
         guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
         return try await host.perform(R.self, params)
     }

@@ -84,7 +84,9 @@ final class SnapshotEncoder {
     private(set) var generation = 0
 
     /// The snapshot of `tree` (as `schema/tree.json`), encoded.
-    func snapshot(of tree: NavigationTree, epoch: Int, availability: @escaping NavigationTree.Availability) throws -> [UInt8] {
+    func snapshot(
+        of tree: NavigationTree, epoch: Int, availability: @escaping NavigationTree.Availability
+    ) throws -> [UInt8] {
         var statuses = StatusMemo(availability)
         if let last, last.epoch == epoch, statuses.agree(with: last.statuses) { return last.bytes }
         return try encode(tree, epoch: epoch, ids: order(of: tree, epoch: epoch), statuses: &statuses)
@@ -113,17 +115,21 @@ final class SnapshotEncoder {
     /// instance's place (no instance came or went), the patch replaces those instances in place, without walking the
     /// tree: a change to one entry costs the same in a tree of 20 instances and of 10,000.
     func publish(
-        _ tree: NavigationTree, epoch: Int, touched: Set<InstanceID>? = nil, availability: @escaping NavigationTree.Availability
+        _ tree: NavigationTree, epoch: Int, touched: Set<InstanceID>? = nil,
+        availability: @escaping NavigationTree.Availability
     ) throws -> Delta? {
         var statuses = StatusMemo(availability)
-        if let touched, let delta = try patchInPlace(to: tree, epoch: epoch, touched: touched, &statuses) { return delta }
+        if let touched, let delta = try patchInPlace(to: tree, epoch: epoch, touched: touched, &statuses) {
+            return delta
+        }
         let ids = order(of: tree, epoch: epoch)
         func publishing() -> Published {
             var positions: [InstanceID: Int] = [:]
             positions.reserveCapacity(ids.count)
             for (index, id) in ids.enumerated() { positions[id] = index }
             return Published(
-                revision: tree.revision, epoch: epoch, root: tree.rootID, tree: tree, ids: ids, positions: positions, statuses: statuses.known)
+                revision: tree.revision, epoch: epoch, root: tree.rootID, tree: tree, ids: ids, positions: positions,
+                statuses: statuses.known)
         }
         guard let old = published else {
             for id in ids { if let instance = tree[id] { _ = statuses.of(instance.plugin) } }
@@ -143,7 +149,9 @@ final class SnapshotEncoder {
         }
     }
 
-    private func patch(from old: Published, to tree: NavigationTree, _ after: [InstanceID], _ statuses: inout StatusMemo) throws -> Delta? {
+    private func patch(
+        from old: Published, to tree: NavigationTree, _ after: [InstanceID], _ statuses: inout StatusMemo
+    ) throws -> Delta? {
         var ops = JSONWriter(capacity: 256)
         var count = 0
         func op(_ name: String, _ path: String, value: (inout JSONWriter) throws -> Void) rethrows {
@@ -162,7 +170,9 @@ final class SnapshotEncoder {
             ops.writeRaw("\"}")
             count += 1
         }
-        if old.revision != tree.revision { op("replace", "/revision") { $0.writeInteger(Int64(bitPattern: tree.revision)) } }
+        if old.revision != tree.revision {
+            op("replace", "/revision") { $0.writeInteger(Int64(bitPattern: tree.revision)) }
+        }
         if old.root != tree.rootID {
             if let root = tree.rootID {
                 op(old.root == nil ? "add" : "replace", "/root") { $0.writeInteger(root.rawValue) }
@@ -175,7 +185,9 @@ final class SnapshotEncoder {
         var prefix = 0
         while prefix < before.count, prefix < after.count, before[prefix] == after[prefix] { prefix += 1 }
         var suffix = 0
-        while suffix < before.count - prefix, suffix < after.count - prefix, before[before.count - 1 - suffix] == after[after.count - 1 - suffix] {
+        while suffix < before.count - prefix, suffix < after.count - prefix,
+            before[before.count - 1 - suffix] == after[after.count - 1 - suffix]
+        {
             suffix += 1
         }
         // Applied in order: replacements in the prefix (same index before and after), the run removed and the new
@@ -190,7 +202,9 @@ final class SnapshotEncoder {
         for _ in prefix..<(before.count - suffix) { remove("/instances/\(prefix)") }
         for index in prefix..<(after.count - suffix) {
             guard let instance = tree[after[index]] else { continue }
-            try op("add", "/instances/\(index)") { $0.writeRawBytes(try Self.encoded(instance, statuses.of(instance.plugin))) }
+            try op("add", "/instances/\(index)") {
+                $0.writeRawBytes(try Self.encoded(instance, statuses.of(instance.plugin)))
+            }
         }
         for index in (after.count - suffix)..<after.count { try replaceIfChanged(index) }
         guard count > 0 else { return nil }
@@ -208,13 +222,17 @@ final class SnapshotEncoder {
         params.writeRawBytes(ops)
         params.writeRaw("]}")
         generation += 1
-        return Delta(baseGeneration: generation - 1, generation: generation, base: base, revision: revision, params: params.bytes)
+        return Delta(
+            baseGeneration: generation - 1, generation: generation, base: base, revision: revision, params: params.bytes
+        )
     }
 
     /// The patch of a commit that moved no instance: the touched instances replaced where they are. Nil when that
     /// does not hold (an instance came or went, a plugin's availability changed, the published tree is not the
     /// commit's base); then the tree is walked.
-    private func patchInPlace(to tree: NavigationTree, epoch: Int, touched: Set<InstanceID>, _ statuses: inout StatusMemo) throws -> Delta? {
+    private func patchInPlace(
+        to tree: NavigationTree, epoch: Int, touched: Set<InstanceID>, _ statuses: inout StatusMemo
+    ) throws -> Delta? {
         // Read through `published` in place (no copy of it held), so it can be updated without a copy below.
         guard let base = published?.revision, base &+ 1 == tree.revision, published?.root == tree.rootID,
             let known = published?.statuses, statuses.agree(with: known)
@@ -252,7 +270,9 @@ final class SnapshotEncoder {
         guard let published else { return nil }
         var statuses = StatusMemo { _ in (.ok, nil) }
         statuses.known = published.statuses
-        if let last, last.epoch == published.epoch, statuses.agree(with: last.statuses) { return (published.revision, last.bytes) }
+        if let last, last.epoch == published.epoch, statuses.agree(with: last.statuses) {
+            return (published.revision, last.bytes)
+        }
         let bytes = try encode(published.tree, epoch: published.epoch, ids: published.ids, statuses: &statuses)
         return (published.revision, bytes)
     }
@@ -261,7 +281,9 @@ final class SnapshotEncoder {
 
     /// The whole snapshot, each instance copied from the last one when neither it nor its plugin's availability
     /// changed since; it becomes the last one.
-    private func encode(_ tree: NavigationTree, epoch: Int, ids: [InstanceID], statuses: inout StatusMemo) throws -> [UInt8] {
+    private func encode(
+        _ tree: NavigationTree, epoch: Int, ids: [InstanceID], statuses: inout StatusMemo
+    ) throws -> [UInt8] {
         let previous = last
         last = nil  // its bytes are dropped as soon as the new snapshot is written, not kept beside it
         // About the last snapshot's size (or ~320 bytes an instance): room it does not fill is never touched.
@@ -286,12 +308,16 @@ final class SnapshotEncoder {
             } else {
                 writer.writeRawBytes(try Self.encoded(instance, status))
             }
-            slots.append(Slot(id: id, version: instance.version, start: UInt32(truncatingIfNeeded: start), count: UInt32(truncatingIfNeeded: writer.bytes.count - start)))
+            slots.append(
+                Slot(
+                    id: id, version: instance.version, start: UInt32(truncatingIfNeeded: start),
+                    count: UInt32(truncatingIfNeeded: writer.bytes.count - start)))
         }
         writer.writeRaw("]}")
         // Offsets are 32-bit: a snapshot over 4 GiB (never within the protocol's limits) is encoded but not kept.
         if writer.bytes.count <= Int(UInt32.max) {
-            last = Encoded(epoch: epoch, revision: tree.revision, bytes: writer.bytes, slots: slots, statuses: statuses.known)
+            last = Encoded(
+                epoch: epoch, revision: tree.revision, bytes: writer.bytes, slots: slots, statuses: statuses.known)
         }
         return writer.bytes
     }
@@ -308,7 +334,9 @@ final class SnapshotEncoder {
 
         mutating func range(of instance: Instance, _ status: Status, at index: Int) -> Range<Int>? {
             // Changed since (or new): every instance it holds has a version at most its revision.
-            guard instance.version <= previous.revision, previous.statuses[instance.plugin] == status else { return nil }
+            guard instance.version <= previous.revision, previous.statuses[instance.plugin] == status else {
+                return nil
+            }
             let slots = previous.slots
             var position = index + shift
             if !(slots.indices.contains(position) && slots[position].id == instance.id) {
@@ -359,13 +387,17 @@ final class SnapshotEncoder {
 extension Navigator {
     /// The current snapshot, encoded (what `tree/get` answers over the socket).
     func encodedSnapshot() throws(ResponseError) -> [UInt8] {
-        do { return try snapshotEncoder.snapshot(of: tree, epoch: treeEpoch, availability: availability) } catch { throw ResponseError.wrapping(error) }
+        do { return try snapshotEncoder.snapshot(of: tree, epoch: treeEpoch, availability: availability) } catch {
+            throw ResponseError.wrapping(error)
+        }
     }
 
     /// Publishes the current tree for watchers with deltas (one that subscribes now holds it); returns its
     /// generation.
     func publishSnapshot() throws(ResponseError) -> Int {
-        do { _ = try snapshotEncoder.publish(tree, epoch: treeEpoch, availability: availability) } catch { throw ResponseError.wrapping(error) }
+        do { _ = try snapshotEncoder.publish(tree, epoch: treeEpoch, availability: availability) } catch {
+            throw ResponseError.wrapping(error)
+        }
         return snapshotEncoder.generation
     }
 }

@@ -5,7 +5,9 @@ import SwitchyardProtocol
 // resolve links themselves), then applied as one chain in the same flow.
 extension Navigator {
     /// Validates a deep link (dry run) and, if `apply`, applies it as one chain.
-    func open(_ url: String, apply: Bool) async throws(ResponseError) -> (plan: DeepLinkPlan, result: NavigateRequest.Result?) {
+    func open(
+        _ url: String, apply: Bool
+    ) async throws(ResponseError) -> (plan: DeepLinkPlan, result: NavigateRequest.Result?) {
         let link = try DeepLinkURL(parsing: url, limits: requestLimits)
         let plan = try await resolve(DeepLinkResolver(link: link, tree: tree, registry: registry))
         guard apply else { return (plan, nil) }

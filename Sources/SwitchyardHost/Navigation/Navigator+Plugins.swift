@@ -14,7 +14,9 @@ extension Navigator {
     /// route on one tells the plugin's answer. Placeholders are not restored: the plugin never created them
     /// (``createPlaceholders(of:)`` does).
     func restore(_ targets: [(plugin: String, session: PluginSession)]) async -> [String: [ResponseError]] {
-        let batches = targets.map { (plugin: $0.plugin, session: $0.session, requests: tree.restoreRequests(for: $0.plugin)) }
+        let batches = targets.map {
+            (plugin: $0.plugin, session: $0.session, requests: tree.restoreRequests(for: $0.plugin))
+        }
         let total = batches.reduce(0) { $0 + $1.requests.count }
         guard total > 0 else { return [:] }
         return await withCheckedContinuation { continuation in
@@ -23,10 +25,15 @@ extension Navigator {
             for batch in batches where !batch.requests.isEmpty {
                 batch.session.batchingWrites {
                     for params in batch.requests {
-                        batch.session.send(encoding: CoordinatorCreateRequest.self, params, reading: CoordinatorCreateRequest.Result.init(reading:)) {
+                        batch.session.send(
+                            encoding: CoordinatorCreateRequest.self, params,
+                            reading: CoordinatorCreateRequest.Result.init(reading:)
+                        ) {
                             [logger] result in
                             if case .failure(let error) = result {
-                                logger.warning("restore of \(params.type)\(params.instance) in '\(batch.plugin)' failed: \(error.message)")
+                                logger.warning(
+                                    "restore of \(params.type)\(params.instance) in '\(batch.plugin)' failed: \(error.message)"
+                                )
                                 failures[batch.plugin, default: []].append(error)
                             }
                             remaining -= 1
@@ -47,12 +54,15 @@ extension Navigator {
                 destroy([(instance, plugin, type)])
             case .dismissed(let instance, let plugin, let entry, let route, let reason):
                 plugins?.session(plugin)?.notify(
-                    encoding: CoordinatorDismissedNotification.self, .init(instance: instance, entry: entry, route: route, reason: reason))
+                    encoding: CoordinatorDismissedNotification.self,
+                    .init(instance: instance, entry: entry, route: route, reason: reason))
             case .tabSelected(let instance, let plugin, let tab, let isRepeat):
                 plugins?.session(plugin)?.notify(
-                    encoding: CoordinatorTabSelectedNotification.self, .init(instance: instance, tab: tab, isRepeat: isRepeat))
+                    encoding: CoordinatorTabSelectedNotification.self,
+                    .init(instance: instance, tab: tab, isRepeat: isRepeat))
             case .appeared(let instance, let plugin, let entry):
-                plugins?.session(plugin)?.notify(encoding: CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
+                plugins?.session(plugin)?.notify(
+                    encoding: CoordinatorAppearedNotification.self, .init(instance: instance, entry: entry))
             }
         }
     }
@@ -62,10 +72,12 @@ extension Navigator {
     func destroy(_ instances: [(InstanceID, String, String)]) {
         for (instance, plugin, type) in instances {
             guard let session = plugins?.session(plugin) else { continue }
-            session.send(encoding: CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) { [weak self] result in
+            session.send(encoding: CoordinatorDestroyRequest.self, .init(instance: instance, type: type)) {
+                [weak self] result in
                 switch result {
                 case .success: self?.publish(.destroyed(plugin: plugin, instance: instance, type: type))
-                case .failure(let error): self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")
+                case .failure(let error):
+                    self?.logger.debug("destroy of \(instance) in '\(plugin)' failed: \(error.message)")
                 }
             }
         }
@@ -94,7 +106,10 @@ extension Navigator {
     }
 
     /// A request's params, or `invalidParams` naming the method and the field.
-    private static func decode<R: RequestMethod>(_ type: R.Type, _ params: JSONValue?) throws(ResponseError) -> R.Params {
-        do { return try Coding.decode(R.Params.self, from: params) } catch { throw .invalidParams(method: R.method, error) }
+    private static func decode<R: RequestMethod>(_ type: R.Type, _ params: JSONValue?) throws(ResponseError) -> R.Params
+    {
+        do { return try Coding.decode(R.Params.self, from: params) } catch {
+            throw .invalidParams(method: R.method, error)
+        }
     }
 }

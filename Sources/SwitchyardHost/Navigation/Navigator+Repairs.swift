@@ -13,7 +13,8 @@ extension Navigator {
             switch item {
             case .tab(let id, let route):
                 Repair(what: "tab '\(route)' of \(id)") { tree, registry, allocator throws(ResponseError) in
-                    try ChainRunner.addingTab(tree: tree, registry: registry, allocator: allocator, instance: id, tab: route)
+                    try ChainRunner.addingTab(
+                        tree: tree, registry: registry, allocator: allocator, instance: id, tab: route)
                 }
             case .content(let id):
                 Repair(what: "the content of \(id)") { tree, registry, allocator in
@@ -22,7 +23,10 @@ extension Navigator {
             }
         }
         let failed = await run(repairs)
-        if failed > 0 { logger.warning("state file: \(failed) of \(repairs.count) parts the route tables declare could not be added") }
+        if failed > 0 {
+            logger.warning(
+                "state file: \(failed) of \(repairs.count) parts the route tables declare could not be added")
+        }
     }
 
     /// Creates every placeholder of `plugin`, which now serves, in it (`coordinator/create`, reason `new`), parents
@@ -40,11 +44,13 @@ extension Navigator {
             creatingPlaceholders[plugin] = false
             let repairs = pending.map { id in
                 Repair(what: "placeholder \(plugin)\(id)") { tree, registry, allocator throws(ResponseError) in
-                    try ChainRunner.creatingPlaceholder(tree: tree, registry: registry, allocator: allocator, instance: id)
+                    try ChainRunner.creatingPlaceholder(
+                        tree: tree, registry: registry, allocator: allocator, instance: id)
                 }
             }
             let failed = await run(repairs)
-            logger.notice("plugin '\(plugin)' serves: \(pending.count - failed) of \(pending.count) placeholders created")
+            logger.notice(
+                "plugin '\(plugin)' serves: \(pending.count - failed) of \(pending.count) placeholders created")
             again = creatingPlaceholders.removeValue(forKey: plugin) ?? false
         }
     }

@@ -71,7 +71,9 @@ final class Navigator {
 
     /// Whether each plugin serves, as snapshots show it.
     var availability: NavigationTree.Availability {
-        { [weak self] plugin in self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping") }
+        { [weak self] plugin in
+            self?.plugins?.availability(of: plugin) ?? (status: .unavailable, reason: "the host is stopping")
+        }
     }
 
     /// Snapshots for the control socket, encoded from a per-instance cache; patches for watchers with deltas.
@@ -80,14 +82,20 @@ final class Navigator {
     /// `touched`: the instances a committed chain touched (all it changed), when this change is that one commit.
     func treeChanged(touched: Set<InstanceID>? = nil) {
         guard !observers.isEmpty else { return }
-        publish(.treeChanged(TreeChange(
-            revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:], epoch: treeEpoch, touched: touched)))
+        publish(
+            .treeChanged(
+                TreeChange(
+                    revision: tree.revision, tree: tree, unavailable: plugins?.unavailablePlugins ?? [:],
+                    epoch: treeEpoch, touched: touched)))
     }
 
     // MARK: - Start-up
 
     /// Composes the ready plugins' route tables. Returns the report; the caller excludes what it names.
-    func compose(tables: [(plugin: String, coordinators: [CoordinatorDeclaration])], declared: [String], root: CoordinatorReference?)
+    func compose(
+        tables: [(plugin: String, coordinators: [CoordinatorDeclaration])], declared: [String],
+        root: CoordinatorReference?
+    )
         -> CompositionReport
     {
         let rootKey = root.map { RouteRegistry.TypeKey(plugin: $0.plugin ?? "", type: $0.type) }
@@ -107,8 +115,13 @@ final class Navigator {
     /// app runs already, so the newcomer must fit it as it is: if the check would leave any plugin out (the
     /// newcomer's table is broken, or routes of the running plugins expect types it does not declare), the
     /// newcomer is refused and nothing changes. Returns why it was refused.
-    func join(plugin: String, coordinators: [CoordinatorDeclaration], declared: [String], root: CoordinatorReference?) -> ResponseError? {
-        let tables = registry.plugins.map { (plugin: $0, coordinators: registry.coordinators(of: $0)) } + [(plugin: plugin, coordinators: coordinators)]
+    func join(
+        plugin: String, coordinators: [CoordinatorDeclaration], declared: [String], root: CoordinatorReference?
+    ) -> ResponseError? {
+        let tables =
+            registry.plugins.map { (plugin: $0, coordinators: registry.coordinators(of: $0)) } + [
+                (plugin: plugin, coordinators: coordinators)
+            ]
         let rootKey = root.map { RouteRegistry.TypeKey(plugin: $0.plugin ?? "", type: $0.type) }
         let report = Composition.check(tables: tables, declaredPlugins: declared, root: rootKey)
         let errors = report.issues.filter { $0.severity == .error }
@@ -122,7 +135,8 @@ final class Navigator {
         // The errors found at start stay (the plugins they left out are still out); the warnings are today's.
         let kept = composition?.issues.filter { $0.severity == .error } ?? []
         composition = CompositionReport(
-            issues: kept + report.issues, excluded: composition?.excluded ?? [], registry: report.registry, fatal: composition?.fatal)
+            issues: kept + report.issues, excluded: composition?.excluded ?? [], registry: report.registry,
+            fatal: composition?.fatal)
         registry = report.registry
         logger.notice("plugin '\(plugin)' joined the composition: \(coordinators.count) coordinator types")
         return nil
@@ -191,7 +205,9 @@ final class Navigator {
     }
 
     /// Checks a navigation against the current tree and sets up its runner.
-    private func prepare(_ request: ChainRequest, checkLimits: Bool) throws(ResponseError) -> (runner: ChainRunner, base: NavigationTree) {
+    private func prepare(
+        _ request: ChainRequest, checkLimits: Bool
+    ) throws(ResponseError) -> (runner: ChainRunner, base: NavigationTree) {
         guard let origin = request.start ?? tree.rootID else {
             throw ResponseError(.instanceNotFound, "the tree is empty")
         }
@@ -206,14 +222,17 @@ final class Navigator {
         }
         let base = tree
         let runner = ChainRunner(
-            tree: base, registry: registry, allocator: allocator, requester: request.requester, start: origin, steps: request.steps,
+            tree: base, registry: registry, allocator: allocator, requester: request.requester, start: origin,
+            steps: request.steps,
             links: request.links, dismissReason: request.reason)
         return (runner, base)
     }
 
     /// Drives a chain through the plugins and commits it as one revision, in a chain of its own (see
     /// ``driveAndCommit(_:base:chain:)``).
-    func runChain(_ runner: ChainRunner, base: NavigationTree) async -> Result<(result: ChainResult, changed: Bool), ResponseError> {
+    func runChain(
+        _ runner: ChainRunner, base: NavigationTree
+    ) async -> Result<(result: ChainResult, changed: Bool), ResponseError> {
         let chain = scheduler.begin()
         defer { finish(chain) }
         return await driveAndCommit(runner, base: base, chain: chain)
@@ -264,11 +283,17 @@ final class Navigator {
                 }
                 scheduler.consult(need.plugin, incarnation: plugins?.incarnation(of: need.plugin) ?? 0, by: chain)
                 // A placeholder the plugin creates is counted already (it is in the tree).
-                if case .create(let question) = need, question.reason == .new, tree[question.instance]?.isPending != true {
+                if case .create(let question) = need, question.reason == .new,
+                    tree[question.instance]?.isPending != true
+                {
                     let limit = plugins?.maxInstances(of: need.plugin) ?? .max
-                    guard scheduler.reserveCreation(of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit) else {
+                    guard
+                        scheduler.reserveCreation(
+                            of: need.plugin, by: chain, owned: tree.instanceCount(of: need.plugin), limit: limit)
+                    else {
                         let error = ResponseError(
-                            .limitExceeded, "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
+                            .limitExceeded,
+                            "plugin '\(need.plugin)' would own more than \(limit) instances (maxInstances)",
                             data: ["plugin": .string(need.plugin), "limit": "maxInstances"])
                         runner.resume(with: .create(.failure(error)))
                         continue
@@ -276,11 +301,17 @@ final class Navigator {
                 }
                 switch need {
                 case .route(let question):
-                    runner.resume(with: .route(await session.request(
-                        encoding: CoordinatorRouteRequest.self, question.request, reading: CoordinatorRouteRequest.Result.init(reading:))))
+                    runner.resume(
+                        with: .route(
+                            await session.request(
+                                encoding: CoordinatorRouteRequest.self, question.request,
+                                reading: CoordinatorRouteRequest.Result.init(reading:))))
                 case .create(let question):
-                    runner.resume(with: .create(await session.request(
-                        encoding: CoordinatorCreateRequest.self, question.request, reading: CoordinatorCreateRequest.Result.init(reading:))))
+                    runner.resume(
+                        with: .create(
+                            await session.request(
+                                encoding: CoordinatorCreateRequest.self, question.request,
+                                reading: CoordinatorCreateRequest.Result.init(reading:))))
                 }
             }
         }
@@ -288,7 +319,9 @@ final class Navigator {
 
     /// A chain whose answers came from a plugin process that has since died (and maybe restarted) must not
     /// commit: the new process never saw what the old one answered, and would not know the instances it created.
-    private func checkIncarnations(_ chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain) throws(ResponseError) {
+    private func checkIncarnations(
+        _ chain: ChainScheduler<CheckedContinuation<Void, Never>>.Chain
+    ) throws(ResponseError) {
         if let plugin = scheduler.restartedPlugin(of: chain, current: { self.plugins?.incarnation(of: $0) ?? 0 }) {
             throw .pluginUnavailable(plugin, "it restarted while the chain was running")
         }

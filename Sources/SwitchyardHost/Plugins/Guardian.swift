@@ -93,7 +93,8 @@ final class Guardian {
             let reason = "switchyard-guardian not found"
             logger.warning("\(reason); plugins rely on exiting at stdin EOF if the host dies")
             let notUsed = [ContainmentMechanism.pidNamespace, .cgroup, .processGroup].map { ($0, reason) }
-            return Guardian(mechanism: .none, notUsed: notUsed, loop: loop, logger: logger, executable: nil, cgroup: nil)
+            return Guardian(
+                mechanism: .none, notUsed: notUsed, loop: loop, logger: logger, executable: nil, cgroup: nil)
         }
         var notUsed: [(ContainmentMechanism, String)] = []
         // The PID namespace is the strongest mechanism but only on request: the plugins' /proc is still the host's
@@ -103,7 +104,11 @@ final class Guardian {
         let order: [ContainmentMechanism] = [.pidNamespace, .cgroup, .processGroup]
         for candidate in order {
             if candidate == .pidNamespace && requested != .pidNamespace {
-                notUsed.append((candidate, "only on request (SWITCHYARD_CONTAINMENT=pid-namespace): the plugins would see the host's /proc"))
+                notUsed.append(
+                    (
+                        candidate,
+                        "only on request (SWITCHYARD_CONTAINMENT=pid-namespace): the plugins would see the host's /proc"
+                    ))
                 continue
             }
             if let requested, requested != candidate, candidate != .processGroup {
@@ -149,7 +154,8 @@ final class Guardian {
         guard let mountinfo = try? FileSystem.readFile("/proc/self/mountinfo") else {
             return .failure(CgroupUnavailable("cannot read /proc/self/mountinfo"))
         }
-        let mount = String(decoding: mountinfo, as: UTF8.self).split(separator: "\n").lazy.compactMap { line -> String? in
+        let mount = String(decoding: mountinfo, as: UTF8.self).split(separator: "\n").lazy.compactMap {
+            line -> String? in
             let halves = line.split(separator: " - ", maxSplits: 1)
             guard halves.count == 2, halves[1].hasPrefix("cgroup2 ") else { return nil }
             let fields = halves[0].split(separator: " ")
@@ -157,7 +163,9 @@ final class Guardian {
         }.first
         guard let mount else { return .failure(CgroupUnavailable("no cgroup v2 hierarchy is mounted")) }
         guard let membership = try? FileSystem.readFile("/proc/self/cgroup"),
-            let own = String(decoding: membership, as: UTF8.self).split(separator: "\n").first(where: { $0.hasPrefix("0::") })
+            let own = String(decoding: membership, as: UTF8.self).split(separator: "\n").first(where: {
+                $0.hasPrefix("0::")
+            })
         else { return .failure(CgroupUnavailable("this process is in no cgroup v2 group")) }
         let relative = own.dropFirst(3)
         let parent = relative == "/" ? mount : mount + relative
@@ -194,7 +202,9 @@ final class Guardian {
             stdout: .ignore, stderr: .inherit)
         generation += 1
         let current = generation
-        let onExit: (TerminationStatus) -> Void = { [weak self] status in self?.guardianExited(status, generation: current) }
+        let onExit: (TerminationStatus) -> Void = { [weak self] status in
+            self?.guardianExited(status, generation: current)
+        }
         do {
             let process: UVProcess
             if mechanism == .pidNamespace {
@@ -243,7 +253,7 @@ final class Guardian {
         let process: UVProcess
         do throws(UVError) {
             process = try UVProcess.spawn(loop: loop, options: options, onExit: onExit)
-        } catch where error.code == -ENOMEM && mechanism == .pidNamespace && !closing {
+        } catch  where error.code == -ENOMEM && mechanism == .pidNamespace && !closing {
             // The namespace's init has died (no fork into it succeeds any more), and its exit callback has not run
             // yet: start the next guardian now and spawn into its namespace.
             logger.warning("the plugins' PID namespace has ended; starting another switchyard-guardian")

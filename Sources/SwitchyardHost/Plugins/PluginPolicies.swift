@@ -18,7 +18,9 @@ package struct AdmissionPolicy {
     private var outstanding = Set<RequestID>()
     private var recentErrors = Deque<UInt64>()
 
-    package init(messagesPerSecond: Int, maxOutstandingRequests: Int, maxProtocolErrors: Int, errorWindowMs: UInt64 = 10_000) {
+    package init(
+        messagesPerSecond: Int, maxOutstandingRequests: Int, maxProtocolErrors: Int, errorWindowMs: UInt64 = 10_000
+    ) {
         self.messagesPerSecond = messagesPerSecond
         self.maxOutstandingRequests = maxOutstandingRequests
         self.maxProtocolErrors = maxProtocolErrors
@@ -67,7 +69,8 @@ package struct AdmissionPolicy {
     /// `errorWindowMs`).
     package mutating func recordError(now: UInt64) -> Bool {
         recentErrors.append(now)
-        while let first = recentErrors.first, now &- first > errorWindowMs || recentErrors.count > maxProtocolErrors + 1 {
+        while let first = recentErrors.first, now &- first > errorWindowMs || recentErrors.count > maxProtocolErrors + 1
+        {
             recentErrors.removeFirst()
         }
         return recentErrors.count > maxProtocolErrors
@@ -205,7 +208,9 @@ package enum TeardownStep: Equatable {
 extension TeardownStep {
     /// The host's ladder (spec §4): `shutdown`, `exit`, stdin closed, SIGTERM after `graceMs`, SIGKILL after another
     /// `graceMs`. A plugin that never completed its handshake skips the request.
-    package static func ladder(graceMs: Int, shutdownTimeoutMs: Int, ready: Bool, term: Int32, kill: Int32) -> [TeardownStep] {
+    package static func ladder(
+        graceMs: Int, shutdownTimeoutMs: Int, ready: Bool, term: Int32, kill: Int32
+    ) -> [TeardownStep] {
         (ready ? [.shutdownRequest(waitMs: shutdownTimeoutMs)] : []) + [
             .closeStdin(waitMs: graceMs), .signal(term, waitMs: graceMs), .signal(kill, waitMs: 0),
         ]

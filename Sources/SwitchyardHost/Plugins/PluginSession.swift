@@ -107,7 +107,8 @@ final class PluginSession {
         self.restarts = restarts
         self.admission = AdmissionPolicy(plugin.limits)
         self.heartbeat = HeartbeatPolicy(intervalMs: 0, timeoutMs: 0, now: 0)
-        self.writeQueue = WriteQueuePolicy(limitBytes: plugin.maxWriteQueueBytes, windowMs: plugin.limits.heartbeatTimeoutMs)
+        self.writeQueue = WriteQueuePolicy(
+            limitBytes: plugin.maxWriteQueueBytes, windowMs: plugin.limits.heartbeatTimeoutMs)
         var logger = logger
         logger[metadataKey: "plugin"] = .string(plugin.name)
         self.logger = logger
@@ -162,7 +163,8 @@ final class PluginSession {
                 let theirs = error.data?["supported"].map { "\($0)" } ?? "unknown"
                 failure = .handshake(
                     name, .unsupportedProtocolVersion,
-                    "it speaks protocol versions \(theirs), the host speaks \(ProtocolVersion.supported)", data: ["supported": supported])
+                    "it speaks protocol versions \(theirs), the host speaks \(ProtocolVersion.supported)",
+                    data: ["supported": supported])
             case .timeout:
                 failure = .handshake(
                     name, .timeout, "no answer to 'initialize' within \(plugin.startTimeoutMs) ms",
@@ -291,7 +293,9 @@ extension PluginSession {
 
     /// ``sendRaw(method:params:timeoutMs:_:)`` suspended until the answer.
     func requestRaw(method: String, params: JSONValue?) async -> Result<JSONValue, ResponseError> {
-        await withCheckedContinuation { continuation in sendRaw(method: method, params: params) { continuation.resume(returning: $0) } }
+        await withCheckedContinuation { continuation in
+            sendRaw(method: method, params: params) { continuation.resume(returning: $0) }
+        }
     }
 
     /// Runs `body` with the plugin's input corked: the requests it sends (a restore's batch of `coordinator/create`)
@@ -338,9 +342,11 @@ extension PluginSession {
                 return .success(try Coding.decode(R.Result.self, from: value))
             } catch {
                 let base = ResponseError.invalidParams(method: R.method, error)
-                return .failure(ResponseError(
-                    .invalidAnswer, "plugin '\(name)' answered '\(R.method)' with an invalid result: \(base.message)",
-                    data: base.adding("plugin", .string(name)).data))
+                return .failure(
+                    ResponseError(
+                        .invalidAnswer,
+                        "plugin '\(name)' answered '\(R.method)' with an invalid result: \(base.message)",
+                        data: base.adding("plugin", .string(name)).data))
             }
         }
     }
@@ -382,7 +388,10 @@ extension PluginSession {
         if !writeQueue.fits(line.count, queued: queued) {
             // The hard bound on host memory: answers and notifications may overrun the soft limit (refusing them
             // would lose them), but not without end.
-            kill(reason: "stopped reading its stdin (\(queued) bytes queued, twice the limit of \(plugin.maxWriteQueueBytes))")
+            kill(
+                reason:
+                    "stopped reading its stdin (\(queued) bytes queued, twice the limit of \(plugin.maxWriteQueueBytes))"
+            )
             return notReadingError(queued: queued)
         }
         do {
@@ -391,7 +400,10 @@ extension PluginSession {
             return .pluginUnavailable(name, "writing failed: \(error)")
         }
         messagesSent += 1
-        if trace.isOn { trace.message(line.last == 0x0A ? line.dropLast() : line[...], plugin: name, direction: .out, logger: logger) }
+        if trace.isOn {
+            trace.message(
+                line.last == 0x0A ? line.dropLast() : line[...], plugin: name, direction: .out, logger: logger)
+        }
         // The running clock is read only past the limit: every message to every plugin passes here.
         let queuedAfter = transport.queuedBytes
         if queuedAfter > plugin.maxWriteQueueBytes, writeQueue.wrote(queued: queuedAfter, now: clock.runningNow) {
@@ -446,9 +458,11 @@ extension PluginSession: PluginTransportSink {
         // At notice, the CLI's default level: what a plugin prints is how its author debugs it.
         for line in lines { logger.notice("\(line)") }
         if startedDropping {
-            report(ResponseError(
-                .limitExceeded, "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
-                data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
+            report(
+                ResponseError(
+                    .limitExceeded,
+                    "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
+                    data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
         }
         // Over its budget, the plugin is not read until the second ends: its own full pipe holds it back.
         // Reading and discarding as fast as it writes would cost the host a core for as long as the flood lasts
@@ -505,7 +519,11 @@ extension PluginSession: PluginTransportSink {
                 unmatchedAnswer(id, lineNumber: lineNumber)
             case .errorResponse(nil, let error):
                 guard withinRate(message, lineNumber: lineNumber) else { return }
-                report(ResponseError(.invalidRequest, "line \(lineNumber): error response without an id: \(error.message)", data: ["line": .int(Int64(lineNumber))]).naming(plugin: name))
+                report(
+                    ResponseError(
+                        .invalidRequest, "line \(lineNumber): error response without an id: \(error.message)",
+                        data: ["line": .int(Int64(lineNumber))]
+                    ).naming(plugin: name))
             case .request(let id, let method, let params):
                 guard withinRate(message, lineNumber: lineNumber) else { return }
                 received(request: id, method: method, params: params, lineNumber: lineNumber)
@@ -527,15 +545,22 @@ extension PluginSession: PluginTransportSink {
             return
         }
         guard state == .ready else {
-            respond(to: id, error: ResponseError(.notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
+            respond(
+                to: id,
+                error: ResponseError(
+                    .notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
             return
         }
         let verdict = admission.beginRequest(id)
         guard verdict == .accepted else {
-            let error = verdict == .duplicateID
-                ? ResponseError(.invalidRequest, "line \(lineNumber): request id \(id) is already in use", data: ["line": .int(Int64(lineNumber)), "field": "id"])
+            let error =
+                verdict == .duplicateID
+                ? ResponseError(
+                    .invalidRequest, "line \(lineNumber): request id \(id) is already in use",
+                    data: ["line": .int(Int64(lineNumber)), "field": "id"])
                 : ResponseError(
-                    .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxOutstandingRequests) requests outstanding",
+                    .limitExceeded,
+                    "line \(lineNumber): more than \(plugin.limits.maxOutstandingRequests) requests outstanding",
                     data: ["line": .int(Int64(lineNumber)), "limit": "maxOutstandingRequests"])
             let named = error.naming(plugin: name)
             _ = writeLine(Message.errorResponse(id: id, error: named).encodedLine())
@@ -549,7 +574,8 @@ extension PluginSession: PluginTransportSink {
     private func traceRead(_ event: MessageReader.Event, _ line: ArraySlice<UInt8>?) {
         switch event {
         case .message: trace.message(line ?? [], plugin: name, direction: .in, logger: logger)
-        case .violation(let violation): trace.invalidLine(line, error: violation.error.naming(plugin: name), plugin: name, logger: logger)
+        case .violation(let violation):
+            trace.invalidLine(line, error: violation.error.naming(plugin: name), plugin: name, logger: logger)
         }
     }
 
@@ -579,7 +605,10 @@ extension PluginSession: PluginTransportSink {
         guard state == .ready || state == .starting else { return }
         // The window is running time: a backlog read after the host's own stall must not look like a burst.
         if admission.recordError(now: clock.runningNow) {
-            kill(reason: "quarantined: \(admission.errorsInWindow) protocol errors within \(admission.errorWindowMs / 1_000) s (last: \(error.message))")
+            kill(
+                reason:
+                    "quarantined: \(admission.errorsInWindow) protocol errors within \(admission.errorWindowMs / 1_000) s (last: \(error.message))"
+            )
         }
     }
 
@@ -593,7 +622,9 @@ extension PluginSession: PluginTransportSink {
             .limitExceeded, "line \(lineNumber): more than \(plugin.limits.maxMessagesPerSecond) messages per second",
             data: ["line": .int(Int64(lineNumber)), "limit": "maxMessagesPerSecond"]
         ).naming(plugin: name)
-        if case .request(let id, _, _) = message { _ = writeLine(Message.errorResponse(id: id, error: error).encodedLine()) }
+        if case .request(let id, _, _) = message {
+            _ = writeLine(Message.errorResponse(id: id, error: error).encodedLine())
+        }
         droppedOverRate += 1
         report(error, log: droppedOverRate % 10_000 == 1)
         return false
@@ -670,7 +701,8 @@ extension PluginSession {
     /// `heartbeatTimeoutMs` means it is hung (stopped, deadlocked, spinning) and it is killed like a crash.
     private func startHeartbeat() {
         heartbeat = HeartbeatPolicy(
-            intervalMs: plugin.limits.heartbeatIntervalMs, timeoutMs: plugin.limits.heartbeatTimeoutMs, now: clock.runningNow)
+            intervalMs: plugin.limits.heartbeatIntervalMs, timeoutMs: plugin.limits.heartbeatTimeoutMs,
+            now: clock.runningNow)
         guard heartbeat.isEnabled else { return }
         clock.arm(.heartbeat, afterMs: heartbeat.tickMs, repeatMs: heartbeat.tickMs)
     }
@@ -682,9 +714,14 @@ extension PluginSession {
         case .none:
             break
         case .ping(let id):
-            _ = writeLine(Message.request(id: .string(id), method: PingRequest.method, params: .object(JSONObject())).encodedLine())
+            _ = writeLine(
+                Message.request(id: .string(id), method: PingRequest.method, params: .object(JSONObject()))
+                    .encodedLine())
         case .hung:
-            kill(reason: "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms of running time")
+            kill(
+                reason:
+                    "hung: no answer to the heartbeat $/ping within \(plugin.limits.heartbeatTimeoutMs) ms of running time"
+            )
         }
     }
 
@@ -694,7 +731,8 @@ extension PluginSession {
 
     private func beginWriteStall() {
         logger.warning(
-            "plugin '\(name)' stopped reading its stdin (\(queuedBytes) bytes queued, limit \(plugin.maxWriteQueueBytes)): requests are refused; it is killed unless it reads within \(writeQueue.windowMs) ms")
+            "plugin '\(name)' stopped reading its stdin (\(queuedBytes) bytes queued, limit \(plugin.maxWriteQueueBytes)): requests are refused; it is killed unless it reads within \(writeQueue.windowMs) ms"
+        )
         clock.arm(.writeStall, afterMs: writeQueue.windowMs)
     }
 
@@ -707,7 +745,10 @@ extension PluginSession {
         case .checkAgain(let milliseconds):
             clock.arm(.writeStall, afterMs: milliseconds)
         case .notReading(let milliseconds):
-            kill(reason: "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes), nothing read for \(milliseconds) ms)")
+            kill(
+                reason:
+                    "stopped reading its stdin (\(queued) bytes queued, limit \(plugin.maxWriteQueueBytes), nothing read for \(milliseconds) ms)"
+            )
         }
     }
 }
@@ -736,7 +777,8 @@ extension PluginSession {
         guard !stopRequested, state != .terminated else { return }
         stopRequested = true
         let steps = TeardownStep.ladder(
-            graceMs: graceMs, shutdownTimeoutMs: shutdownTimeoutMs, ready: state == .ready, term: SIGTERM, kill: SIGKILL)
+            graceMs: graceMs, shutdownTimeoutMs: shutdownTimeoutMs, ready: state == .ready, term: SIGTERM, kill: SIGKILL
+        )
         state = .stopping
         ladder = (steps[...], nil)
         runLadder()
@@ -750,7 +792,8 @@ extension PluginSession {
         ladder = (ladder.remaining.dropFirst(), step)
         switch step {
         case .shutdownRequest:
-            sendRaw(method: ShutdownRequest.method, params: .object(JSONObject()), timeoutMs: step.waitMs) { [weak self] _ in
+            sendRaw(method: ShutdownRequest.method, params: .object(JSONObject()), timeoutMs: step.waitMs) {
+                [weak self] _ in
                 guard let self, self.state != .terminated else { return }
                 _ = self.writeLine(Message.notification(method: ExitNotification.method, params: nil).encodedLine())
                 self.runLadder()
@@ -798,7 +841,8 @@ extension PluginSession {
         if wasStarting && !handshakeFailureReported {
             handshakeFailureReported = true
             // Every byte of stderr has been read by now: a traceback printed at import is all in the error.
-            let error = withStderrTail(.handshake(name, .pluginUnavailable, "it \(termination) before answering 'initialize'"))
+            let error = withStderrTail(
+                .handshake(name, .pluginUnavailable, "it \(termination) before answering 'initialize'"))
             logger.error("\(error.message)\(error.authorDetails.map { "\n" + $0 } ?? "")")
             onEvent(.handshakeFailed(error))
         }

@@ -113,7 +113,8 @@ final class PluginSupervisor {
         handshakeError = nil
         let transport = ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
         let session = PluginSession(
-            plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace, restarts: restarts)
+            plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace,
+            restarts: restarts)
         self.session = session
         session.onEvent = { [weak self, weak session] event in
             guard let self, let session, session === self.session else { return }
@@ -128,7 +129,8 @@ final class PluginSupervisor {
         switch event {
         case .ready(let table):
             if let previous = routeTable, previous.coordinators != table.coordinators {
-                logger.warning("plugin '\(name)' came back with a different route table; the composed tables keep the first one")
+                logger.warning(
+                    "plugin '\(name)' came back with a different route table; the composed tables keep the first one")
             }
             routeTable = routeTable ?? table
             if exhaustedAttempts > 0 {
@@ -143,7 +145,9 @@ final class PluginSupervisor {
             }
             let current = incarnation
             onRestarted(self, session) { [weak self] in
-                guard let self, self.incarnation == current, self.state == .starting, session.state == .ready else { return }
+                guard let self, self.incarnation == current, self.state == .starting, session.state == .ready else {
+                    return
+                }
                 self.lastError = nil
                 if let crashed = self.lastCrashAt { self.lastRecoveryMs = self.loop.now &- crashed }
                 self.setState(.ready)
@@ -188,7 +192,9 @@ final class PluginSupervisor {
             setState(.failed)
             return
         }
-        if let handshakeError, [.unsupportedProtocolVersion, .invalidAnswer, .invalidParams].contains(handshakeError.code) {
+        if let handshakeError,
+            [.unsupportedProtocolVersion, .invalidAnswer, .invalidParams].contains(handshakeError.code)
+        {
             // It came back speaking something else: restarting again will not change that.
             setState(.failed)
             return
@@ -198,7 +204,9 @@ final class PluginSupervisor {
             // Killed with its PID namespace because the guardian died: not the plugin's fault, so it restarts at
             // once and the restart does not count toward its intensity (its spawn starts the next guardian).
             restarts += 1
-            logger.notice("plugin '\(name)' ended with its PID namespace (\(termination)); restarting (restart \(restarts), not counted)")
+            logger.notice(
+                "plugin '\(name)' ended with its PID namespace (\(termination)); restarting (restart \(restarts), not counted)"
+            )
             setState(.restarting)
             start()
             return
@@ -255,7 +263,9 @@ final class PluginSupervisor {
         let delay = UInt64(Double(base) * Double.random(in: 0.8...1.2))
         lastError = .pluginUnavailable(name, "cannot start: \(failure.name) (out of resources); retrying")
         if exhaustedAttempts == 1 || exhaustedAttempts % 20 == 0 {
-            logger.warning("cannot start plugin '\(name)': \(failure.name) (\(failure)); out of resources, retrying in \(delay) ms (attempt \(exhaustedAttempts); not counted as a restart)")
+            logger.warning(
+                "cannot start plugin '\(name)': \(failure.name) (\(failure)); out of resources, retrying in \(delay) ms (attempt \(exhaustedAttempts); not counted as a restart)"
+            )
         }
         setState(.restarting)
         startAfter(delay)
@@ -298,7 +308,9 @@ final class PluginSupervisor {
     /// applies if it never served (a failed handshake fails it at once); if it served before, it is restored as after
     /// any restart. Returns false if it is running (starting, ready, restarting or stopping).
     func startAgain() -> Bool {
-        guard state == .failed || state == .stopped, session == nil || session?.state == .terminated else { return false }
+        guard state == .failed || state == .stopped, session == nil || session?.state == .terminated else {
+            return false
+        }
         stopping = false
         restartTimes.removeAll()
         exhaustedAttempts = 0

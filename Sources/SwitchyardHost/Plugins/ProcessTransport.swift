@@ -1,4 +1,5 @@
 import Glibc
+import SwitchyardSystem
 import SwitchyardUV
 
 /// A plugin as a child process: its stdin, stdout and stderr as libuv pipes, spawned directly or through the

@@ -37,7 +37,10 @@ final class ProtocolTrace {
     /// A message as it crossed the pipe (its JSON text, without the newline).
     func message(_ bytes: ArraySlice<UInt8>, plugin: String, direction: TraceDirection, logger: Logger) {
         if recordsOn {
-            deliver(TraceRecord.encode(milliseconds: WallClock.milliseconds, plugin: plugin, direction: direction, message: bytes), plugin: plugin)
+            deliver(
+                TraceRecord.encode(
+                    milliseconds: WallClock.milliseconds, plugin: plugin, direction: direction, message: bytes),
+                plugin: plugin)
         }
         if logs { logger.trace("\(direction == .in ? "←" : "→") \(String(decoding: bytes, as: UTF8.self))") }
     }
@@ -45,7 +48,9 @@ final class ProtocolTrace {
     /// A line from the plugin that was not a valid message (nil: it was over the length limit and not kept).
     func invalidLine(_ bytes: ArraySlice<UInt8>?, error: ResponseError, plugin: String, logger: Logger) {
         if recordsOn {
-            deliver(TraceRecord.encodeInvalid(milliseconds: WallClock.milliseconds, plugin: plugin, raw: bytes, error: error), plugin: plugin)
+            deliver(
+                TraceRecord.encodeInvalid(
+                    milliseconds: WallClock.milliseconds, plugin: plugin, raw: bytes, error: error), plugin: plugin)
         }
         if logs {
             let text = bytes.map { String(decoding: $0, as: UTF8.self) } ?? "(line over the limit)"

@@ -61,7 +61,9 @@ final class StateStore {
                         count += 1
                         return count
                     }
-                    if count == 1 || count % 100 == 0 { logger.error("cannot write the state file \(path): \(error) (\(count) failures)") }
+                    if count == 1 || count % 100 == 0 {
+                        logger.error("cannot write the state file \(path): \(error) (\(count) failures)")
+                    }
                 }
             }
         }
@@ -75,10 +77,13 @@ final class StateStore {
 
         init(disk: Disk, app: String?) {
             self.disk = disk
-            let (stream, continuation) = AsyncStream<(UInt64, NavigationTree)>.makeStream(bufferingPolicy: .bufferingNewest(1))
+            let (stream, continuation) = AsyncStream<(UInt64, NavigationTree)>.makeStream(
+                bufferingPolicy: .bufferingNewest(1))
             self.continuation = continuation
             task = Task.detached {
-                for await (generation, tree) in stream { disk.write(generation: generation, bytes: StateStore.encode(tree, app: app)) }
+                for await (generation, tree) in stream {
+                    disk.write(generation: generation, bytes: StateStore.encode(tree, app: app))
+                }
             }
         }
 
@@ -124,12 +129,15 @@ final class StateStore {
             }
             let file = try Coding.decode(StateFile.self, from: try JSONParser.parse(bytes))
             guard file.format == StateFile.formatName, file.version == 1 else {
-                throw ResponseError(.invalidParams, "not a version 1 switchyard state file (format '\(file.format)', version \(file.version))")
+                throw ResponseError(
+                    .invalidParams,
+                    "not a version 1 switchyard state file (format '\(file.format)', version \(file.version))")
             }
             if let app, let saved = file.app, saved != app {
                 throw ResponseError(.invalidParams, "it belongs to the app '\(saved)', not '\(app)'")
             }
-            let tree = try NavigationTree(snapshot: file.tree, nextInstanceID: file.nextInstanceID, nextEntryID: file.nextEntryID)
+            let tree = try NavigationTree(
+                snapshot: file.tree, nextInstanceID: file.nextInstanceID, nextEntryID: file.nextEntryID)
             generation = 0
             return .tree(tree)
         } catch let error as ResponseError {
@@ -157,10 +165,13 @@ final class StateStore {
         let target = "\(path).corrupt-\(FileSystem.secondsSinceEpoch)"
         do {
             try FileSystem.move(path, to: target)
-            logger.error("the state file \(path) cannot be used (\(reason)); moved to \(target); starting from a fresh tree")
+            logger.error(
+                "the state file \(path) cannot be used (\(reason)); moved to \(target); starting from a fresh tree")
             return .setAside(reason: reason, movedTo: target)
         } catch {
-            logger.error("the state file \(path) cannot be used (\(reason)) nor moved aside (\(error)); starting from a fresh tree")
+            logger.error(
+                "the state file \(path) cannot be used (\(reason)) nor moved aside (\(error)); starting from a fresh tree"
+            )
             return .setAside(reason: reason, movedTo: nil)
         }
     }
@@ -189,7 +200,8 @@ final class StateStore {
     /// The file's bytes for `tree`: on the writer's task, or on the loop for the last write at shutdown.
     static func encode(_ tree: NavigationTree, app: String?) -> [UInt8] {
         let file = StateFile(
-            format: StateFile.formatName, version: 1, app: app, nextInstanceID: tree.nextInstanceID, nextEntryID: tree.nextEntryID,
+            format: StateFile.formatName, version: 1, app: app, nextInstanceID: tree.nextInstanceID,
+            nextEntryID: tree.nextEntryID,
             tree: tree.snapshot())
         return (try? JSONValueEncoder().encodeBytes(file)) ?? []
     }

@@ -3,15 +3,19 @@ import SwitchyardProtocol
 // Plugin answers, checked against the route table before anything lands in the tree.
 extension ChainRunner {
     func applyRouteAnswer(
-        _ answer: CoordinatorRouteRequest.Result, question: RouteQuestion, declaration: RouteDeclaration, purpose: Purpose
+        _ answer: CoordinatorRouteRequest.Result, question: RouteQuestion, declaration: RouteDeclaration,
+        purpose: Purpose
     ) throws(ResponseError) {
         var owner = try instance(question.instance)
         let entryID = allocator.entry()
         let content = try materialize(
-            answer.content, route: declaration, owner: owner, entry: entryID, params: question.params, initial: purpose.isTab)
+            answer.content, route: declaration, owner: owner, entry: entryID, params: question.params,
+            initial: purpose.isTab)
         owner = tree[owner.id] ?? owner
         if let state = answer.state { owner.state = state }
-        var entry = Entry(id: entryID, route: declaration.name, transition: question.transition, params: question.params, content: content)
+        var entry = Entry(
+            id: entryID, route: declaration.name, transition: question.transition, params: question.params,
+            content: content)
         switch purpose {
         case .push(let presentation):
             entry.presentation = presentation
@@ -31,7 +35,9 @@ extension ChainRunner {
             let order = try self.declaration(owner).routes.filter { $0.transition == .tab }.map(\.name)
             let rank = { (route: String) in order.firstIndex(of: route) ?? order.count }
             guard !owner.tabs.contains(where: { $0.route == declaration.name }) else {
-                throw .invalidAnswer(owner.plugin, "\(ResponseError.describe(owner)) already has the tab '\(declaration.name)'", instance: owner)
+                throw .invalidAnswer(
+                    owner.plugin, "\(ResponseError.describe(owner)) already has the tab '\(declaration.name)'",
+                    instance: owner)
             }
             let position = owner.tabs.firstIndex { rank($0.route) > rank(declaration.name) } ?? owner.tabs.count
             owner.tabs.insert(entry, at: position)
@@ -51,7 +57,9 @@ extension ChainRunner {
         let declaration = try declaration(created)
         func route(_ name: String, _ transition: Transition) throws(ResponseError) -> RouteDeclaration {
             guard let route = declaration.route(named: name), route.transition == transition else {
-                throw .invalidAnswer(created.plugin, "'\(name)' is not a \(transition.rawValue) route of \(created.type)", instance: created, route: name)
+                throw .invalidAnswer(
+                    created.plugin, "'\(name)' is not a \(transition.rawValue) route of \(created.type)",
+                    instance: created, route: name)
             }
             return route
         }
@@ -60,14 +68,17 @@ extension ChainRunner {
             throw .placeholder(created)
         case .stack:
             guard let root = answer.root else {
-                throw .invalidAnswer(created.plugin, "the created stack \(created.type) needs 'root'", instance: created)
+                throw .invalidAnswer(
+                    created.plugin, "the created stack \(created.type) needs 'root'", instance: created)
             }
             let declared = try route(root.route, .root)
             try validate(root.params, declared, created)
             let entryID = allocator.entry()
-            let content = try materialize(root.content, route: declared, owner: created, entry: entryID, params: root.params, initial: true)
+            let content = try materialize(
+                root.content, route: declared, owner: created, entry: entryID, params: root.params, initial: true)
             created = tree[created.id] ?? created
-            created.root = Entry(id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
+            created.root = Entry(
+                id: entryID, route: declared.name, transition: .root, params: root.params, content: content)
         case .tabs:
             let declaredTabs = declaration.routes.filter { $0.transition == .tab }
             // Usually every declared tab in order; an owner with dynamic tabs (§12.7) may start with some of them, in
@@ -85,8 +96,10 @@ extension ChainRunner {
             for tab in tabs {
                 guard let declared = declaredTabs.first(where: { $0.name == tab.route }) else { continue }
                 let entryID = allocator.entry()
-                let content = try materialize(tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
-                entries.append(Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
+                let content = try materialize(
+                    tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
+                entries.append(
+                    Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
             }
             created = tree[created.id] ?? created
             created.tabs = entries
@@ -94,11 +107,14 @@ extension ChainRunner {
             let selected = answer.selectedTab ?? declaration.initialRoute ?? entries.first?.route
             created.selectedTab = entries.firstIndex { $0.route == selected } ?? 0
         case .wrapper:
-            guard let child = answer.child, let declared = declaration.routes.first(where: { $0.transition == .child }) else {
-                throw .invalidAnswer(created.plugin, "the created wrapper \(created.type) needs 'child'", instance: created)
+            guard let child = answer.child, let declared = declaration.routes.first(where: { $0.transition == .child })
+            else {
+                throw .invalidAnswer(
+                    created.plugin, "the created wrapper \(created.type) needs 'child'", instance: created)
             }
             let entryID = allocator.entry()
-            let content = try materialize(child, route: declared, owner: created, entry: entryID, params: nil, initial: true)
+            let content = try materialize(
+                child, route: declared, owner: created, entry: entryID, params: nil, initial: true)
             created = tree[created.id] ?? created
             created.child = Entry(id: entryID, route: declared.name, transition: .child, params: nil, content: content)
         }
@@ -114,32 +130,41 @@ extension ChainRunner {
     /// of failing the owner: one missing plugin must not take a whole tab bar (and the sign-in that opens it) down.
     /// A route the user takes to an unavailable plugin fails as before.
     private func materialize(
-        _ content: RouteContent, route: RouteDeclaration, owner: Instance, entry: EntryID, params: JSONValue?, initial: Bool
+        _ content: RouteContent, route: RouteDeclaration, owner: Instance, entry: EntryID, params: JSONValue?,
+        initial: Bool
     ) throws(ResponseError) -> Content {
         switch content {
         case .screen(let screen):
             if let target = RouteRegistry.target(of: route, declaredBy: owner.plugin) {
-                throw .invalidAnswer(owner.plugin, "route '\(route.name)' opens \(target), but the answer is a screen", instance: owner, route: route.name)
+                throw .invalidAnswer(
+                    owner.plugin, "route '\(route.name)' opens \(target), but the answer is a screen", instance: owner,
+                    route: route.name)
             }
             return .screen(screen)
         case .coordinator(let reference, let createParams):
             guard let target = RouteRegistry.target(of: route, declaredBy: owner.plugin) else {
-                throw .invalidAnswer(owner.plugin, "route '\(route.name)' declares no target, so it must show a screen", instance: owner, route: route.name)
+                throw .invalidAnswer(
+                    owner.plugin, "route '\(route.name)' declares no target, so it must show a screen", instance: owner,
+                    route: route.name)
             }
             let answered = RouteRegistry.TypeKey(plugin: reference.plugin ?? owner.plugin, type: reference.type)
             guard answered == target else {
-                throw .invalidAnswer(owner.plugin, "route '\(route.name)' opens \(target), but the answer is \(answered)", instance: owner, route: route.name)
+                throw .invalidAnswer(
+                    owner.plugin, "route '\(route.name)' opens \(target), but the answer is \(answered)",
+                    instance: owner, route: route.name)
             }
             let declaration = registry.declaration(plugin: target.plugin, type: target.type)
             // A plugin whose table is unknown (missing, failed or excluded at start) can only be waited for.
             let placeholder = declaration == nil && initial && !registry.has(plugin: target.plugin)
             guard declaration != nil || placeholder else {
-                throw ResponseError.pluginUnavailable(target.plugin, "it does not serve \(target.type) (excluded, missing or failed)")
+                throw ResponseError.pluginUnavailable(
+                    target.plugin, "it does not serve \(target.type) (excluded, missing or failed)")
             }
             // The type's declared creation params are its contract with whoever opens it (§5, §14).
             if let reason = routeParamsProblem(createParams, declaration?.params) {
                 throw .invalidAnswer(
-                    owner.plugin, "route '\(route.name)' opens \(target) with params it does not take: \(reason)", instance: owner, route: route.name)
+                    owner.plugin, "route '\(route.name)' opens \(target) with params it does not take: \(reason)",
+                    instance: owner, route: route.name)
             }
             let id = allocator.instance()
             let child = Instance(
@@ -153,7 +178,8 @@ extension ChainRunner {
             creations.append(
                 CreateQuestion(
                     instance: id, plugin: target.plugin, type: target.type, reason: .new, params: createParams,
-                    parent: CoordinatorCreateRequest.Parent(instance: owner.id, plugin: owner.plugin, route: route.name),
+                    parent: CoordinatorCreateRequest.Parent(
+                        instance: owner.id, plugin: owner.plugin, route: route.name),
                     state: nil))
             return .coordinator(id)
         }

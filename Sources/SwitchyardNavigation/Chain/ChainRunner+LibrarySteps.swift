@@ -18,7 +18,10 @@ extension ChainRunner {
         }
         if let top = node.entries.last {
             guard top.transition == .push else {
-                throw .notAllowed(node, "a \(top.transition.rawValue) entry ('\(top.route)') is on top, and popPath pops only the navigation path (dismiss it with dismiss or close)", entry: top.id)
+                throw .notAllowed(
+                    node,
+                    "a \(top.transition.rawValue) entry ('\(top.route)') is on top, and popPath pops only the navigation path (dismiss it with dismiss or close)",
+                    entry: top.id)
             }
             try authorize(node, "popPath")
             try removeEntries(of: node.id, from: node.entries.count - 1)
@@ -40,7 +43,9 @@ extension ChainRunner {
         let firstModal = current.entries.firstIndex { $0.transition.isModal } ?? current.entries.count
         guard firstModal > 0 else {
             if all { return land(current.id) }
-            throw .notAllowed(current, "no pushed entry to pop (the navigation path is at its root; modals are dismissed with dismiss)")
+            throw .notAllowed(
+                current,
+                "no pushed entry to pop (the navigation path is at its root; modals are dismissed with dismiss)")
         }
         let doomed = all ? 0..<firstModal : (firstModal - 1)..<firstModal
         var owner = current
@@ -56,28 +61,44 @@ extension ChainRunner {
     /// or the step's `transition` when the route allows it), never as a push. From anywhere: every tabs coordinator
     /// above selects the tab that leads here, so the presentation is on screen. What an ancestor stack shows above
     /// this coordinator's flow stays there: the entry is this coordinator's, as its route is.
-    func forcePresent(_ current: Instance, _ step: NavigationStep, route: String, index: Int) throws(ResponseError) -> ChainNeed {
+    func forcePresent(
+        _ current: Instance, _ step: NavigationStep, route: String, index: Int
+    ) throws(ResponseError) -> ChainNeed {
         let declaration = try routeDeclaration(current, route)
         guard declaration.transition.isStackEntry else {
-            throw .notAllowed(current, "route '\(route)' is a \(declaration.transition.rawValue) route, not one to present", route: route)
+            throw .notAllowed(
+                current, "route '\(route)' is a \(declaration.transition.rawValue) route, not one to present",
+                route: route)
         }
-        let presented: Transition? = step.transition ?? (declaration.transition.isModal ? declaration.transition : [.modal, .fullScreen].first(where: declaration.allows))
+        let presented: Transition? =
+            step.transition
+            ?? (declaration.transition.isModal
+                ? declaration.transition : [.modal, .fullScreen].first(where: declaration.allows))
         guard let presented, presented.isModal, declaration.allows(presented) else {
-            throw .notAllowed(current, "route '\(route)' cannot be presented modally (it allows: \(([declaration.transition] + (declaration.transitions ?? [])).map(\.rawValue)))", route: route)
+            throw .notAllowed(
+                current,
+                "route '\(route)' cannot be presented modally (it allows: \(([declaration.transition] + (declaration.transitions ?? [])).map(\.rawValue)))",
+                route: route)
         }
         try authorize(current, "forcePresent", ancestorMayRequest: true)
         try validate(step.params, declaration, current)
         var child = current
         for ancestor in tree.ancestors(of: current.id) {
             guard let link = child.parent, var tabs = tree[ancestor] else { break }
-            if tabs.kind == .tabs, let position = tabs.tabs.firstIndex(where: { $0.id == link.entry }), position != tabs.selectedTab {
+            if tabs.kind == .tabs, let position = tabs.tabs.firstIndex(where: { $0.id == link.entry }),
+                position != tabs.selectedTab
+            {
                 tabs.selectedTab = position
                 put(tabs)
-                effects.append(.tabSelected(instance: tabs.id, plugin: tabs.plugin, tab: tabs.tabs[position].route, isRepeat: false))
+                effects.append(
+                    .tabSelected(
+                        instance: tabs.id, plugin: tabs.plugin, tab: tabs.tabs[position].route, isRepeat: false))
                 noteAppearance(tabs)
             }
             child = tabs
         }
-        return ask(current, declaration, params: step.params, index: index, purpose: .push(step.presentation ?? declaration.presentation), transition: presented)
+        return ask(
+            current, declaration, params: step.params, index: index,
+            purpose: .push(step.presentation ?? declaration.presentation), transition: presented)
     }
 }

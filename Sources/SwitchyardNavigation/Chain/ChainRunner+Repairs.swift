@@ -15,7 +15,8 @@ extension ChainRunner {
         let owner = try runner.instance(instance)
         let declaration = try runner.routeDeclaration(owner, tab)
         guard declaration.transition == .tab else {
-            throw .notAllowed(owner, "route '\(tab)' is a \(declaration.transition.rawValue) route, not a tab", route: tab)
+            throw .notAllowed(
+                owner, "route '\(tab)' is a \(declaration.transition.rawValue) route, not a tab", route: tab)
         }
         guard !owner.tabs.contains(where: { $0.route == tab }) else {
             throw .notAllowed(owner, "it already has the tab '\(tab)'", route: tab)
@@ -34,7 +35,8 @@ extension ChainRunner {
             throw .notAllowed(placeholder, "it is not a placeholder: its plugin has created it already")
         }
         guard let declaration = registry.declaration(plugin: placeholder.plugin, type: placeholder.type) else {
-            throw .pluginUnavailable(placeholder.plugin, "it does not serve \(placeholder.type) (excluded, missing or failed)")
+            throw .pluginUnavailable(
+                placeholder.plugin, "it does not serve \(placeholder.type) (excluded, missing or failed)")
         }
         let runner = ChainRunner(tree: tree, registry: registry, allocator: allocator, start: id, steps: [])
         placeholder.kind = declaration.kind
@@ -46,7 +48,8 @@ extension ChainRunner {
         }
         runner.creations.append(
             CreateQuestion(
-                instance: id, plugin: placeholder.plugin, type: placeholder.type, reason: .new, params: placeholder.params,
+                instance: id, plugin: placeholder.plugin, type: placeholder.type, reason: .new,
+                params: placeholder.params,
                 parent: parent, state: nil))
         return runner
     }

@@ -6,7 +6,9 @@ extension ChainRunner {
         let current = try instance(cursor)
         func name(_ value: String?, _ field: String) throws(ResponseError) -> String {
             guard let value, !value.isEmpty else {
-                throw ResponseError(.invalidParams, "step \(index) (\(step.op.rawValue)) needs '\(field)'", data: ["field": .string("steps[\(index)].\(field)")])
+                throw ResponseError(
+                    .invalidParams, "step \(index) (\(step.op.rawValue)) needs '\(field)'",
+                    data: ["field": .string("steps[\(index)].\(field)")])
             }
             return value
         }
@@ -16,7 +18,10 @@ extension ChainRunner {
             let route = try name(step.route, "route")
             let declaration = try routeDeclaration(current, route)
             guard declaration.transition.isStackEntry else {
-                throw .notAllowed(current, "route '\(route)' is a \(declaration.transition.rawValue) route, not one to push or present\(declaration.transition == .root ? " (use setRoot)" : "")", route: route)
+                throw .notAllowed(
+                    current,
+                    "route '\(route)' is a \(declaration.transition.rawValue) route, not one to push or present\(declaration.transition == .root ? " (use setRoot)" : "")",
+                    route: route)
             }
             try authorize(current, "route", ancestorMayRequest: true)
             try validate(step.params, declaration, current)
@@ -26,11 +31,13 @@ extension ChainRunner {
                 var data = ResponseError.context(current, route: route)
                 data["field"] = .string("steps[\(index)].transition")
                 throw ResponseError(
-                    .invalidParams, "\(ResponseError.describe(current)) route '\(route)' cannot be presented as \(chosen.rawValue) (allowed: \(allowed.joined(separator: ", ")))",
+                    .invalidParams,
+                    "\(ResponseError.describe(current)) route '\(route)' cannot be presented as \(chosen.rawValue) (allowed: \(allowed.joined(separator: ", ")))",
                     data: .object(data))
             }
             return ask(
-                current, declaration, params: step.params, index: index, purpose: .push(step.presentation ?? declaration.presentation),
+                current, declaration, params: step.params, index: index,
+                purpose: .push(step.presentation ?? declaration.presentation),
                 transition: step.transition)
 
         case .setRoot:
@@ -47,12 +54,16 @@ extension ChainRunner {
                 land(root.content.coordinator ?? current.id)
                 return nil
             }
-            return ask(current, declaration, params: step.params, index: index, purpose: .setRoot(keepStack: step.keepStack ?? false))
+            return ask(
+                current, declaration, params: step.params, index: index,
+                purpose: .setRoot(keepStack: step.keepStack ?? false))
 
         case .hasRoot:
             try requireKind(current, .stack, operation: "hasRoot")
             let route = try name(step.route, "route")
-            guard let root = current.root, root.route == route, step.params == nil || sameParams(root.params, step.params) else {
+            guard let root = current.root, root.route == route,
+                step.params == nil || sameParams(root.params, step.params)
+            else {
                 throw .routeNotFound(current, route, "the root is '\(current.root?.route ?? "none")'")
             }
             land(root.content.coordinator ?? current.id)
@@ -61,7 +72,11 @@ extension ChainRunner {
             let route = try name(step.route, "route")
             switch current.kind {
             case .stack:
-                guard let position = current.entries.firstIndex(where: { $0.route == route && (step.params == nil || sameParams($0.params, step.params)) }) else {
+                guard
+                    let position = current.entries.firstIndex(where: {
+                        $0.route == route && (step.params == nil || sameParams($0.params, step.params))
+                    })
+                else {
                     throw .routeNotFound(current, route, "no entry of it in the stack")
                 }
                 try authorize(current, "focusFirst")
@@ -81,7 +96,9 @@ extension ChainRunner {
         case .popLast:
             try requireKind(current, .stack, operation: "popLast")
             try authorize(current, "popLast")
-            guard !current.entries.isEmpty else { throw .notAllowed(current, "nothing to pop: the stack is at its root") }
+            guard !current.entries.isEmpty else {
+                throw .notAllowed(current, "nothing to pop: the stack is at its root")
+            }
             try removeEntries(of: current.id, from: current.entries.count - 1)
             land(current.id)
 
@@ -90,13 +107,25 @@ extension ChainRunner {
             try authorize(current, "pop")
             guard let entry = step.entry else { _ = try name(nil, "entry"); return nil }
             if current.root?.id == entry {
-                throw .notAllowed(current, "entry \(entry) is its root, and a root cannot be popped or dismissed (replace it with setRoot, or remove the coordinator with dismissCoordinator)", entry: entry)
+                throw .notAllowed(
+                    current,
+                    "entry \(entry) is its root, and a root cannot be popped or dismissed (replace it with setRoot, or remove the coordinator with dismissCoordinator)",
+                    entry: entry)
             }
-            guard let position = current.entries.firstIndex(where: { $0.id == entry }) else { throw .entryNotFound(current, entry) }
+            guard let position = current.entries.firstIndex(where: { $0.id == entry }) else {
+                throw .entryNotFound(current, entry)
+            }
             // The user cannot swipe away what is presented with interactive dismissal disabled (§12.8), nor what lies
             // under it.
-            if dismissReason == .user, let locked = current.entries[position...].first(where: { $0.presentation?.interactiveDismissDisabled == true }) {
-                throw .notAllowed(current, "entry \(locked.id) ('\(locked.route)') is presented with interactiveDismissDisabled: the user cannot dismiss it", entry: locked.id)
+            if dismissReason == .user,
+                let locked = current.entries[position...].first(where: {
+                    $0.presentation?.interactiveDismissDisabled == true
+                })
+            {
+                throw .notAllowed(
+                    current,
+                    "entry \(locked.id) ('\(locked.route)') is presented with interactiveDismissDisabled: the user cannot dismiss it",
+                    entry: locked.id)
             }
             try removeEntries(of: current.id, from: position)
             land(current.id)
@@ -106,7 +135,8 @@ extension ChainRunner {
             try authorize(current, "popTo")
             guard let target = step.index else { _ = try name(nil, "index"); return nil }
             guard target >= -1 && target < current.entries.count else {
-                throw .notAllowed(current, "popTo index \(target) is out of range (-1 ... \(current.entries.count - 1))")
+                throw .notAllowed(
+                    current, "popTo index \(target) is out of range (-1 ... \(current.entries.count - 1))")
             }
             try removeEntries(of: current.id, from: target + 1)
             land(current.id)
@@ -116,7 +146,8 @@ extension ChainRunner {
             try authorize(current, "popCount")
             guard let count = step.count else { _ = try name(nil, "count"); return nil }
             guard count >= 1 && count <= current.entries.count else {
-                throw .notAllowed(current, "cannot pop \(count) entries: the stack holds \(current.entries.count) above its root")
+                throw .notAllowed(
+                    current, "cannot pop \(count) entries: the stack holds \(current.entries.count) above its root")
             }
             try removeEntries(of: current.id, from: current.entries.count - count)
             land(current.id)
@@ -205,12 +236,17 @@ extension ChainRunner {
                 case .stack: current.root
                 }
             guard let child = entry?.content.coordinator else {
-                throw .notAllowed(current, "its \(current.kind == .tabs ? "selected tab" : current.kind == .stack ? "root" : "child") shows a screen, not a coordinator")
+                throw .notAllowed(
+                    current,
+                    "its \(current.kind == .tabs ? "selected tab" : current.kind == .stack ? "root" : "child") shows a screen, not a coordinator"
+                )
             }
             land(child)
 
         case .parent:
-            guard let parent = current.parent?.instance else { throw .notAllowed(current, "the tree's root has no parent") }
+            guard let parent = current.parent?.instance else {
+                throw .notAllowed(current, "the tree's root has no parent")
+            }
             land(parent)
 
         case .top:

@@ -16,12 +16,14 @@ extension ChainRunner {
         }
         guard Set(names).count == names.count else {
             throw ResponseError(
-                .invalidParams, "step \(index) (setTabs) names a tab twice: \(names)", data: ["field": .string("steps[\(index)].tabs")])
+                .invalidParams, "step \(index) (setTabs) names a tab twice: \(names)",
+                data: ["field": .string("steps[\(index)].tabs")])
         }
         for name in names {
             let declaration = try routeDeclaration(current, name)
             guard declaration.transition == .tab else {
-                throw .notAllowed(current, "route '\(name)' is a \(declaration.transition.rawValue) route, not a tab", route: name)
+                throw .notAllowed(
+                    current, "route '\(name)' is a \(declaration.transition.rawValue) route, not a tab", route: name)
             }
         }
         if let missing = names.first(where: { name in !current.tabs.contains { $0.route == name } }) {
@@ -45,7 +47,8 @@ extension ChainRunner {
             let neighbour = Self.neighbour(of: current.selectedTab, in: current.tabs) { names.contains($0.route) }
             updated.selectedTab = ordered.firstIndex { $0.route == neighbour?.route } ?? 0
             if let chosen = updated.selectedTabEntry {
-                effects.append(.tabSelected(instance: current.id, plugin: current.plugin, tab: chosen.route, isRepeat: false))
+                effects.append(
+                    .tabSelected(instance: current.id, plugin: current.plugin, tab: chosen.route, isRepeat: false))
             }
         }
         if updated != current { put(updated) }
@@ -64,7 +67,8 @@ extension ChainRunner {
     /// `setBadge`: the tab's badge (nil or absent clears it); a badge equal to the current one changes nothing.
     func setBadge(_ current: Instance, _ tab: String, _ badge: String?) throws(ResponseError) {
         guard let position = current.tabs.firstIndex(where: { $0.route == tab }) else {
-            throw .routeNotFound(current, tab, "no such tab (tabs: \(current.tabs.map(\.route).joined(separator: ", ")))")
+            throw .routeNotFound(
+                current, tab, "no such tab (tabs: \(current.tabs.map(\.route).joined(separator: ", ")))")
         }
         if current.tabs[position].badge != badge {
             var updated = current

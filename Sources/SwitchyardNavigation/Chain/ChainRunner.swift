@@ -77,7 +77,8 @@ public final class ChainRunner {
 
     /// A runner that creates the tree's root instance (no steps).
     package static func creatingRoot(
-        tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, root: RouteRegistry.TypeKey, params: JSONValue? = nil
+        tree: NavigationTree, registry: RouteRegistry, allocator: IDAllocator, root: RouteRegistry.TypeKey,
+        params: JSONValue? = nil
     ) -> ChainRunner {
         let runner = ChainRunner(tree: tree, registry: registry, allocator: allocator, start: InstanceID(0), steps: [])
         runner.createRoot(root, params: params)
@@ -135,7 +136,8 @@ public final class ChainRunner {
             case (.route(let question, let declaration, let purpose), .route(let result)):
                 let answer = try result.mapError { $0.naming(question) }.get()
                 try applyRouteAnswer(answer, question: question, declaration: declaration, purpose: purpose)
-            case (.create(let question), .create(.failure(let error))) where error.code == .pluginUnavailable && degradable.contains(question.instance):
+            case (.create(let question), .create(.failure(let error)))
+            where error.code == .pluginUnavailable && degradable.contains(question.instance):
                 becomePlaceholder(question.instance)
             case (.create(let question), .create(let result)):
                 try applyCreateAnswer(try result.mapError { $0.naming(question) }.get(), question: question)
@@ -181,7 +183,10 @@ public final class ChainRunner {
     func requireKind(_ instance: Instance, _ kinds: CoordinatorKind..., operation: String) throws(ResponseError) {
         guard let kind = instance.kind else { throw .placeholder(instance) }
         guard kinds.contains(kind) else {
-            throw .notAllowed(instance, "\(operation) works on \(kinds.map(\.rawValue).joined(separator: " or ")) coordinators, not on \(kind.rawValue)")
+            throw .notAllowed(
+                instance,
+                "\(operation) works on \(kinds.map(\.rawValue).joined(separator: " or ")) coordinators, not on \(kind.rawValue)"
+            )
         }
     }
 
@@ -211,7 +216,8 @@ public final class ChainRunner {
 
     func selectTab(_ current: Instance, _ tab: String) throws(ResponseError) {
         guard let position = current.tabs.firstIndex(where: { $0.route == tab }) else {
-            throw .routeNotFound(current, tab, "no such tab (tabs: \(current.tabs.map(\.route).joined(separator: ", ")))")
+            throw .routeNotFound(
+                current, tab, "no such tab (tabs: \(current.tabs.map(\.route).joined(separator: ", ")))")
         }
         try authorize(current, "selectTab", ancestorMayRequest: true)
         let isRepeat = current.selectedTab == position
@@ -226,7 +232,8 @@ public final class ChainRunner {
     }
 
     func ask(
-        _ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose, transition: Transition? = nil
+        _ instance: Instance, _ declaration: RouteDeclaration, params: JSONValue?, index: Int, purpose: Purpose,
+        transition: Transition? = nil
     ) -> ChainNeed {
         let question = RouteQuestion(
             instance: instance.id, plugin: instance.plugin, type: instance.type, route: declaration.name,
@@ -277,7 +284,9 @@ public final class ChainRunner {
         if level < 10_000, let child = entry.content.coordinator, let instance = tree[child] {
             for inner in instance.allEntries.reversed() { report(inner, of: instance, level: level + 1) }
         }
-        effects.append(.dismissed(instance: owner.id, plugin: owner.plugin, entry: entry.id, route: entry.route, reason: dismissReason))
+        effects.append(
+            .dismissed(
+                instance: owner.id, plugin: owner.plugin, entry: entry.id, route: entry.route, reason: dismissReason))
     }
 
     func destroySubtree(_ id: InstanceID) {
@@ -285,7 +294,9 @@ public final class ChainRunner {
         for node in doomed {
             guard let instance = tree[node] else { continue }
             // A placeholder was never created in its plugin: there is nothing to destroy there.
-            if !instance.isPending { effects.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type)) }
+            if !instance.isPending {
+                effects.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type))
+            }
             tree.remove(node)
             removed.insert(node)
             touched.insert(node)
@@ -298,10 +309,16 @@ public final class ChainRunner {
             return
         }
         let id = allocator.instance()
-        put(Instance(id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params, version: tree.revision))
+        put(
+            Instance(
+                id: id, plugin: root.plugin, type: root.type, kind: declaration.kind, parent: nil, params: params,
+                version: tree.revision))
         tree.setRoot(id)
         created.append((id, root.plugin, root.type))
-        creations.append(CreateQuestion(instance: id, plugin: root.plugin, type: root.type, reason: .new, params: params, parent: nil, state: nil))
+        creations.append(
+            CreateQuestion(
+                instance: id, plugin: root.plugin, type: root.type, reason: .new, params: params, parent: nil,
+                state: nil))
         cursor = id
     }
 

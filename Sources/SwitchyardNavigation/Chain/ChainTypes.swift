@@ -62,7 +62,9 @@ public enum ChainEffect: Sendable, Equatable {
     case destroy(instance: InstanceID, plugin: String, type: String)
     /// `coordinator/dismissed` to the owner of the instance the entry left; emitted top first, an entry after the
     /// entries of the coordinator it held.
-    case dismissed(instance: InstanceID, plugin: String, entry: EntryID, route: String, reason: CoordinatorDismissedNotification.Reason)
+    case dismissed(
+        instance: InstanceID, plugin: String, entry: EntryID, route: String,
+        reason: CoordinatorDismissedNotification.Reason)
     /// `coordinator/tabSelected`.
     case tabSelected(instance: InstanceID, plugin: String, tab: String, isRepeat: Bool)
     /// `coordinator/appeared`: after every other effect of the chain, one per instance at most.

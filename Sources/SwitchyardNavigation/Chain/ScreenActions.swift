@@ -15,7 +15,9 @@ extension NavigationTree {
     /// entry exists, the action is what is wrong), params that do not fit are `-32602` with `field: "params"`; an
     /// unknown instance or entry is `-32015 instanceNotFound`; a placeholder or a plugin whose table is unknown is
     /// `-32003 pluginUnavailable`.
-    public func actionQuestion(_ params: UserActionRequest.Params, registry: RouteRegistry) throws(ResponseError) -> ActionQuestion {
+    public func actionQuestion(
+        _ params: UserActionRequest.Params, registry: RouteRegistry
+    ) throws(ResponseError) -> ActionQuestion {
         guard let instance = self[params.instance] else { throw .instanceNotFound(params.instance) }
         guard !instance.isPending else { throw .placeholder(instance) }
         guard let entry = instance.entry(params.entry) else { throw .entryNotFound(instance, params.entry) }
@@ -37,10 +39,13 @@ extension NavigationTree {
         if let reason = routeParamsProblem(params.params, action.params) {
             data["field"] = "params"
             throw ResponseError(
-                .invalidParams, "\(ResponseError.describe(instance)) route '\(entry.route)', action '\(action.name)': \(reason)", data: .object(data))
+                .invalidParams,
+                "\(ResponseError.describe(instance)) route '\(entry.route)', action '\(action.name)': \(reason)",
+                data: .object(data))
         }
         return ActionQuestion(
             plugin: instance.plugin,
-            request: .init(instance: instance.id, entry: entry.id, route: entry.route, action: action.name, params: params.params))
+            request: .init(
+                instance: instance.id, entry: entry.id, route: entry.route, action: action.name, params: params.params))
     }
 }

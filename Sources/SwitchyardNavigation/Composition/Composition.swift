@@ -47,7 +47,8 @@ public struct CompositionIssue: Sendable, Equatable, CustomStringConvertible {
 
     /// An issue; `category` defaults to a broken table.
     public init(
-        severity: Severity, plugin: String, type: String?, route: String?, param: String? = nil, category: Category = .table,
+        severity: Severity, plugin: String, type: String?, route: String?, param: String? = nil,
+        category: Category = .table,
         reason: String
     ) {
         self.severity = severity
@@ -136,9 +137,11 @@ public enum Composition {
                             !excluded.contains(target.plugin) || target.plugin == plugin
                         else { continue }
                         func error(_ category: CompositionIssue.Category, _ reason: String, param: String? = nil) {
-                            issues.append(CompositionIssue(
-                                severity: .error, plugin: plugin, type: coordinator.type, route: route.name, param: param,
-                                category: category, reason: reason))
+                            issues.append(
+                                CompositionIssue(
+                                    severity: .error, plugin: plugin, type: coordinator.type, route: route.name,
+                                    param: param,
+                                    category: category, reason: reason))
                             exclude(plugin)
                             settled = false
                         }
@@ -146,15 +149,23 @@ public enum Composition {
                             error(.unknownPlugin, "targets plugin '\(target.plugin)', which the manifest does not name")
                             continue
                         }
-                        guard let table = tables.first(where: { $0.plugin == target.plugin }) else { continue }  // not running: a warning below
+                        // Not running: a warning below.
+                        guard let table = tables.first(where: { $0.plugin == target.plugin }) else { continue }
                         guard let declaration = table.coordinators.first(where: { $0.type == target.type }) else {
-                            error(.unknownType, "targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
+                            error(
+                                .unknownType,
+                                "targets type '\(target.type)', which plugin '\(target.plugin)' does not declare")
                             continue
                         }
                         if route.allows(.push) && declaration.kind != .stack {
-                            error(.kind, "pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)")
+                            error(
+                                .kind,
+                                "pushes \(target), a \(declaration.kind.rawValue) coordinator; only stack coordinators can be pushed onto a navigation stack (present it modally instead)"
+                            )
                         }
-                        for mismatch in ParamCompatibility.mismatches(passed: route.targetParams, accepted: declaration.params, target: target.description) {
+                        for mismatch in ParamCompatibility.mismatches(
+                            passed: route.targetParams, accepted: declaration.params, target: target.description)
+                        {
                             error(.params, mismatch.reason, param: mismatch.param)
                         }
                     }
@@ -165,14 +176,20 @@ public enum Composition {
         for (plugin, coordinators) in tables where !excluded.contains(plugin) {
             for coordinator in coordinators {
                 for route in coordinator.routes {
-                    guard let target = RouteRegistry.target(of: route, declaredBy: plugin), target.plugin != plugin else { continue }
+                    guard let target = RouteRegistry.target(of: route, declaredBy: plugin), target.plugin != plugin
+                    else { continue }
                     let state: String? =
-                        excluded.contains(target.plugin) ? "is excluded"
+                        excluded.contains(target.plugin)
+                        ? "is excluded"
                         : !tables.contains(where: { $0.plugin == target.plugin }) ? "is not running" : nil
                     if let state {
-                        issues.append(CompositionIssue(
-                            severity: .warning, plugin: plugin, type: coordinator.type, route: route.name, category: .unavailable,
-                            reason: "targets plugin '\(target.plugin)', which \(state); the route answers pluginUnavailable"))
+                        issues.append(
+                            CompositionIssue(
+                                severity: .warning, plugin: plugin, type: coordinator.type, route: route.name,
+                                category: .unavailable,
+                                reason:
+                                    "targets plugin '\(target.plugin)', which \(state); the route answers pluginUnavailable"
+                            ))
                     }
                 }
             }
@@ -192,7 +209,11 @@ public enum Composition {
         var fatal: CompositionIssue?
         if let root {
             if excluded.contains(root.plugin) || registry.declaration(plugin: root.plugin, type: root.type) == nil {
-                let why = excluded.contains(root.plugin) ? "is excluded" : tables.contains(where: { $0.plugin == root.plugin }) ? "does not declare type '\(root.type)'" : "is not running"
+                let why =
+                    excluded.contains(root.plugin)
+                    ? "is excluded"
+                    : tables.contains(where: { $0.plugin == root.plugin })
+                        ? "does not declare type '\(root.type)'" : "is not running"
                 let issue = CompositionIssue(
                     severity: .error, plugin: root.plugin, type: root.type, route: nil, category: .root,
                     reason: "the manifest's root \(root) cannot be used: the plugin \(why)")
@@ -209,7 +230,9 @@ public enum Composition {
         var types = Set<String>()
         for coordinator in coordinators {
             func issue(_ route: String?, _ reason: String) {
-                issues.append(CompositionIssue(severity: .error, plugin: plugin, type: coordinator.type, route: route, reason: reason))
+                issues.append(
+                    CompositionIssue(
+                        severity: .error, plugin: plugin, type: coordinator.type, route: route, reason: reason))
             }
             if !types.insert(coordinator.type).inserted { issue(nil, "the type is declared twice") }
             if let params = coordinator.params, Set(params.map(\.name)).count != params.count {
@@ -221,7 +244,10 @@ public enum Composition {
             for route in coordinator.routes {
                 if !names.insert(route.name).inserted { issue(route.name, "the route name is used twice") }
                 if route.transition.ownerKind != coordinator.kind {
-                    issue(route.name, "transition '\(route.transition.rawValue)' does not fit a \(coordinator.kind.rawValue) coordinator")
+                    issue(
+                        route.name,
+                        "transition '\(route.transition.rawValue)' does not fit a \(coordinator.kind.rawValue) coordinator"
+                    )
                 }
                 if let text = route.deepLink {
                     do {
@@ -230,7 +256,10 @@ public enum Composition {
                         // follows the active one (e.g. signed-in and signed-out roots that both pass through "").
                         let isRoot = route.transition == .root
                         if let other = shapes[pattern.shape], !(isRoot && rootShapes.contains(pattern.shape)) {
-                            issue(route.name, "deep-link pattern \(pattern) collides with route '\(other)' (both match the same paths)")
+                            issue(
+                                route.name,
+                                "deep-link pattern \(pattern) collides with route '\(other)' (both match the same paths)"
+                            )
                         } else if shapes[pattern.shape] == nil {
                             shapes[pattern.shape] = route.name
                         }
@@ -238,9 +267,16 @@ public enum Composition {
                         // A capture becomes a param of the route: with declared params, it must be one of them, or
                         // every link that matches fails at run time (seen: `:id` on a factory that takes nothing).
                         if let declared = route.params {
-                            for capture in pattern.captureNames where !declared.contains(where: { $0.name == capture }) {
-                                let list = declared.isEmpty ? "declares no parameters" : "declares only \(declared.map { "'\($0.name)'" }.joined(separator: ", "))"
-                                issue(route.name, "deep-link pattern \(pattern) captures '\(capture)', but the route \(list): declare a parameter '\(capture)' or drop the capture")
+                            for capture in pattern.captureNames where !declared.contains(where: { $0.name == capture })
+                            {
+                                let list =
+                                    declared.isEmpty
+                                    ? "declares no parameters"
+                                    : "declares only \(declared.map { "'\($0.name)'" }.joined(separator: ", "))"
+                                issue(
+                                    route.name,
+                                    "deep-link pattern \(pattern) captures '\(capture)', but the route \(list): declare a parameter '\(capture)' or drop the capture"
+                                )
                             }
                         }
                     } catch {
@@ -249,19 +285,28 @@ public enum Composition {
                 }
                 if let declared = route.params {
                     let parameterNames = declared.map(\.name)
-                    if Set(parameterNames).count != parameterNames.count { issue(route.name, "a parameter name is used twice") }
+                    if Set(parameterNames).count != parameterNames.count {
+                        issue(route.name, "a parameter name is used twice")
+                    }
                 }
                 if let transitions = route.transitions, !transitions.isEmpty {
                     if !route.transition.isStackEntry || transitions.contains(where: { !$0.isStackEntry }) {
-                        issue(route.name, "only push, modal and fullScreen routes may offer other transitions (push, modal, fullScreen)")
+                        issue(
+                            route.name,
+                            "only push, modal and fullScreen routes may offer other transitions (push, modal, fullScreen)"
+                        )
                     }
                 }
                 if let actions = route.actions, !actions.isEmpty {
                     for problem in actionProblems(route, actions) { issue(route.name, problem) }
                 }
                 if let passed = route.targetParams {
-                    if route.target == nil { issue(route.name, "declares targetParams but opens no coordinator (no target)") }
-                    if Set(passed.map(\.name)).count != passed.count { issue(route.name, "a targetParams name is used twice") }
+                    if route.target == nil {
+                        issue(route.name, "declares targetParams but opens no coordinator (no target)")
+                    }
+                    if Set(passed.map(\.name)).count != passed.count {
+                        issue(route.name, "a targetParams name is used twice")
+                    }
                 }
             }
             switch coordinator.kind {
@@ -269,7 +314,9 @@ public enum Composition {
                 let roots = coordinator.routes.filter { $0.transition == .root }
                 if roots.isEmpty { issue(nil, "a stack coordinator needs at least one root route") }
                 if let initial = coordinator.initialRoute {
-                    if !roots.contains(where: { $0.name == initial }) { issue(initial, "initialRoute is not a root route") }
+                    if !roots.contains(where: { $0.name == initial }) {
+                        issue(initial, "initialRoute is not a root route")
+                    }
                 } else {
                     issue(nil, "a stack coordinator needs initialRoute (the root shown at creation)")
                 }
@@ -291,7 +338,9 @@ public enum Composition {
     /// A route's declared actions (§12.6): only a screen emits them, each name once, each param name once per action.
     static func actionProblems(_ route: RouteDeclaration, _ actions: [ActionDeclaration]) -> [String] {
         var problems: [String] = []
-        if route.target != nil { problems.append("a route that opens a coordinator declares actions; only a screen route emits them") }
+        if route.target != nil {
+            problems.append("a route that opens a coordinator declares actions; only a screen route emits them")
+        }
         var names = Set<String>()
         for action in actions {
             if action.name.isEmpty { problems.append("an action has an empty name") }
@@ -304,13 +353,17 @@ public enum Composition {
     }
 
     /// Types that deep links can pass through without consuming a segment, in a cycle.
-    static func passThroughCycles(_ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]) -> [CompositionIssue] {
+    static func passThroughCycles(
+        _ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]
+    ) -> [CompositionIssue] {
         var edges: [RouteRegistry.TypeKey: [(RouteRegistry.TypeKey, String)]] = [:]
         for (plugin, coordinators) in tables {
             for coordinator in coordinators {
                 let from = RouteRegistry.TypeKey(plugin: plugin, type: coordinator.type)
                 for route in coordinator.routes {
-                    let passes = route.deepLink == "" || (coordinator.kind == .wrapper && route.transition == .child && route.deepLink == nil)
+                    let passes =
+                        route.deepLink == ""
+                        || (coordinator.kind == .wrapper && route.transition == .child && route.deepLink == nil)
                     guard passes, let target = RouteRegistry.target(of: route, declaredBy: plugin) else { continue }
                     edges[from, default: []].append((target, route.name))
                 }
@@ -322,8 +375,12 @@ public enum Composition {
             state[node] = 1
             for (next, route) in edges[node] ?? [] {
                 if state[next] == 1 {
-                    issues.append(CompositionIssue(severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
-                        reason: "deep links can pass through \(next) without consuming a segment and come back here: a cycle"))
+                    issues.append(
+                        CompositionIssue(
+                            severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
+                            reason:
+                                "deep links can pass through \(next) without consuming a segment and come back here: a cycle"
+                        ))
                 } else if state[next] == nil {
                     visit(next)
                 }

@@ -58,30 +58,47 @@ public enum ParamCompatibility {
     /// Why params declared by an opener (`passed`) do not fit those `target` declares (`accepted`), param by param;
     /// empty when they fit or when either side declares nothing (undeclared params are not checked, as at run time
     /// absent declarations accept anything).
-    public static func mismatches(passed: [ParamDeclaration]?, accepted: [ParamDeclaration]?, target: String) -> [Mismatch] {
+    public static func mismatches(
+        passed: [ParamDeclaration]?, accepted: [ParamDeclaration]?, target: String
+    ) -> [Mismatch] {
         guard let passed, let accepted else { return [] }
         var found: [Mismatch] = []
         for parameter in accepted where parameter.isRequired {
             guard let given = passed.first(where: { $0.name == parameter.name }) else {
-                found.append(Mismatch(param: parameter.name, reason: "\(target) requires param '\(parameter.name)', which the route does not pass (targetParams)"))
+                found.append(
+                    Mismatch(
+                        param: parameter.name,
+                        reason:
+                            "\(target) requires param '\(parameter.name)', which the route does not pass (targetParams)"
+                    ))
                 continue
             }
             if !given.isRequired {
-                found.append(Mismatch(
-                    param: parameter.name,
-                    reason: "\(target) requires param '\(parameter.name)', which the route passes only sometimes (required: false in targetParams)"))
+                found.append(
+                    Mismatch(
+                        param: parameter.name,
+                        reason:
+                            "\(target) requires param '\(parameter.name)', which the route passes only sometimes (required: false in targetParams)"
+                    ))
             }
         }
         for given in passed {
             guard let parameter = accepted.first(where: { $0.name == given.name }) else {
-                let declared = accepted.isEmpty ? "declares no params" : "declares only \(accepted.map { "'\($0.name)'" }.joined(separator: ", "))"
-                found.append(Mismatch(param: given.name, reason: "the route passes param '\(given.name)', but \(target) \(declared)"))
+                let declared =
+                    accepted.isEmpty
+                    ? "declares no params" : "declares only \(accepted.map { "'\($0.name)'" }.joined(separator: ", "))"
+                found.append(
+                    Mismatch(
+                        param: given.name, reason: "the route passes param '\(given.name)', but \(target) \(declared)"))
                 continue
             }
             if !fits(given.type, parameter.type) {
-                found.append(Mismatch(
-                    param: given.name,
-                    reason: "the route passes param '\(given.name)' as \(given.type.rawValue), but \(target) takes it as \(parameter.type.rawValue)"))
+                found.append(
+                    Mismatch(
+                        param: given.name,
+                        reason:
+                            "the route passes param '\(given.name)' as \(given.type.rawValue), but \(target) takes it as \(parameter.type.rawValue)"
+                    ))
             }
         }
         return found

@@ -42,9 +42,10 @@ public enum ContractComparison {
     public static func diff(_ old: RouteContract, _ new: RouteContract) -> [ContractFinding] {
         var found: [ContractFinding] = []
         if old.protocolVersion != new.protocolVersion {
-            found.append(ContractFinding(
-                .protocolVersionChanged, .new, JSONPointer(["protocolVersion"]),
-                "protocol version \(old.protocolVersion) became \(new.protocolVersion)"))
+            found.append(
+                ContractFinding(
+                    .protocolVersionChanged, .new, JSONPointer(["protocolVersion"]),
+                    "protocol version \(old.protocolVersion) became \(new.protocolVersion)"))
         }
         for name in old.types.keys.sorted() where new.types[name] == nil {
             found.append(ContractFinding(.typeRemoved, .old, .type(name), "type '\(name)' was removed"))
@@ -52,7 +53,8 @@ public enum ContractComparison {
         for name in new.types.keys.sorted() {
             guard let now = new.types[name] else { continue }
             guard let before = old.types[name] else {
-                found.append(ContractFinding(.typeAdded, .new, .type(name), "type '\(name)' (\(now.kind.rawValue)) was added"))
+                found.append(
+                    ContractFinding(.typeAdded, .new, .type(name), "type '\(name)' (\(now.kind.rawValue)) was added"))
                 continue
             }
             found += compare(type: name, before, now)
@@ -71,7 +73,8 @@ public enum ContractComparison {
         for module in all {
             for plugin in module.references.keys where !declared.contains(plugin) { declared.append(plugin) }
         }
-        let report = Composition.check(tables: all.map { ($0.plugin.name, $0.coordinators) }, declaredPlugins: declared, root: nil)
+        let report = Composition.check(
+            tables: all.map { ($0.plugin.name, $0.coordinators) }, declaredPlugins: declared, root: nil)
         var found: [ContractFinding] = []
         for issue in report.issues where issue.isReference {
             guard let type = issue.type, let routeName = issue.route, let source = byName[issue.plugin],
@@ -84,7 +87,10 @@ public enum ContractComparison {
             if let param = issue.param { pointer = pointer.appending("targetParams", param) }
             let rule: ContractRule = issue.category == .unknownType ? .referenceUnresolved : .referenceIncompatible
             let side: ContractFinding.Side = issue.plugin == name ? .new : .module(issue.plugin)
-            found.append(ContractFinding(rule, side, pointer, "module '\(issue.plugin)', type '\(type)', route '\(routeName)': \(issue.reason)"))
+            found.append(
+                ContractFinding(
+                    rule, side, pointer,
+                    "module '\(issue.plugin)', type '\(type)', route '\(routeName)': \(issue.reason)"))
         }
         return found
     }
@@ -95,85 +101,116 @@ public enum ContractComparison {
         let at = JSONPointer.type(name)
         guard old.kind == new.kind else {
             // Every route of another kind has other transitions: the kind is the change to report.
-            return [ContractFinding(.typeKindChanged, .new, at.appending("kind"), "type '\(name)' was a \(old.kind.rawValue), is a \(new.kind.rawValue)")]
+            return [
+                ContractFinding(
+                    .typeKindChanged, .new, at.appending("kind"),
+                    "type '\(name)' was a \(old.kind.rawValue), is a \(new.kind.rawValue)")
+            ]
         }
         var found: [ContractFinding] = []
         if old.initialRoute != new.initialRoute {
-            found.append(ContractFinding(
-                .initialRouteChanged, .new, at.appending("initialRoute"),
-                "type '\(name)' starts on '\(new.initialRoute ?? "its first tab")' instead of '\(old.initialRoute ?? "its first tab")'"))
+            found.append(
+                ContractFinding(
+                    .initialRouteChanged, .new, at.appending("initialRoute"),
+                    "type '\(name)' starts on '\(new.initialRoute ?? "its first tab")' instead of '\(old.initialRoute ?? "its first tab")'"
+                ))
         }
         if old.customDeepLinks != new.customDeepLinks {
-            found.append(ContractFinding(
-                old.customDeepLinks ? .customDeepLinksRemoved : .customDeepLinksAdded, old.customDeepLinks ? .old : .new,
-                at.appending("customDeepLinks"),
-                old.customDeepLinks ? "type '\(name)' no longer resolves deep links itself" : "type '\(name)' resolves deep links itself"))
+            found.append(
+                ContractFinding(
+                    old.customDeepLinks ? .customDeepLinksRemoved : .customDeepLinksAdded,
+                    old.customDeepLinks ? .old : .new,
+                    at.appending("customDeepLinks"),
+                    old.customDeepLinks
+                        ? "type '\(name)' no longer resolves deep links itself"
+                        : "type '\(name)' resolves deep links itself"))
         }
         found += params(old.params, new.params, at: at.appending("params"), of: "type '\(name)'")
         for route in old.routes.keys.sorted() where new.routes[route] == nil {
             let isTab = old.routes[route]?.transition == .tab
-            found.append(ContractFinding(
-                isTab ? .tabRemoved : .routeRemoved, .old, .route(name, route), "\(isTab ? "tab" : "route") '\(route)' of type '\(name)' was removed"))
+            found.append(
+                ContractFinding(
+                    isTab ? .tabRemoved : .routeRemoved, .old, .route(name, route),
+                    "\(isTab ? "tab" : "route") '\(route)' of type '\(name)' was removed"))
         }
         for route in new.routes.keys.sorted() {
             guard let now = new.routes[route] else { continue }
             guard let before = old.routes[route] else {
                 let isTab = now.transition == .tab
-                found.append(ContractFinding(
-                    isTab ? .tabAdded : .routeAdded, .new, .route(name, route), "\(isTab ? "tab" : "route") '\(route)' of type '\(name)' was added"))
+                found.append(
+                    ContractFinding(
+                        isTab ? .tabAdded : .routeAdded, .new, .route(name, route),
+                        "\(isTab ? "tab" : "route") '\(route)' of type '\(name)' was added"))
                 continue
             }
             found += compare(route: route, of: name, before, now)
         }
         let kept = old.tabs.filter(new.tabs.contains)
         if kept != new.tabs.filter(old.tabs.contains) {
-            found.append(ContractFinding(
-                .tabsReordered, .new, at.appending("tabs"),
-                "the tabs of type '\(name)' are in another order: \(new.tabs.joined(separator: ", ")) (were \(old.tabs.joined(separator: ", ")))"))
+            found.append(
+                ContractFinding(
+                    .tabsReordered, .new, at.appending("tabs"),
+                    "the tabs of type '\(name)' are in another order: \(new.tabs.joined(separator: ", ")) (were \(old.tabs.joined(separator: ", ")))"
+                ))
         }
         return found
     }
 
-    static func compare(route name: String, of type: String, _ old: ContractRoute, _ new: ContractRoute) -> [ContractFinding] {
+    static func compare(
+        route name: String, of type: String, _ old: ContractRoute, _ new: ContractRoute
+    ) -> [ContractFinding] {
         let at = JSONPointer.route(type, name)
         let what = "route '\(name)' of type '\(type)'"
         var found: [ContractFinding] = []
         if old.transition != new.transition {
-            found.append(ContractFinding(
-                .routeTransitionChanged, .new, at.appending("transition"), "\(what) presents as \(new.transition.rawValue), was \(old.transition.rawValue)"))
+            found.append(
+                ContractFinding(
+                    .routeTransitionChanged, .new, at.appending("transition"),
+                    "\(what) presents as \(new.transition.rawValue), was \(old.transition.rawValue)"))
         }
         let lost = Set(old.transitions).subtracting(new.allowedTransitions)
         if !lost.isEmpty {
-            found.append(ContractFinding(
-                .routeTransitionsNarrowed, .new, at.appending("transitions"),
-                "\(what) no longer allows \(lost.map(\.rawValue).sorted().joined(separator: ", "))"))
+            found.append(
+                ContractFinding(
+                    .routeTransitionsNarrowed, .new, at.appending("transitions"),
+                    "\(what) no longer allows \(lost.map(\.rawValue).sorted().joined(separator: ", "))"))
         }
         let gained = new.allowedTransitions.subtracting(old.allowedTransitions).subtracting([new.transition])
         if !gained.isEmpty {
-            found.append(ContractFinding(
-                .routeTransitionsWidened, .new, at.appending("transitions"), "\(what) also allows \(gained.map(\.rawValue).sorted().joined(separator: ", "))"))
+            found.append(
+                ContractFinding(
+                    .routeTransitionsWidened, .new, at.appending("transitions"),
+                    "\(what) also allows \(gained.map(\.rawValue).sorted().joined(separator: ", "))"))
         }
         if old.target != new.target {
             let describe = { (target: CoordinatorReference?) in target.map { "the coordinator \($0)" } ?? "a screen" }
-            found.append(ContractFinding(
-                .routeTargetChanged, .new, new.target == nil ? at : at.appending("target"),
-                "\(what) shows \(describe(new.target)) instead of \(describe(old.target))"))
+            found.append(
+                ContractFinding(
+                    .routeTargetChanged, .new, new.target == nil ? at : at.appending("target"),
+                    "\(what) shows \(describe(new.target)) instead of \(describe(old.target))"))
         } else if old.targetParams != new.targetParams {
-            found.append(ContractFinding(
-                .targetParamsChanged, .new, new.targetParams == nil ? at : at.appending("targetParams"),
-                "\(what) creates \(new.target.map(\.description) ?? "its target") with other params"))
+            found.append(
+                ContractFinding(
+                    .targetParamsChanged, .new, new.targetParams == nil ? at : at.appending("targetParams"),
+                    "\(what) creates \(new.target.map(\.description) ?? "its target") with other params"))
         }
         found += deepLink(old.deepLink, new.deepLink, at: at, of: what)
         found += params(old.params, new.params, at: at.appending("params"), of: what)
         for action in old.actions.keys.sorted() where new.actions[action] == nil {
-            found.append(ContractFinding(.actionRemoved, .old, at.appending("actions", action), "action '\(action)' of \(what) was removed"))
+            found.append(
+                ContractFinding(
+                    .actionRemoved, .old, at.appending("actions", action), "action '\(action)' of \(what) was removed"))
         }
         for action in new.actions.keys.sorted() {
             guard let before = old.actions[action] else {
-                found.append(ContractFinding(.actionAdded, .new, at.appending("actions", action), "action '\(action)' of \(what) was added"))
+                found.append(
+                    ContractFinding(
+                        .actionAdded, .new, at.appending("actions", action), "action '\(action)' of \(what) was added"))
                 continue
             }
-            found += params(before.params, new.actions[action]?.params, at: at.appending("actions", action, "params"), of: "action '\(action)' of \(what)")
+            found += params(
+                before.params, new.actions[action]?.params, at: at.appending("actions", action, "params"),
+                of: "action '\(action)' of \(what)")
         }
         return found
     }
@@ -184,15 +221,25 @@ public enum ContractComparison {
         let at = route.appending("deepLink")
         switch (old, new) {
         case (nil, nil): return []
-        case (let old?, nil): return [ContractFinding(.deepLinkRemoved, .old, at, "\(what) lost its deep link '\(old)'")]
+        case (let old?, nil):
+            return [ContractFinding(.deepLinkRemoved, .old, at, "\(what) lost its deep link '\(old)'")]
         case (nil, let new?): return [ContractFinding(.deepLinkAdded, .new, at, "\(what) has the deep link '\(new)'")]
         case (let old?, let new?):
-            guard old != new, let before = try? PathPattern(parsing: old), let now = try? PathPattern(parsing: new) else { return [] }
+            guard old != new, let before = try? PathPattern(parsing: old), let now = try? PathPattern(parsing: new)
+            else { return [] }
             if !covers(now, before) {
-                return [ContractFinding(.deepLinkNarrowed, .new, at, "\(what): '\(new)' does not match every link '\(old)' matched")]
+                return [
+                    ContractFinding(
+                        .deepLinkNarrowed, .new, at, "\(what): '\(new)' does not match every link '\(old)' matched")
+                ]
             }
             let rule: ContractRule = covers(before, now) ? .deepLinkRewritten : .deepLinkWidened
-            return [ContractFinding(rule, .new, at, "\(what): '\(new)' matches \(rule == .deepLinkRewritten ? "the same links as" : "every link of, and more than,") '\(old)'")]
+            return [
+                ContractFinding(
+                    rule, .new, at,
+                    "\(what): '\(new)' matches \(rule == .deepLinkRewritten ? "the same links as" : "every link of, and more than,") '\(old)'"
+                )
+            ]
         }
     }
 
@@ -203,7 +250,8 @@ public enum ContractComparison {
         func isRest(_ element: PathPattern.Element) -> Bool { if case .rest = element { true } else { false } }
         func takes(_ wide: PathPattern.Element, _ narrow: PathPattern.Element) -> Bool {
             switch (wide, narrow) {
-            case (.capture, .literal), (.capture, .capture), (.capture, .wildcard), (.wildcard, .literal), (.wildcard, .capture),
+            case (.capture, .literal), (.capture, .capture), (.capture, .wildcard), (.wildcard, .literal),
+                (.wildcard, .capture),
                 (.wildcard, .wildcard):
                 true
             case (.literal(let a), .literal(let b)): a == b
@@ -228,36 +276,52 @@ public enum ContractComparison {
 
     /// The changes of one params declaration (a route's, an action's, a type's). Callers pass params and the owner
     /// accepts them, so what accepts less is breaking.
-    static func params(_ old: [String: ContractParam]?, _ new: [String: ContractParam]?, at: JSONPointer, of what: String) -> [ContractFinding] {
+    static func params(
+        _ old: [String: ContractParam]?, _ new: [String: ContractParam]?, at: JSONPointer, of what: String
+    ) -> [ContractFinding] {
         switch (old, new) {
         case (nil, nil): return []
         case (nil, let new?):
-            return [ContractFinding(.paramsDeclared, .new, at, "\(what) declares its params (\(new.keys.sorted().joined(separator: ", "))); it accepted any")]
+            return [
+                ContractFinding(
+                    .paramsDeclared, .new, at,
+                    "\(what) declares its params (\(new.keys.sorted().joined(separator: ", "))); it accepted any")
+            ]
         case (.some, nil):
-            return [ContractFinding(.paramsUndeclared, .new, at.tokens.count > 1 ? JSONPointer(at.tokens.dropLast()) : at, "\(what) accepts any params")]
+            return [
+                ContractFinding(
+                    .paramsUndeclared, .new, at.tokens.count > 1 ? JSONPointer(at.tokens.dropLast()) : at,
+                    "\(what) accepts any params")
+            ]
         case (let old?, let new?):
             var found: [ContractFinding] = []
             for name in old.keys.sorted() where new[name] == nil {
-                found.append(ContractFinding(.paramRemoved, .old, at.appending(name), "param '\(name)' of \(what) was removed"))
+                found.append(
+                    ContractFinding(.paramRemoved, .old, at.appending(name), "param '\(name)' of \(what) was removed"))
             }
             for name in new.keys.sorted() {
                 guard let now = new[name] else { continue }
                 guard let before = old[name] else {
-                    found.append(ContractFinding(
-                        now.required ? .paramRequiredAdded : .paramOptionalAdded, .new, at.appending(name),
-                        "\(now.required ? "required" : "optional") param '\(name)' (\(now.type.rawValue)) of \(what) was added"))
+                    found.append(
+                        ContractFinding(
+                            now.required ? .paramRequiredAdded : .paramOptionalAdded, .new, at.appending(name),
+                            "\(now.required ? "required" : "optional") param '\(name)' (\(now.type.rawValue)) of \(what) was added"
+                        ))
                     continue
                 }
                 if before.type != now.type {
                     let widened = ParamCompatibility.fits(before.type, now.type)
-                    found.append(ContractFinding(
-                        widened ? .paramTypeWidened : .paramTypeChanged, .new, at.appending(name, "type"),
-                        "param '\(name)' of \(what) is \(now.type.rawValue), was \(before.type.rawValue)"))
+                    found.append(
+                        ContractFinding(
+                            widened ? .paramTypeWidened : .paramTypeChanged, .new, at.appending(name, "type"),
+                            "param '\(name)' of \(what) is \(now.type.rawValue), was \(before.type.rawValue)"))
                 }
                 if before.required != now.required {
-                    found.append(ContractFinding(
-                        now.required ? .paramMadeRequired : .paramMadeOptional, .new, at.appending(name, "required"),
-                        "param '\(name)' of \(what) is \(now.required ? "required" : "optional") now"))
+                    found.append(
+                        ContractFinding(
+                            now.required ? .paramMadeRequired : .paramMadeOptional, .new,
+                            at.appending(name, "required"),
+                            "param '\(name)' of \(what) is \(now.required ? "required" : "optional") now"))
                 }
             }
             return found

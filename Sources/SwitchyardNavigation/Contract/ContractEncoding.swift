@@ -75,7 +75,9 @@ extension ContractRoute {
 extension ContractParam {
     static func json(_ params: [String: ContractParam]) -> JSONValue {
         var object = JSONObject()
-        for (name, param) in params { object[name] = ["type": .string(param.type.rawValue), "required": .bool(param.required)] }
+        for (name, param) in params {
+            object[name] = ["type": .string(param.type.rawValue), "required": .bool(param.required)]
+        }
         return .object(object)
     }
 }

@@ -46,13 +46,17 @@ public enum ContractRule: String, Sendable, CaseIterable, CustomStringConvertibl
     /// it is allowed with `--allow`).
     public var isBreaking: Bool {
         switch self {
-        case .protocolVersionChanged, .typeRemoved, .typeKindChanged, .routeRemoved, .tabRemoved, .routeTransitionChanged,
-            .routeTransitionsNarrowed, .routeTargetChanged, .deepLinkRemoved, .deepLinkNarrowed, .customDeepLinksRemoved,
+        case .protocolVersionChanged, .typeRemoved, .typeKindChanged, .routeRemoved, .tabRemoved,
+            .routeTransitionChanged,
+            .routeTransitionsNarrowed, .routeTargetChanged, .deepLinkRemoved, .deepLinkNarrowed,
+            .customDeepLinksRemoved,
             .actionRemoved, .paramsDeclared, .paramRequiredAdded, .paramRemoved, .paramTypeChanged, .paramMadeRequired,
             .referenceUnresolved, .referenceIncompatible:
             true
-        case .typeAdded, .routeAdded, .tabAdded, .tabsReordered, .initialRouteChanged, .routeTransitionsWidened, .deepLinkAdded,
-            .deepLinkWidened, .deepLinkRewritten, .customDeepLinksAdded, .actionAdded, .paramsUndeclared, .paramOptionalAdded,
+        case .typeAdded, .routeAdded, .tabAdded, .tabsReordered, .initialRouteChanged, .routeTransitionsWidened,
+            .deepLinkAdded,
+            .deepLinkWidened, .deepLinkRewritten, .customDeepLinksAdded, .actionAdded, .paramsUndeclared,
+            .paramOptionalAdded,
             .paramMadeOptional, .paramTypeWidened, .targetParamsChanged:
             false
         }
@@ -63,15 +67,18 @@ public enum ContractRule: String, Sendable, CaseIterable, CustomStringConvertibl
         switch self {
         case .protocolVersionChanged: "the plugin speaks another protocol version: hosts that do not offer it refuse it"
         case .typeRemoved: "a coordinator type is gone: every route, manifest root and saved tree that opens it fails"
-        case .typeKindChanged: "a type is another kind (stack, tabs, wrapper): steps and pushes that fit the old kind fail"
+        case .typeKindChanged:
+            "a type is another kind (stack, tabs, wrapper): steps and pushes that fit the old kind fail"
         case .routeRemoved: "a route is gone: chains and links that take it fail with routeNotFound"
         case .tabRemoved: "a tab is gone: selectTab, setTabs and links that name it fail"
         case .routeTransitionChanged: "a route presents another way by default (push, modal, fullScreen...)"
         case .routeTransitionsNarrowed: "a transition a route step could pick is no longer allowed"
         case .routeTargetChanged: "a route opens another coordinator type, or a screen instead of one (or the reverse)"
         case .deepLinkRemoved: "a route no longer has a deep-link pattern: its links fail"
-        case .deepLinkNarrowed: "a pattern matches less: some links it took fail (another literal, a capture made literal, '**' dropped)"
-        case .customDeepLinksRemoved: "the plugin no longer resolves links into the type itself: links beyond its patterns fail"
+        case .deepLinkNarrowed:
+            "a pattern matches less: some links it took fail (another literal, a capture made literal, '**' dropped)"
+        case .customDeepLinksRemoved:
+            "the plugin no longer resolves links into the type itself: links beyond its patterns fail"
         case .actionRemoved: "an action a screen emitted is gone: a UI shell's user/action for it is refused"
         case .paramsDeclared: "params are declared where any were accepted: callers passing others are refused"
         case .paramRequiredAdded: "a new required param: callers that do not pass it are refused"
@@ -79,7 +86,8 @@ public enum ContractRule: String, Sendable, CaseIterable, CustomStringConvertibl
         case .paramTypeChanged: "a param has another type: values of the old type are refused"
         case .paramMadeRequired: "an optional param became required: callers that leave it out are refused"
         case .referenceUnresolved: "a module's route opens a type the other module's contract does not declare"
-        case .referenceIncompatible: "a module's route opens a type of the other module in a way it no longer accepts (params, kind)"
+        case .referenceIncompatible:
+            "a module's route opens a type of the other module in a way it no longer accepts (params, kind)"
         case .typeAdded: "a new coordinator type"
         case .routeAdded: "a new route"
         case .tabAdded: "a new tab"
@@ -89,13 +97,15 @@ public enum ContractRule: String, Sendable, CaseIterable, CustomStringConvertibl
         case .deepLinkAdded: "a route gets a deep-link pattern"
         case .deepLinkWidened: "a pattern matches every link it matched and more"
         case .deepLinkRewritten: "a pattern is written differently but matches the same links (a capture renamed)"
-        case .customDeepLinksAdded: "the plugin resolves links into the type itself (its patterns still describe what it promises)"
+        case .customDeepLinksAdded:
+            "the plugin resolves links into the type itself (its patterns still describe what it promises)"
         case .actionAdded: "a screen emits a new action"
         case .paramsUndeclared: "a params declaration is dropped: any params are accepted"
         case .paramOptionalAdded: "a new optional param"
         case .paramMadeOptional: "a required param became optional"
         case .paramTypeWidened: "a param accepts more values (any, or number for integer)"
-        case .targetParamsChanged: "a route creates the coordinator it opens with other params (checked against that module by contract check)"
+        case .targetParamsChanged:
+            "a route creates the coordinator it opens with other params (checked against that module by contract check)"
         }
     }
 }

@@ -7,7 +7,8 @@ extension RouteContract {
         let routes = types.values.reduce(0) { $0 + $1.routes.count }
         let links = types.values.reduce(0) { $0 + $1.routes.values.count(where: { $0.deepLink != nil }) }
         let actions = types.values.reduce(0) { $0 + $1.routes.values.reduce(0) { $0 + $1.actions.count } }
-        var text = "\(count(types.count, "type")), \(count(routes, "route")), \(count(links, "deep link")), \(count(actions, "action"))"
+        var text =
+            "\(count(types.count, "type")), \(count(routes, "route")), \(count(links, "deep link")), \(count(actions, "action"))"
         let opened = references.flatMap { plugin, targets in targets.keys.map { "\(plugin).\($0)" } }.sorted()
         text += opened.isEmpty ? "; opens no other module's type" : "; opens \(opened.joined(separator: ", "))"
         return text
@@ -27,18 +28,26 @@ extension RouteContract {
             let width = order.map(\.count).max() ?? 0
             for routeName in order {
                 guard let route = type.routes[routeName] else { continue }
-                var parts = [route.transition.rawValue + (route.transitions.isEmpty ? "" : "|" + route.transitions.map(\.rawValue).joined(separator: "|"))]
+                var parts = [
+                    route.transition.rawValue
+                        + (route.transitions.isEmpty
+                            ? "" : "|" + route.transitions.map(\.rawValue).joined(separator: "|"))
+                ]
                 if let link = route.deepLink { parts.append("link \(link.isEmpty ? "\"\"" : link)") }
                 if let params = route.params { parts.append("params \(describe(params))") }
                 if let target = route.target {
                     parts.append("→ \(target)" + (route.targetParams.map { " with \(describe($0))" } ?? ""))
                 }
                 if !route.actions.isEmpty {
-                    parts.append("actions " + route.actions.keys.sorted().map { name in
-                        route.actions[name]?.params.map { "\(name)(\(describe($0)))" } ?? name
-                    }.joined(separator: ", "))
+                    parts.append(
+                        "actions "
+                            + route.actions.keys.sorted().map { name in
+                                route.actions[name]?.params.map { "\(name)(\(describe($0)))" } ?? name
+                            }.joined(separator: ", "))
                 }
-                lines.append("  \(routeName + String(repeating: " ", count: width - routeName.count))  \(parts.joined(separator: "  "))")
+                lines.append(
+                    "  \(routeName + String(repeating: " ", count: width - routeName.count))  \(parts.joined(separator: "  "))"
+                )
             }
         }
         return lines

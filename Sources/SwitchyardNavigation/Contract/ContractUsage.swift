@@ -49,11 +49,14 @@ public struct ContractUsage: Sendable, Equatable {
         var instances: [UsedInstance] = []
         var entries: [UsedEntry] = []
         for instance in tree.instances(of: plugin).sorted(by: { $0.id.rawValue < $1.id.rawValue }) {
-            instances.append(UsedInstance(instance: instance.id, type: instance.type, kind: instance.kind, params: instance.params))
+            instances.append(
+                UsedInstance(instance: instance.id, type: instance.type, kind: instance.kind, params: instance.params))
             for entry in instance.allEntries {
-                entries.append(UsedEntry(
-                    instance: instance.id, entry: entry.id, type: instance.type, route: entry.route, transition: entry.transition,
-                    params: entry.params))
+                entries.append(
+                    UsedEntry(
+                        instance: instance.id, entry: entry.id, type: instance.type, route: entry.route,
+                        transition: entry.transition,
+                        params: entry.params))
             }
         }
         self.init(instances: instances, entries: entries)
@@ -71,42 +74,59 @@ extension ContractComparison {
             let at = JSONPointer.type(used.type)
             let what = "instance \(used.instance.rawValue) of type '\(used.type)'"
             guard let type = contract.types[used.type] else {
-                found.append(ContractFinding(.typeRemoved, .old, at, "\(what) is in the tree; the new version has no type '\(used.type)'"))
+                found.append(
+                    ContractFinding(
+                        .typeRemoved, .old, at, "\(what) is in the tree; the new version has no type '\(used.type)'"))
                 lost.insert(used.instance)
                 continue
             }
             if let kind = used.kind, kind != type.kind {
-                found.append(ContractFinding(.typeKindChanged, .old, at.appending("kind"), "\(what) is a \(kind.rawValue); the new version makes it a \(type.kind.rawValue)"))
+                found.append(
+                    ContractFinding(
+                        .typeKindChanged, .old, at.appending("kind"),
+                        "\(what) is a \(kind.rawValue); the new version makes it a \(type.kind.rawValue)"))
                 lost.insert(used.instance)
                 continue
             }
             for problem in valueProblems(used.params, type.params) {
-                found.append(ContractFinding(problem.rule, .old, at.appending("params", problem.param), "\(what) was created with params the new version does not take: \(problem.reason)"))
+                found.append(
+                    ContractFinding(
+                        problem.rule, .old, at.appending("params", problem.param),
+                        "\(what) was created with params the new version does not take: \(problem.reason)"))
             }
         }
         for used in usage.entries where !lost.contains(used.instance) {
             guard let type = contract.types[used.type] else { continue }
             let at = JSONPointer.route(used.type, used.route)
-            let what = "entry \(used.entry.rawValue) of instance \(used.instance.rawValue) (route '\(used.route)' of type '\(used.type)')"
+            let what =
+                "entry \(used.entry.rawValue) of instance \(used.instance.rawValue) (route '\(used.route)' of type '\(used.type)')"
             guard let route = type.routes[used.route] else {
                 let rule: ContractRule = used.transition == .tab ? .tabRemoved : .routeRemoved
-                found.append(ContractFinding(rule, .old, at, "\(what) is in the tree; the new version has no such route"))
+                found.append(
+                    ContractFinding(rule, .old, at, "\(what) is in the tree; the new version has no such route"))
                 continue
             }
             if !route.allowedTransitions.contains(used.transition) {
-                found.append(ContractFinding(
-                    .routeTransitionChanged, .old, at.appending("transition"),
-                    "\(what) is presented as \(used.transition.rawValue), which the new version's route does not allow"))
+                found.append(
+                    ContractFinding(
+                        .routeTransitionChanged, .old, at.appending("transition"),
+                        "\(what) is presented as \(used.transition.rawValue), which the new version's route does not allow"
+                    ))
             }
             for problem in valueProblems(used.params, route.params) {
-                found.append(ContractFinding(problem.rule, .old, at.appending("params", problem.param), "\(what) has params the new version does not take: \(problem.reason)"))
+                found.append(
+                    ContractFinding(
+                        problem.rule, .old, at.appending("params", problem.param),
+                        "\(what) has params the new version does not take: \(problem.reason)"))
             }
         }
         return found
     }
 
     /// Why params in use (values) do not fit a declaration, param by param, with the rule a diff would name.
-    static func valueProblems(_ value: JSONValue?, _ declared: [String: ContractParam]?) -> [(rule: ContractRule, param: String, reason: String)] {
+    static func valueProblems(
+        _ value: JSONValue?, _ declared: [String: ContractParam]?
+    ) -> [(rule: ContractRule, param: String, reason: String)] {
         guard let declared else { return [] }
         let object: JSONObject
         switch value {
@@ -122,7 +142,8 @@ extension ContractComparison {
                 continue
             }
             if !given.matches(param.type) {
-                problems.append((.paramTypeChanged, name, "param '\(name)' must be \(param.type.rawValue), is \(given.kindName)"))
+                problems.append(
+                    (.paramTypeChanged, name, "param '\(name)' must be \(param.type.rawValue), is \(given.kindName)"))
             }
         }
         for key in object.keys where declared[key] == nil {

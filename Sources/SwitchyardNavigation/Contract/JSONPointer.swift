@@ -18,15 +18,18 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
             return
         }
         guard text.hasPrefix("/") else { return nil }
-        self.init(text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
-            String($0).replacing("~1", with: "/").replacing("~0", with: "~")
-        })
+        self.init(
+            text.dropFirst().split(separator: "/", omittingEmptySubsequences: false).map {
+                String($0).replacing("~1", with: "/").replacing("~0", with: "~")
+            })
     }
 
     /// `/types/TYPE` in a contract.
     public static func type(_ type: String) -> JSONPointer { JSONPointer(["types", type]) }
     /// `/types/TYPE/routes/ROUTE` in a contract.
-    public static func route(_ type: String, _ route: String) -> JSONPointer { JSONPointer(["types", type, "routes", route]) }
+    public static func route(_ type: String, _ route: String) -> JSONPointer {
+        JSONPointer(["types", type, "routes", route])
+    }
 
     /// This pointer with more tokens.
     public func appending(_ more: String...) -> JSONPointer { JSONPointer(tokens + more) }
@@ -38,5 +41,7 @@ public struct JSONPointer: Sendable, Hashable, Comparable, CustomStringConvertib
     /// The path `JSONParser.locate` takes, to find the line and column of what the pointer names.
     public var path: [JSONPathComponent] { tokens.map(JSONPathComponent.key) }
 
-    public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool { lhs.tokens.lexicographicallyPrecedes(rhs.tokens) }
+    public static func < (lhs: JSONPointer, rhs: JSONPointer) -> Bool {
+        lhs.tokens.lexicographicallyPrecedes(rhs.tokens)
+    }
 }

@@ -46,7 +46,9 @@ public struct RouteContract: Sendable, Equatable {
         var found: [String: [String: [JSONPointer]]] = [:]
         for (typeName, type) in types {
             for (routeName, route) in type.routes {
-                guard let target = route.target, let plugin = target.plugin, plugin != self.plugin.name else { continue }
+                guard let target = route.target, let plugin = target.plugin, plugin != self.plugin.name else {
+                    continue
+                }
                 found[plugin, default: [:]][target.type, default: []].append(JSONPointer.route(typeName, routeName))
             }
         }
@@ -71,7 +73,8 @@ public struct ContractType: Sendable, Equatable {
 
     /// A type of a contract.
     public init(
-        kind: CoordinatorKind, initialRoute: String? = nil, customDeepLinks: Bool = false, params: [String: ContractParam]? = nil,
+        kind: CoordinatorKind, initialRoute: String? = nil, customDeepLinks: Bool = false,
+        params: [String: ContractParam]? = nil,
         routes: [String: ContractRoute], tabs: [String] = []
     ) {
         self.kind = kind
@@ -86,7 +89,8 @@ public struct ContractType: Sendable, Equatable {
         var routes: [String: ContractRoute] = [:]
         for route in declaration.routes { routes[route.name] = ContractRoute(route) }
         self.init(
-            kind: declaration.kind, initialRoute: declaration.initialRoute, customDeepLinks: declaration.customDeepLinks == true,
+            kind: declaration.kind, initialRoute: declaration.initialRoute,
+            customDeepLinks: declaration.customDeepLinks == true,
             params: ContractParam.map(declaration.params), routes: routes,
             tabs: declaration.routes.filter { $0.transition == .tab }.map(\.name))
     }
@@ -120,8 +124,10 @@ public struct ContractRoute: Sendable, Equatable {
 
     /// A route of a contract.
     public init(
-        transition: Transition, transitions: [Transition] = [], deepLink: String? = nil, params: [String: ContractParam]? = nil,
-        target: CoordinatorReference? = nil, targetParams: [String: ContractParam]? = nil, actions: [String: ContractAction] = [:]
+        transition: Transition, transitions: [Transition] = [], deepLink: String? = nil,
+        params: [String: ContractParam]? = nil,
+        target: CoordinatorReference? = nil, targetParams: [String: ContractParam]? = nil,
+        actions: [String: ContractAction] = [:]
     ) {
         self.transition = transition
         self.transitions = transitions
@@ -134,11 +140,15 @@ public struct ContractRoute: Sendable, Equatable {
 
     init(_ route: RouteDeclaration) {
         var actions: [String: ContractAction] = [:]
-        for action in route.actions ?? [] { actions[action.name] = ContractAction(params: ContractParam.map(action.params)) }
+        for action in route.actions ?? [] {
+            actions[action.name] = ContractAction(params: ContractParam.map(action.params))
+        }
         let others = Set(route.transitions ?? []).subtracting([route.transition])
         self.init(
-            transition: route.transition, transitions: others.sorted { $0.rawValue < $1.rawValue }, deepLink: route.deepLink,
-            params: ContractParam.map(route.params), target: route.target, targetParams: ContractParam.map(route.targetParams),
+            transition: route.transition, transitions: others.sorted { $0.rawValue < $1.rawValue },
+            deepLink: route.deepLink,
+            params: ContractParam.map(route.params), target: route.target,
+            targetParams: ContractParam.map(route.targetParams),
             actions: actions)
     }
 
@@ -147,10 +157,15 @@ public struct ContractRoute: Sendable, Equatable {
 
     func declaration(named name: String) -> RouteDeclaration {
         RouteDeclaration(
-            name: name, transition: transition, deepLink: deepLink, params: ContractParam.declarations(params), target: target,
+            name: name, transition: transition, deepLink: deepLink, params: ContractParam.declarations(params),
+            target: target,
             actions: actions.isEmpty
-                ? nil : actions.keys.sorted().map { ActionDeclaration(name: $0, params: ContractParam.declarations(actions[$0]?.params)) },
-            transitions: transitions.isEmpty ? nil : transitions, targetParams: ContractParam.declarations(targetParams))
+                ? nil
+                : actions.keys.sorted().map {
+                    ActionDeclaration(name: $0, params: ContractParam.declarations(actions[$0]?.params))
+                },
+            transitions: transitions.isEmpty ? nil : transitions, targetParams: ContractParam.declarations(targetParams)
+        )
     }
 }
 
@@ -179,14 +194,18 @@ public struct ContractParam: Sendable, Equatable {
     static func map(_ declarations: [ParamDeclaration]?) -> [String: ContractParam]? {
         declarations.map { list in
             var params: [String: ContractParam] = [:]
-            for declaration in list { params[declaration.name] = ContractParam(type: declaration.type, required: declaration.isRequired) }
+            for declaration in list {
+                params[declaration.name] = ContractParam(type: declaration.type, required: declaration.isRequired)
+            }
             return params
         }
     }
 
     static func declarations(_ params: [String: ContractParam]?) -> [ParamDeclaration]? {
         params.map { map in
-            map.keys.sorted().compactMap { name in map[name].map { ParamDeclaration(name: name, type: $0.type, required: $0.required) } }
+            map.keys.sorted().compactMap { name in
+                map[name].map { ParamDeclaration(name: name, type: $0.type, required: $0.required) }
+            }
         }
     }
 }

@@ -63,7 +63,9 @@ public final class DeepLinkResolver {
         }
         do throws(ResponseError) {
             while true {
-                guard let start else { throw ResponseError(.instanceNotFound, "the tree is empty: no root to open \(link.url) from") }
+                guard let start else {
+                    throw ResponseError(.instanceNotFound, "the tree is empty: no root to open \(link.url) from")
+                }
                 if cursor == link.segments.count {
                     let plan = DeepLinkPlan(start: start, steps: steps, links: links)
                     outcome = .resolved(plan)
@@ -77,8 +79,12 @@ public final class DeepLinkResolver {
                     return .needs(question(for: declaration, key: key))
                 }
                 if let (route, consumed, captures) = bestMatch(key) {
-                    try take(route, declaration: declaration, key: key, consumed: consumed, params: try params(captures, route))
-                } else if declaration.kind == .wrapper, let child = declaration.routes.first(where: { $0.transition == .child }) {
+                    try take(
+                        route, declaration: declaration, key: key, consumed: consumed,
+                        params: try params(captures, route))
+                } else if declaration.kind == .wrapper,
+                    let child = declaration.routes.first(where: { $0.transition == .child })
+                {
                     try take(child, declaration: declaration, key: key, consumed: 0, params: nil)
                 } else {
                     throw invalid("no route of \(key) matches (patterns: \(patterns(declaration)))")
@@ -97,11 +103,13 @@ public final class DeepLinkResolver {
         do throws(ResponseError) {
             let decision = try answer.get()
             guard let route = declaration.route(named: decision.route) else {
-                throw ResponseError.invalidAnswer(key.plugin, "deep link answered with unknown route '\(decision.route)' of \(key.type)")
+                throw ResponseError.invalidAnswer(
+                    key.plugin, "deep link answered with unknown route '\(decision.route)' of \(key.type)")
             }
             let remaining = link.segments.count - cursor
             guard decision.consumed >= 0 && decision.consumed <= remaining else {
-                throw ResponseError.invalidAnswer(key.plugin, "deep link answer consumed \(decision.consumed) of \(remaining) segments")
+                throw ResponseError.invalidAnswer(
+                    key.plugin, "deep link answer consumed \(decision.consumed) of \(remaining) segments")
             }
             try take(route, declaration: declaration, key: key, consumed: decision.consumed, params: decision.params)
         } catch {
@@ -118,7 +126,8 @@ public final class DeepLinkResolver {
         return DeepLinkQuestion(
             plugin: key.plugin,
             request: CoordinatorDeepLinkRequest.Params(
-                instance: instance, type: key.type, segments: Array(link.segments[cursor...]), query: link.query, dryRun: true))
+                instance: instance, type: key.type, segments: Array(link.segments[cursor...]), query: link.query,
+                dryRun: true))
     }
 
     private func invalid(_ reason: String) -> ResponseError {
@@ -147,7 +156,9 @@ public final class DeepLinkResolver {
     }
 
     private func patterns(_ declaration: CoordinatorDeclaration) -> String {
-        let list = declaration.routes.compactMap { route in route.deepLink.map { "\(route.name): \($0.isEmpty ? "\"\"" : $0)" } }
+        let list = declaration.routes.compactMap { route in
+            route.deepLink.map { "\(route.name): \($0.isEmpty ? "\"\"" : $0)" }
+        }
         return list.isEmpty ? "none" : list.joined(separator: ", ")
     }
 
@@ -196,7 +207,8 @@ public final class DeepLinkResolver {
     }
 
     private func take(
-        _ route: RouteDeclaration, declaration: CoordinatorDeclaration, key: RouteRegistry.TypeKey, consumed: Int, params: JSONValue?
+        _ route: RouteDeclaration, declaration: CoordinatorDeclaration, key: RouteRegistry.TypeKey, consumed: Int,
+        params: JSONValue?
     ) throws(ResponseError) {
         func validate() throws(ResponseError) {
             if let reason = routeParamsProblem(params, route.params) {

@@ -38,12 +38,14 @@ public struct DeepLinkURL: Sendable, Equatable {
         let rawSegments = rest.utf8.split(separator: slash, omittingEmptySubsequences: true)
         guard rawSegments.count <= limits.maxPathSegments else {
             throw .limitExceeded(
-                "maxPathSegments", max: limits.maxPathSegments, actual: rawSegments.count, field: "url", what: "path segments in one deep link")
+                "maxPathSegments", max: limits.maxPathSegments, actual: rawSegments.count, field: "url",
+                what: "path segments in one deep link")
         }
         let rawItems = queryText.utf8.split(separator: ampersand, omittingEmptySubsequences: true)
         guard rawItems.count <= limits.maxQueryItems else {
             throw .limitExceeded(
-                "maxQueryItems", max: limits.maxQueryItems, actual: rawItems.count, field: "url", what: "query items in one deep link")
+                "maxQueryItems", max: limits.maxQueryItems, actual: rawItems.count, field: "url",
+                what: "query items in one deep link")
         }
         var segments: [String] = []
         segments.reserveCapacity(rawSegments.count)
@@ -67,7 +69,8 @@ public struct DeepLinkURL: Sendable, Equatable {
                 value = ""
             }
             guard let key, let value else {
-                throw .deepLinkInvalid(text, segment: nil, index: segments.count, "invalid percent-encoding in the query")
+                throw .deepLinkInvalid(
+                    text, segment: nil, index: segments.count, "invalid percent-encoding in the query")
             }
             query[key] = value
         }
@@ -84,7 +87,9 @@ public struct DeepLinkURL: Sendable, Equatable {
         var iterator = text.utf8.makeIterator()
         while let byte = iterator.next() {
             if byte == UInt8(ascii: "%") {
-                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else { return nil }
+                guard let high = iterator.next().flatMap(hexValue), let low = iterator.next().flatMap(hexValue) else {
+                    return nil
+                }
                 bytes.append(high << 4 | low)
             } else if plusIsSpace && byte == UInt8(ascii: "+") {
                 bytes.append(UInt8(ascii: " "))

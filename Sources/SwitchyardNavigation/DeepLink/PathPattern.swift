@@ -21,14 +21,18 @@ public struct PathPattern: Sendable, Equatable, CustomStringConvertible {
         let parts = text.split(separator: "/", omittingEmptySubsequences: true)
         for (index, part) in parts.enumerated() {
             if part == "**" || part.hasPrefix("**") {
-                guard index == parts.count - 1 else { throw PatternError(pattern: text, reason: "'**' must be the last segment") }
+                guard index == parts.count - 1 else {
+                    throw PatternError(pattern: text, reason: "'**' must be the last segment")
+                }
                 let name = part.dropFirst(2)
                 elements.append(.rest(name.isEmpty ? "**" : String(name)))
             } else if part == "*" {
                 elements.append(.wildcard)
             } else if part.hasPrefix(":") {
                 let name = part.dropFirst()
-                guard !name.isEmpty else { throw PatternError(pattern: text, reason: "a capture needs a name after ':'") }
+                guard !name.isEmpty else {
+                    throw PatternError(pattern: text, reason: "a capture needs a name after ':'")
+                }
                 elements.append(.capture(String(name)))
             } else if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 {
                 elements.append(.capture(String(part.dropFirst().dropLast())))

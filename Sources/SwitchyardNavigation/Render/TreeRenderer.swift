@@ -25,7 +25,9 @@ public enum TreeRenderer {
     ///    ├─ tab todos ● ⇒ todos.navigation#3 wrapper
     /// ```
     public static func text(_ snapshot: TreeSnapshot) -> String {
-        guard let root = snapshot.root, let instance = snapshot.instance(root) else { return "(empty tree, revision \(snapshot.revision))\n" }
+        guard let root = snapshot.root, let instance = snapshot.instance(root) else {
+            return "(empty tree, revision \(snapshot.revision))\n"
+        }
         var lines = ["\(label(instance))  (revision \(snapshot.revision))"]
         let index = Dictionary(uniqueKeysWithValues: snapshot.instances.map { ($0.id, $0) })
         func children(_ instance: InstanceSnapshot, _ prefix: String, _ depth: Int) {
@@ -60,12 +62,19 @@ public enum TreeRenderer {
         switch instance.kind {
         case .stack:
             let root = instance.root.map { [Row(title: "root \(routeText($0))", entry: $0)] } ?? []
-            return root + (instance.entries ?? []).map {
-                Row(title: "\($0.transition.rawValue) \(routeText($0)) [\($0.entry)]\(presentationText($0.presentation))", entry: $0)
-            }
+            return root
+                + (instance.entries ?? []).map {
+                    Row(
+                        title:
+                            "\($0.transition.rawValue) \(routeText($0)) [\($0.entry)]\(presentationText($0.presentation))",
+                        entry: $0)
+                }
         case .tabs:
             return (instance.tabs ?? []).map {
-                Row(title: "tab \($0.route)\($0.badge.map { " (\($0))" } ?? "")\($0.route == instance.selectedTab ? " ●" : "")", entry: $0)
+                Row(
+                    title:
+                        "tab \($0.route)\($0.badge.map { " (\($0))" } ?? "")\($0.route == instance.selectedTab ? " ●" : "")",
+                    entry: $0)
             }
         case .wrapper:
             return instance.child.map { [Row(title: "child", entry: $0)] } ?? []
@@ -103,8 +112,10 @@ public enum TreeRenderer {
     // MARK: Graphviz DOT
 
     public static func dot(_ snapshot: TreeSnapshot) -> String {
-        var lines = ["digraph switchyard {", "  rankdir=LR;", "  node [fontname=\"Helvetica\", fontsize=11];",
-            "  label=\"revision \(snapshot.revision)\";"]
+        var lines = [
+            "digraph switchyard {", "  rankdir=LR;", "  node [fontname=\"Helvetica\", fontsize=11];",
+            "  label=\"revision \(snapshot.revision)\";",
+        ]
         for instance in snapshot.instances {
             let style = instance.status == .unavailable ? ", style=dashed, color=red" : ""
             lines.append("  i\(instance.id.rawValue) [shape=box, label=\"\(escape(label(instance)))\"\(style)];")
@@ -129,7 +140,9 @@ public enum TreeRenderer {
         var lines = ["flowchart LR"]
         for instance in snapshot.instances {
             lines.append("  i\(instance.id.rawValue)[\"\(mermaidEscape(label(instance)))\"]")
-            if instance.status == .unavailable { lines.append("  style i\(instance.id.rawValue) stroke-dasharray: 5 5,stroke:#c00") }
+            if instance.status == .unavailable {
+                lines.append("  style i\(instance.id.rawValue) stroke-dasharray: 5 5,stroke:#c00")
+            }
             for row in rows(instance) {
                 switch row.entry.content {
                 case .coordinator(let id):

@@ -34,7 +34,9 @@ extension ResponseError {
             data: .object(context(instance, route: route)))
     }
 
-    public static func notAllowed(_ instance: Instance?, _ reason: String, route: String? = nil, entry: EntryID? = nil) -> ResponseError {
+    public static func notAllowed(
+        _ instance: Instance?, _ reason: String, route: String? = nil, entry: EntryID? = nil
+    ) -> ResponseError {
         let subject = instance.map { "\(describe($0)): " } ?? ""
         var data = context(instance, route: route)
         if let entry { data["entry"] = .int(entry.rawValue) }
@@ -58,7 +60,11 @@ extension ResponseError {
         var data = self.data?.objectValue ?? JSONObject()
         if data["plugin"] == nil { data["plugin"] = .string(plugin) }
         if data["instance"] == nil { data["instance"] = .int(instance.rawValue) }
-        if data["type"] == nil { data["type"] = .string(type) } else if data["type"] != .string(type) { data["coordinatorType"] = .string(type) }
+        if data["type"] == nil {
+            data["type"] = .string(type)
+        } else if data["type"] != .string(type) {
+            data["coordinatorType"] = .string(type)
+        }
         if let route, data["route"] == nil { data["route"] = .string(route) }
         return ResponseError(code, message, data: .object(data))
     }
@@ -73,10 +79,14 @@ extension ResponseError {
             data: .object(data))
     }
 
-    public static func invalidAnswer(_ plugin: String, _ reason: String, instance: Instance? = nil, route: String? = nil) -> ResponseError {
+    public static func invalidAnswer(
+        _ plugin: String, _ reason: String, instance: Instance? = nil, route: String? = nil
+    ) -> ResponseError {
         var data = context(instance, route: route)
         data["plugin"] = .string(plugin)
-        return ResponseError(.invalidAnswer, "plugin '\(plugin)' answered inconsistently with its route table: \(reason)", data: .object(data))
+        return ResponseError(
+            .invalidAnswer, "plugin '\(plugin)' answered inconsistently with its route table: \(reason)",
+            data: .object(data))
     }
 
     public static func invalidRouteParams(_ instance: Instance, _ route: String, _ reason: String) -> ResponseError {

@@ -19,7 +19,8 @@ public struct TreeMerge: Sendable {
         public var description: String {
             switch part {
             case .instance(let id, let plugin, let type): "instance \(plugin).\(type)\(id): \(reason)"
-            case .entry(let entry, let route, let id, let plugin, let type): "entry '\(route)' [\(entry)] of \(plugin).\(type)\(id): \(reason)"
+            case .entry(let entry, let route, let id, let plugin, let type):
+                "entry '\(route)' [\(entry)] of \(plugin).\(type)\(id): \(reason)"
             }
         }
     }
@@ -64,22 +65,32 @@ extension NavigationTree {
         func dropSubtree(_ id: InstanceID, _ reason: String) {
             for node in result.subtree(of: id) {
                 guard let instance = result[node] else { continue }
-                dropped.append(.init(part: .instance(node, plugin: instance.plugin, type: instance.type), reason: node == id ? reason : "below a dropped instance"))
+                dropped.append(
+                    .init(
+                        part: .instance(node, plugin: instance.plugin, type: instance.type),
+                        reason: node == id ? reason : "below a dropped instance"))
                 result.remove(node)
             }
         }
         func dropEntry(_ entry: Entry, of owner: Instance, _ reason: String) {
             if let child = entry.content.coordinator { dropSubtree(child, "held by a dropped entry") }
-            dropped.append(.init(part: .entry(entry.id, route: entry.route, of: owner.id, plugin: owner.plugin, type: owner.type), reason: reason))
+            dropped.append(
+                .init(
+                    part: .entry(entry.id, route: entry.route, of: owner.id, plugin: owner.plugin, type: owner.type),
+                    reason: reason))
         }
         /// Why `entry` no longer fits a slot of `transitions` in `owner` (nil: it fits); fits the coordinator it holds.
-        func misfit(_ entry: Entry, in owner: Instance, _ declaration: CoordinatorDeclaration, _ transitions: [Transition], level: Int) -> String? {
+        func misfit(
+            _ entry: Entry, in owner: Instance, _ declaration: CoordinatorDeclaration, _ transitions: [Transition],
+            level: Int
+        ) -> String? {
             guard let route = declaration.route(named: entry.route) else {
                 return "\(owner.plugin).\(owner.type) no longer declares the route '\(entry.route)'"
             }
             // A stack entry may have been presented with another transition its route allows (§12.8).
             guard route.allows(entry.transition), transitions.contains(route.transition) else {
-                return "route '\(entry.route)' is now a \(route.transition.rawValue) route, the saved entry a \(entry.transition.rawValue) one"
+                return
+                    "route '\(entry.route)' is now a \(route.transition.rawValue) route, the saved entry a \(entry.transition.rawValue) one"
             }
             let target = RouteRegistry.target(of: route, declaredBy: owner.plugin)
             switch (entry.content, target) {
@@ -92,7 +103,9 @@ extension NavigationTree {
             case (.coordinator(let child), let target?):
                 guard let held = self[child] else { return "the saved entry holds a missing instance \(child)" }
                 let heldKey = RouteRegistry.TypeKey(plugin: held.plugin, type: held.type)
-                guard heldKey == target else { return "route '\(entry.route)' now opens \(target), the saved entry holds \(heldKey)" }
+                guard heldKey == target else {
+                    return "route '\(entry.route)' now opens \(target), the saved entry holds \(heldKey)"
+                }
                 return visit(child, level: level + 1) ? nil : "its coordinator was dropped"
             }
         }
@@ -111,12 +124,16 @@ extension NavigationTree {
             }
             guard let kind = instance.kind else { return true }  // a placeholder: created as the table says
             guard declaration.kind == kind else {
-                dropSubtree(id, "\(instance.plugin).\(instance.type) is now a \(declaration.kind.rawValue) coordinator, the saved one a \(kind.rawValue)")
+                dropSubtree(
+                    id,
+                    "\(instance.plugin).\(instance.type) is now a \(declaration.kind.rawValue) coordinator, the saved one a \(kind.rawValue)"
+                )
                 return false
             }
             switch kind {
             case .stack:
-                if let root = instance.root, let reason = misfit(root, in: instance, declaration, [.root], level: level) {
+                if let root = instance.root, let reason = misfit(root, in: instance, declaration, [.root], level: level)
+                {
                     for entry in instance.entries.reversed() { dropEntry(entry, of: instance, "above a dropped root") }
                     dropEntry(root, of: instance, reason)
                     instance.root = nil
@@ -124,8 +141,13 @@ extension NavigationTree {
                     missing.append(.content(id))
                 }
                 for (index, entry) in instance.entries.enumerated() {
-                    guard let reason = misfit(entry, in: instance, declaration, [.push, .modal, .fullScreen], level: level) else { continue }
-                    for above in instance.entries[(index + 1)...].reversed() { dropEntry(above, of: instance, "above a dropped entry") }
+                    guard
+                        let reason = misfit(
+                            entry, in: instance, declaration, [.push, .modal, .fullScreen], level: level)
+                    else { continue }
+                    for above in instance.entries[(index + 1)...].reversed() {
+                        dropEntry(above, of: instance, "above a dropped entry")
+                    }
                     dropEntry(entry, of: instance, reason)
                     instance.entries.removeSubrange(index...)
                     break
@@ -135,7 +157,9 @@ extension NavigationTree {
                 var tabs: [Entry] = []
                 // Tabs the owner set at run time stay as they were (order and set); otherwise the declared set, in
                 // declaration order, with what the file lacks asked of the owner.
-                let order = instance.dynamicTabs ? instance.tabs.map(\.route) : declaration.routes.filter { $0.transition == .tab }.map(\.name)
+                let order =
+                    instance.dynamicTabs
+                    ? instance.tabs.map(\.route) : declaration.routes.filter { $0.transition == .tab }.map(\.name)
                 for route in order where declaration.route(named: route)?.transition == .tab {
                     if let tab = instance.tabs.first(where: { $0.route == route }) {
                         guard let reason = misfit(tab, in: instance, declaration, [.tab], level: level) else {
@@ -146,13 +170,18 @@ extension NavigationTree {
                     }
                     missing.append(.tab(id, route: route))
                 }
-                for tab in instance.tabs where !declaration.routes.contains(where: { $0.name == tab.route && $0.transition == .tab }) {
-                    dropEntry(tab, of: instance, "\(instance.plugin).\(instance.type) no longer declares the tab '\(tab.route)'")
+                for tab in instance.tabs
+                where !declaration.routes.contains(where: { $0.name == tab.route && $0.transition == .tab }) {
+                    dropEntry(
+                        tab, of: instance,
+                        "\(instance.plugin).\(instance.type) no longer declares the tab '\(tab.route)'")
                 }
                 instance.tabs = tabs
                 instance.selectedTab = tabs.firstIndex { $0.route == selected } ?? 0
             case .wrapper:
-                if let child = instance.child, let reason = misfit(child, in: instance, declaration, [.child], level: level) {
+                if let child = instance.child,
+                    let reason = misfit(child, in: instance, declaration, [.child], level: level)
+                {
                     dropEntry(child, of: instance, reason)
                     instance.child = nil
                     missing.append(.content(id))

@@ -29,7 +29,8 @@ extension NavigationTree {
     }
 
     /// The root's coordinator if the root is `route`; nil if it is another route or shows a screen.
-    public func hasRoot(_ id: InstanceID, route: String, params: JSONValue? = nil) throws(ResponseError) -> InstanceID? {
+    public func hasRoot(_ id: InstanceID, route: String, params: JSONValue? = nil) throws(ResponseError) -> InstanceID?
+    {
         guard try isRoot(id, route: route, params: params) else { return nil }
         return self[id]?.root?.content.coordinator
     }
@@ -61,7 +62,9 @@ extension NavigationTree {
     /// everything above it. A wrapper goes with its child; a tab cannot be dismissed, but finishing its flow
     /// (`finishingFlow`) finishes the whole tabs coordinator. The one statement of these rules: `dismissCoordinator`
     /// and `finishFlow` apply it, `canDismiss` asks it.
-    public func dismissalTarget(of id: InstanceID, finishingFlow: Bool = false) throws(ResponseError) -> (parent: InstanceID, position: Int) {
+    public func dismissalTarget(
+        of id: InstanceID, finishingFlow: Bool = false
+    ) throws(ResponseError) -> (parent: InstanceID, position: Int) {
         guard var current = self[id] else { throw .instanceNotFound(id) }
         for _ in 0..<10_000 {
             guard let link = current.parent else { throw .notAllowed(current, "the tree's root cannot be dismissed") }
@@ -71,14 +74,18 @@ extension NavigationTree {
                 throw .placeholder(parent)
             case .stack:
                 guard let position = parent.entries.firstIndex(where: { $0.id == link.entry }) else {
-                    throw .notAllowed(current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
+                    throw .notAllowed(
+                        current, "it is the root of \(ResponseError.describe(parent)); set another root there instead")
                 }
                 return (parent.id, position)
             case .wrapper:
                 current = parent
             case .tabs:
                 guard finishingFlow else {
-                    throw .notAllowed(current, "it is a tab of \(ResponseError.describe(parent)); tabs cannot be dismissed (finishFlow ends the whole tabs coordinator)")
+                    throw .notAllowed(
+                        current,
+                        "it is a tab of \(ResponseError.describe(parent)); tabs cannot be dismissed (finishFlow ends the whole tabs coordinator)"
+                    )
                 }
                 current = parent
             }
@@ -95,7 +102,9 @@ extension NavigationTree {
     public func answer(_ query: TreeQueryRequest.Params) throws(ResponseError) -> JSONValue {
         if query.query == .newest {
             guard let plugin = query.plugin, let type = query.type else {
-                throw ResponseError(.invalidParams, "newest needs 'plugin' and 'type'", data: ["field": .string(query.plugin == nil ? "plugin" : "type")])
+                throw ResponseError(
+                    .invalidParams, "newest needs 'plugin' and 'type'",
+                    data: ["field": .string(query.plugin == nil ? "plugin" : "type")])
             }
             return newest(plugin: plugin, type: type).map { .int($0.rawValue) } ?? .null
         }
@@ -108,7 +117,8 @@ extension NavigationTree {
         }
         switch query.query {
         case .isRoot: return .bool(try isRoot(id, route: try route(), params: query.params))
-        case .hasRoot: return try hasRoot(id, route: try route(), params: query.params).map { .int($0.rawValue) } ?? .null
+        case .hasRoot:
+            return try hasRoot(id, route: try route(), params: query.params).map { .int($0.rawValue) } ?? .null
         case .currentRoute: return try currentRoute(id).map(JSONValue.string) ?? .null
         case .isInStack: return .bool(try isInStack(id, route: try route(), params: query.params))
         case .topCoordinator:

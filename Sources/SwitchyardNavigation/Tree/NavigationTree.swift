@@ -212,7 +212,9 @@ public struct NavigationTree: Sendable, Equatable {
     // MARK: - Low-level editing (used by the chain runner and by restore)
 
     mutating func put(_ instance: Instance) {
-        if instances.updateValue(Boxed(instance), forKey: instance.id) == nil { countsByPlugin[instance.plugin, default: 0] += 1 }
+        if instances.updateValue(Boxed(instance), forKey: instance.id) == nil {
+            countsByPlugin[instance.plugin, default: 0] += 1
+        }
     }
 
     mutating func remove(_ id: InstanceID) {
@@ -335,7 +337,8 @@ extension NavigationTree {
             for entry in instance.allEntries {
                 guard let child = entry.content.coordinator else { continue }
                 guard let target = self[child] else {
-                    throw .invalidSnapshot("instance \(instance.id) entry \(entry.id) refers to missing instance \(child)")
+                    throw .invalidSnapshot(
+                        "instance \(instance.id) entry \(entry.id) refers to missing instance \(child)")
                 }
                 guard target.parent == InstanceSnapshot.ParentLink(instance: instance.id, entry: entry.id) else {
                     throw .invalidSnapshot("instance \(child) does not name \(instance.id)/\(entry.id) as its parent")
@@ -357,7 +360,8 @@ extension Instance {
             reason = reason ?? "plugin '\(plugin)' has not created it yet"
         }
         return InstanceSnapshot(
-            id: id, plugin: plugin, type: type, kind: kind, pending: isPending ? true : nil, parent: parent, params: params, state: state,
+            id: id, plugin: plugin, type: type, kind: kind, pending: isPending ? true : nil, parent: parent,
+            params: params, state: state,
             status: status, unavailableReason: reason,
             root: kind == .stack ? root?.snapshot : nil,
             entries: kind == .stack ? entries.map(\.snapshot) : nil,
@@ -386,7 +390,8 @@ extension Entry {
             case .coordinator(let id): .coordinator(id)
             }
         self.init(
-            id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params, content: content,
+            id: snapshot.entry, route: snapshot.route, transition: snapshot.transition, params: snapshot.params,
+            content: content,
             badge: snapshot.badge, presentation: snapshot.presentation)
     }
 }

@@ -108,7 +108,9 @@ extension StackCoordinator {
     public func initialRoot() -> RootSelection<Self>? { nil }
 
     /// A root with its input, for ``initialRoot()``: `.root(\.authenticated, user)`.
-    public func root<Input, Output>(_ keyPath: KeyPath<Self, StackRoot<Self, Input, Output>>, _ input: Input) -> RootSelection<Self> {
+    public func root<Input, Output>(
+        _ keyPath: KeyPath<Self, StackRoot<Self, Input, Output>>, _ input: Input
+    ) -> RootSelection<Self> {
         RootSelection(route: self[keyPath: keyPath], input: input)
     }
 

@@ -9,17 +9,24 @@ import SwitchyardProtocol
 /// own tests catch it instead, since `PluginTestConnection`'s handshake fails with the same message.
 enum DeclarationCheck {
     /// One line per problem, naming the type (its route-table name and its Swift name), the route and the capture.
-    static func problems(typeName: String, swiftType: Any.Type, routes: [(declaration: RouteDeclaration, takesNoInput: Bool)]) -> [String] {
+    static func problems(
+        typeName: String, swiftType: Any.Type, routes: [(declaration: RouteDeclaration, takesNoInput: Bool)]
+    ) -> [String] {
         var problems: [String] = []
         for (declaration, takesNoInput) in routes {
             guard let pattern = declaration.deepLink, let params = declaration.params else { continue }
             let names = params.map(\.name)
             for capture in captures(pattern) where !names.contains(capture) {
                 let why =
-                    if takesNoInput { "its factory takes no input: give the factory a parameter (`(_ \(capture): String) -> …`)" }
-                    else if names.isEmpty { "the route declares no params: declare '\(capture)' with `params:`" }
-                    else { "the route's params are only \(names.map { "'\($0)'" }.joined(separator: ", ")): name the input '\(capture)' (`param:` or a property of the input type)" }
-                problems.append("\(typeName) (\(swiftType)): route '\(declaration.name)': deep-link pattern '\(pattern)' captures '\(capture)', but \(why), or drop the capture")
+                    if takesNoInput {
+                        "its factory takes no input: give the factory a parameter (`(_ \(capture): String) -> …`)"
+                    } else if names.isEmpty { "the route declares no params: declare '\(capture)' with `params:`" } else
+                    {
+                        "the route's params are only \(names.map { "'\($0)'" }.joined(separator: ", ")): name the input '\(capture)' (`param:` or a property of the input type)"
+                    }
+                problems.append(
+                    "\(typeName) (\(swiftType)): route '\(declaration.name)': deep-link pattern '\(pattern)' captures '\(capture)', but \(why), or drop the capture"
+                )
             }
         }
         return problems
@@ -31,7 +38,9 @@ enum DeclarationCheck {
         pattern.split(separator: "/").compactMap { part -> String? in
             if part.hasPrefix("**") { return part.count > 2 ? String(part.dropFirst(2)) : "**" }
             if part.hasPrefix(":") && part.count > 1 { return String(part.dropFirst()) }
-            if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 { return String(part.dropFirst().dropLast()) }
+            if part.hasPrefix("{") && part.hasSuffix("}") && part.count > 2 {
+                return String(part.dropFirst().dropLast())
+            }
             return nil
         }
     }

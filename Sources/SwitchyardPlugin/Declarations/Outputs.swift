@@ -60,7 +60,8 @@ public struct PluginCoordinator: RouteOutput, Sendable, Equatable {
     /// could not have checked where it leads.
     public func routeContent(_ context: OutputContext) throws -> RouteContent {
         guard let target = context.core?.target(of: context.route, parent: context.parent) else {
-            throw ResponseError(.internalError, "route '\(context.route)' returns a PluginCoordinator but declares no target")
+            throw ResponseError(
+                .internalError, "route '\(context.route)' returns a PluginCoordinator but declares no target")
         }
         return .coordinator(target, params: params)
     }

@@ -11,7 +11,9 @@ import SwitchyardProtocol
 enum ParamProbe {
     static func declarations<T: Decodable>(of type: T.Type) -> [ParamDeclaration]? {
         let recorder = Recorder()
-        guard (try? T(from: ProbeDecoder(recorder: recorder, depth: 0))) != nil, !recorder.params.isEmpty else { return nil }
+        guard (try? T(from: ProbeDecoder(recorder: recorder, depth: 0))) != nil, !recorder.params.isEmpty else {
+            return nil
+        }
         return recorder.params
     }
 
@@ -28,7 +30,8 @@ enum ParamProbe {
         switch type {
         case is String.Type, is Character.Type: return .string
         case is Int.Type, is Int8.Type, is Int16.Type, is Int32.Type, is Int64.Type,
-            is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type: return .integer
+            is UInt.Type, is UInt8.Type, is UInt16.Type, is UInt32.Type, is UInt64.Type:
+            return .integer
         case is Double.Type, is Float.Type: return .number
         case is Bool.Type: return .boolean
         case is JSONValue.Type: return .any
@@ -54,7 +57,9 @@ enum ParamProbe {
     static func placeholder<T: Decodable>(_ type: T.Type, depth: Int) throws -> T {
         if let primitive = type as? any ProbePlaceholder.Type, let value = primitive.probeValue as? T { return value }
         if let value = JSONValue.null as? T { return value }
-        guard depth < 16 else { throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "too deep to probe")) }
+        guard depth < 16 else {
+            throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "too deep to probe"))
+        }
         return try T(from: ProbeDecoder(recorder: nil, depth: depth + 1))
     }
 
@@ -118,7 +123,9 @@ enum ParamProbe {
             return nil
         }
 
-        func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type, forKey key: Key
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             recorder?.record(key, .object, required: true)
             return KeyedDecodingContainer(KeyedProbe<NestedKey>(recorder: nil, depth: depth + 1))
         }
@@ -142,7 +149,9 @@ enum ParamProbe {
         mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
             throw DecodingError.valueNotFound(type, .init(codingPath: [], debugDescription: "empty"))
         }
-        mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        mutating func nestedContainer<NestedKey: CodingKey>(
+            keyedBy type: NestedKey.Type
+        ) throws -> KeyedDecodingContainer<NestedKey> {
             throw DecodingError.valueNotFound(Any.self, .init(codingPath: [], debugDescription: "empty"))
         }
         mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer { self }

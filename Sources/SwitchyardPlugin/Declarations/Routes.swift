@@ -97,10 +97,11 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
 
     func declaration(plugin: String) -> RouteDeclaration {
         let params: [ParamDeclaration]? =
-            if let explicitParams { explicitParams }
-            else if Input.self == NoInput.self { [] }
-            else if let scalar = Input.self as? any RouteParameter.Type { [ParamDeclaration(name: parameterName, type: scalar.paramType)] }
-            else { ParamProbe.declarations(of: Input.self) }
+            if let explicitParams { explicitParams } else if Input.self == NoInput.self {
+                []
+            } else if let scalar = Input.self as? any RouteParameter.Type {
+                [ParamDeclaration(name: parameterName, type: scalar.paramType)]
+            } else { ParamProbe.declarations(of: Input.self) }
         return RouteDeclaration(
             name: name, transition: transition, deepLink: deepLink, params: params, target: target, actions: actions,
             transitions: transitions, presentation: presentation, targetParams: explicitTarget?.params)
@@ -117,14 +118,17 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
         do {
             if takesScalar {
                 guard let value = params?[parameterName] else {
-                    throw ResponseError(.invalidParams, "route '\(name)' needs param '\(parameterName)'", data: ["field": .string(parameterName)])
+                    throw ResponseError(
+                        .invalidParams, "route '\(name)' needs param '\(parameterName)'",
+                        data: ["field": .string(parameterName)])
                 }
                 if let read = scalarReader(value), let scalar = read as? Input { return scalar }
                 do { return try Coding.decode(Input.self, from: value) } catch {
                     // The value alone is decoded, so the error's own path is empty: name the param (§7, data.field).
                     let (_, reason) = describeDecodingError(error)
                     throw ResponseError(
-                        .invalidParams, "route '\(name)', param '\(parameterName)': \(reason)", data: ["field": .string(parameterName)])
+                        .invalidParams, "route '\(name)', param '\(parameterName)': \(reason)",
+                        data: ["field": .string(parameterName)])
                 }
             }
             return try Coding.decode(Input.self, from: params)
@@ -164,18 +168,23 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
 /// ``Rejection`` rejects the route like a guard.
 @MainActor
 @propertyWrapper
-public final class StackRoute<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+public final class StackRoute<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<
+    C, Input, Output
+>
+{
     /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
     /// from it.
     public var wrappedValue: StackRoute<C, Input, Output> { self }
 
     init(
-        _ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
+        _ presentation: Presentation, deepLink: String?, param: String?, params: [ParamDeclaration]?,
+        target: PluginTarget?,
         actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil, options: PresentationOptions? = nil,
         factory: @escaping (C, Input) throws -> Output
     ) {
         super.init(
-            transition: presentation.transition, deepLink: deepLink, param: param, params: params, target: target, actions: actions,
+            transition: presentation.transition, deepLink: deepLink, param: param, params: params, target: target,
+            actions: actions,
             transitions: also?.map(\.transition), presentation: options, factory: factory)
     }
 }
@@ -189,11 +198,13 @@ extension StackRoute {
     /// presentations a chain may pick (`.presented(as: .fullScreen)`), `options:` the entry's presentation options.
     public convenience init(
         wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
-        param: String? = nil, params: [ParamDeclaration]? = nil, actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil,
+        param: String? = nil, params: [ParamDeclaration]? = nil, actions: [ActionDeclaration]? = nil,
+        also: [Presentation]? = nil,
         options: PresentationOptions? = nil
     ) {
         self.init(
-            presentation, deepLink: deepLink, param: param, params: params, target: nil, actions: actions, also: also, options: options
+            presentation, deepLink: deepLink, param: param, params: params, target: nil, actions: actions, also: also,
+            options: options
         ) { try wrappedValue($0)($1) }
     }
 
@@ -202,7 +213,10 @@ extension StackRoute {
         wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, deepLink: String? = nil,
         actions: [ActionDeclaration]? = nil, also: [Presentation]? = nil, options: PresentationOptions? = nil
     ) where Input == NoInput {
-        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions, also: also, options: options) {
+        self.init(
+            presentation, deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions, also: also,
+            options: options
+        ) {
             coordinator, _ in try wrappedValue(coordinator)()
         }
     }
@@ -213,15 +227,20 @@ extension StackRoute {
         wrappedValue: @escaping (C) -> (Input) throws -> Output, _ presentation: Presentation, target: PluginTarget,
         deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil
     ) where Output == PluginCoordinator {
-        self.init(presentation, deepLink: deepLink, param: param, params: params, target: target) { try wrappedValue($0)($1) }
+        self.init(presentation, deepLink: deepLink, param: param, params: params, target: target) {
+            try wrappedValue($0)($1)
+        }
     }
 
     /// A route to another plugin's coordinator, without input:
     /// `@Route(.push, target: .coordinator("profile", in: "profile")) var owner = makeOwner`.
     public convenience init(
-        wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, target: PluginTarget, deepLink: String? = nil
+        wrappedValue: @escaping (C) -> () throws -> Output, _ presentation: Presentation, target: PluginTarget,
+        deepLink: String? = nil
     ) where Input == NoInput, Output == PluginCoordinator {
-        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try wrappedValue(coordinator)() }
+        self.init(presentation, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in
+            try wrappedValue(coordinator)()
+        }
     }
 }
 
@@ -229,53 +248,76 @@ extension StackRoute {
 /// with `setRoot` (Stinsen's MainCoordinator with unauthenticated and authenticated roots).
 @MainActor
 @propertyWrapper
-public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<C, Input, Output> {
+public final class StackRoot<C: StackCoordinator, Input: Codable, Output: RouteOutput>: RouteDefinition<
+    C, Input, Output
+>
+{
     /// The wrapper itself: `\.todo` key paths name the route in typed chains, and the SDK reads the declaration
     /// from it.
     public var wrappedValue: StackRoot<C, Input, Output> { self }
 
     init(
-        deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?, actions: [ActionDeclaration]? = nil,
+        deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
+        actions: [ActionDeclaration]? = nil,
         factory: @escaping (C, Input) throws -> Output
     ) {
-        super.init(transition: .root, deepLink: deepLink, param: param, params: params, target: target, actions: actions, factory: factory)
+        super.init(
+            transition: .root, deepLink: deepLink, param: param, params: params, target: target, actions: actions,
+            factory: factory)
     }
 }
 
 extension StackRoot {
     /// A root without input: `@Root var list = makeList`. The first such root is the default initial root.
     public convenience init(wrappedValue: @escaping (C) -> () throws -> Output) where Input == NoInput {
-        self.init(deepLink: nil, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+        self.init(deepLink: nil, param: nil, params: nil, target: nil) { coordinator, _ in
+            try wrappedValue(coordinator)()
+        }
     }
 
     /// A root without input that a deep link can switch to (`setRoot`, or `hasRoot` when it is already the root);
     /// `actions:` declares what its screen emits.
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil, actions: [ActionDeclaration]?)
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil, actions: [ActionDeclaration]?
+    )
     where Input == NoInput {
-        self.init(deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions) { coordinator, _ in try wrappedValue(coordinator)() }
+        self.init(deepLink: deepLink, param: nil, params: nil, target: nil, actions: actions) { coordinator, _ in
+            try wrappedValue(coordinator)()
+        }
     }
 
     /// A root without input that a deep link can switch to (`setRoot`, or `hasRoot` when it is already the root).
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String?) where Input == NoInput {
-        self.init(deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in try wrappedValue(coordinator)() }
+    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String?)
+    where Input == NoInput {
+        self.init(deepLink: deepLink, param: nil, params: nil, target: nil) { coordinator, _ in
+            try wrappedValue(coordinator)()
+        }
     }
 
     /// A root that takes an input (`@Root var authenticated = makeAuthenticated` with `(User) -> …`): set with
     /// `setRoot(\.authenticated, user)`; never the default initial root, which has no input to give it.
-    public convenience init(wrappedValue: @escaping (C) -> (Input) throws -> Output, deepLink: String? = nil, param: String? = nil, params: [ParamDeclaration]? = nil) {
+    public convenience init(
+        wrappedValue: @escaping (C) -> (Input) throws -> Output, deepLink: String? = nil, param: String? = nil,
+        params: [ParamDeclaration]? = nil
+    ) {
         self.init(deepLink: deepLink, param: param, params: params, target: nil) { try wrappedValue($0)($1) }
     }
 
     /// A root that is another plugin's coordinator (the demo's main stack: its roots are the signed-out and
     /// signed-in flows, each a plugin of its own).
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil
+    )
     where Input == NoInput, Output == PluginCoordinator {
-        self.init(deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try wrappedValue(coordinator)() }
+        self.init(deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in
+            try wrappedValue(coordinator)()
+        }
     }
 
     /// A root that is another plugin's coordinator, opened with an input (`setRoot(\.authenticated, user)`).
     public convenience init(
-        wrappedValue: @escaping (C) -> (Input) throws -> Output, target: PluginTarget, deepLink: String? = nil, param: String? = nil,
+        wrappedValue: @escaping (C) -> (Input) throws -> Output, target: PluginTarget, deepLink: String? = nil,
+        param: String? = nil,
         params: [ParamDeclaration]? = nil
     ) where Output == PluginCoordinator {
         self.init(deepLink: deepLink, param: param, params: params, target: target) { try wrappedValue($0)($1) }
@@ -293,7 +335,9 @@ public final class TabRoute<C: TabsCoordinator, Output: RouteOutput>: RouteDefin
     public var wrappedValue: TabRoute<C, Output> { self }
 
     init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
-        super.init(transition: .tab, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try factory(coordinator) }
+        super.init(transition: .tab, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in
+            try factory(coordinator)
+        }
     }
 }
 
@@ -304,7 +348,9 @@ extension TabRoute {
     }
 
     /// A tab that is another plugin's coordinator (a feature team's whole flow in one tab).
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil
+    )
     where Output == PluginCoordinator {
         self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
     }
@@ -319,7 +365,9 @@ public final class ChildRoute<C: WrapperCoordinator, Output: RouteOutput>: Route
     public var wrappedValue: ChildRoute<C, Output> { self }
 
     init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
-        super.init(transition: .child, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in try factory(coordinator) }
+        super.init(transition: .child, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in
+            try factory(coordinator)
+        }
     }
 }
 
@@ -331,7 +379,9 @@ extension ChildRoute {
     }
 
     /// The child as another plugin's coordinator.
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil)
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil
+    )
     where Output == PluginCoordinator {
         self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
     }

@@ -24,7 +24,9 @@ extension PluginRuntime {
     /// send is answered on the fast lane (``RequestScanner``, ``RouteLane``), written into the pending output in
     /// place; every other line goes the general way (parser, envelope, endpoint), as before.
     func serve(_ line: [UInt8], start: Int, end: Int, lineNumber: Int) {
-        if fastLaneEnabled, let request = RequestScanner.scan(line.span, start: start, end: end), answerScanned(request, line) {
+        if fastLaneEnabled, let request = RequestScanner.scan(line.span, start: start, end: end),
+            answerScanned(request, line)
+        {
             // An error answer went through `send`, which hands an in-process peer its line itself.
             if let inProcessPeer, !output.pending.bytes.isEmpty { inProcessPeer(output.take()) }
             return
@@ -48,7 +50,9 @@ extension PluginRuntime {
                 output.pending.writeRawBytes(ResponseHead.tail)
                 return true
             } catch {
-                send(.errorResponse(id: ResponseHead.requestID(request.id, of: line.span), error: Self.answer(for: error)))
+                send(
+                    .errorResponse(
+                        id: ResponseHead.requestID(request.id, of: line.span), error: Self.answer(for: error)))
                 return true
             }
         }
@@ -76,14 +80,20 @@ enum ResponseHead {
     static func requestID(_ id: Range<Int>, of line: Span<UInt8>) -> RequestID {
         if line[id.lowerBound] == UInt8(ascii: "\"") {
             var text = ""
-            for index in (id.lowerBound + 1)..<(id.upperBound - 1) { text.unicodeScalars.append(Unicode.Scalar(line[index])) }
+            for index in (id.lowerBound + 1)..<(id.upperBound - 1) {
+                text.unicodeScalars.append(Unicode.Scalar(line[index]))
+            }
             return .string(text)
         }
         var value: Int64 = 0
         var negative = false
         for index in id {
             let byte = line[index]
-            if byte == UInt8(ascii: "-") { negative = true } else { value = value * 10 + Int64(byte - UInt8(ascii: "0")) }
+            if byte == UInt8(ascii: "-") {
+                negative = true
+            } else {
+                value = value * 10 + Int64(byte - UInt8(ascii: "0"))
+            }
         }
         return .number(negative ? -value : value)
     }

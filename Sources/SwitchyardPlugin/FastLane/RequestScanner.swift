@@ -64,8 +64,9 @@ struct RequestScanner {
         repeat {
             guard let key = key(s) else { return nil }
             let bit: UInt8 =
-                if key == Names.jsonrpc { 1 } else if key == Names.id { 2 } else if key == Names.method { 4 }
-                else if key == Names.params { 8 } else { 0 }
+                if key == Names.jsonrpc { 1 } else if key == Names.id { 2 } else if key == Names.method {
+                    4
+                } else if key == Names.params { 8 } else { 0 }
             guard bit != 0, seen & bit == 0 else { return nil }
             seen |= bit
             switch bit {
@@ -128,7 +129,9 @@ struct RequestScanner {
             }
             return nil
         }
-        guard integer(s) != nil, !(s[start] == UInt8(ascii: "-") && s[start + 1] == UInt8(ascii: "0")) else { return nil }
+        guard integer(s) != nil, !(s[start] == UInt8(ascii: "-") && s[start + 1] == UInt8(ascii: "0")) else {
+            return nil
+        }
         return start..<index
     }
 
@@ -145,8 +148,11 @@ struct RequestScanner {
         repeat {
             guard let key = key(s) else { return nil }
             let bit: UInt8 =
-                if key == Names.instance { 1 } else if key == Names.type { 2 } else if key == Names.route_ { 4 }
-                else if key == Names.transition { 8 } else if key == Names.params { 16 } else if key == Names.link { 32 } else { 0 }
+                if key == Names.instance { 1 } else if key == Names.type { 2 } else if key == Names.route_ {
+                    4
+                } else if key == Names.transition { 8 } else if key == Names.params { 16 } else if key == Names.link {
+                    32
+                } else { 0 }
             guard bit != 0, seen & bit == 0 else { return nil }
             seen |= bit
             switch bit {
@@ -178,7 +184,8 @@ struct RequestScanner {
             return .object(object)
         }
         repeat {
-            guard let name = plainString(s), let key = text(s, name), punctuation(s, UInt8(ascii: ":")), let value = scalar(s)
+            guard let name = plainString(s), let key = text(s, name), punctuation(s, UInt8(ascii: ":")),
+                let value = scalar(s)
             else { return nil }
             object[key] = value  // a repeated key keeps its first place and its last value, as the parser does
         } while next(s)
@@ -278,14 +285,18 @@ struct RequestScanner {
         }
         let digits = index - digitsStart
         guard digits > 0, digits <= 18, digits == 1 || s[digitsStart] != UInt8(ascii: "0") else { return nil }
-        if let byte = peek(s), byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") { return nil }
+        if let byte = peek(s), byte == UInt8(ascii: ".") || byte == UInt8(ascii: "e") || byte == UInt8(ascii: "E") {
+            return nil
+        }
         return negative ? -value : value
     }
 
     /// The literal packed in `word` (`count` bytes, at most 8).
     private mutating func literal(_ s: Span<UInt8>, _ word: UInt64, _ count: Int) -> Bool {
         guard end - index >= count else { return false }
-        for offset in 0..<count where UInt64(s[index + offset]) != (word >> (8 * UInt64(offset))) & 0xFF { return false }
+        for offset in 0..<count where UInt64(s[index + offset]) != (word >> (8 * UInt64(offset))) & 0xFF {
+            return false
+        }
         index += count
         return true
     }
@@ -331,13 +342,19 @@ struct PackedName: Equatable {
 
 /// The names and literals the scanner knows.
 private enum Names {
-    static let jsonrpc = PackedName("jsonrpc"), id = PackedName("id"), method = PackedName("method"), params = PackedName("params")
-    static let version = PackedName("2.0"), ping = PackedName(PingRequest.method), route = PackedName(CoordinatorRouteRequest.method)
-    static let instance = PackedName("instance"), type = PackedName("type"), route_ = PackedName("route"), transition = PackedName("transition")
+    static let jsonrpc = PackedName("jsonrpc"), id = PackedName("id"), method = PackedName("method"),
+        params = PackedName("params")
+    static let version = PackedName("2.0"), ping = PackedName(PingRequest.method),
+        route = PackedName(CoordinatorRouteRequest.method)
+    static let instance = PackedName("instance"), type = PackedName("type"), route_ = PackedName("route"),
+        transition = PackedName("transition")
     static let link = PackedName("link")
-    static let transitions: [(name: PackedName, value: Transition)] = Transition.allCases.map { (PackedName($0.rawValue), $0) }
+    static let transitions: [(name: PackedName, value: Transition)] = Transition.allCases.map {
+        (PackedName($0.rawValue), $0)
+    }
     /// `null`, `true` and `false`, packed for ``RequestScanner/literal(_:_:_:)``.
-    static let null = PackedName("null").words.0, `true` = PackedName("true").words.0, `false` = PackedName("false").words.0
+    static let null = PackedName("null").words.0, `true` = PackedName("true").words.0,
+        `false` = PackedName("false").words.0
 
     static func transition(_ name: PackedName) -> Transition? {
         for known in transitions where known.name == name { return known.value }

@@ -92,7 +92,10 @@ final class LaneType {
     let routes: [any AnyRoute]
     let encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
 
-    init(name: String, routes: [(name: String, route: any AnyRoute)], encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?) {
+    init(
+        name: String, routes: [(name: String, route: any AnyRoute)],
+        encodeState: (@MainActor (any Coordinatable) -> [UInt8]?)?
+    ) {
         self.name = Array(name.utf8)
         routeNames = routes.map { Array($0.name.utf8) }
         routeTexts = routes.map(\.name)
@@ -119,8 +122,10 @@ extension PluginCore: RouteLane {
     /// instance's own and whose route it declares, and nil (nothing done) for anything else, which the general
     /// path answers, errors included, as it always has.
     func answerRoute(_ request: ScannedRoute, line: Span<UInt8>) throws -> RouteAnswer? {
-        guard let object = instances[InstanceID(request.instance)], let lane = laneTypes[ObjectIdentifier(type(of: object))],
-            LaneType.bytes(line, request.type, equal: lane.name), let position = lane.route(named: request.route, in: line)
+        guard let object = instances[InstanceID(request.instance)],
+            let lane = laneTypes[ObjectIdentifier(type(of: object))],
+            LaneType.bytes(line, request.type, equal: lane.name),
+            let position = lane.route(named: request.route, in: line)
         else { return nil }
         let context = OutputContext(core: self, parent: InstanceID(request.instance), route: lane.routeTexts[position])
         let content = try lane.routes[position].content(for: object, params: request.params, context: context)

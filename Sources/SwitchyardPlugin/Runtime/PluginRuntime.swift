@@ -28,7 +28,10 @@ public final class PluginRuntime {
         public var protocolVersions: [Int]
 
         /// What `initialize` answers; by default every protocol version this SDK speaks.
-        public init(info: PluginInfo, coordinators: [CoordinatorDeclaration], protocolVersions: [Int] = ProtocolVersion.supported) {
+        public init(
+            info: PluginInfo, coordinators: [CoordinatorDeclaration],
+            protocolVersions: [Int] = ProtocolVersion.supported
+        ) {
             self.info = info
             self.coordinators = coordinators
             self.protocolVersions = protocolVersions
@@ -99,8 +102,10 @@ public final class PluginRuntime {
 
     /// Whether `method` is one of the protocol's own, which plugin handlers cannot take over.
     private static func isBuiltIn(_ method: String) -> Bool {
-        [PingRequest.method, InitializeRequest.method, ShutdownRequest.method, InitializedNotification.method,
-         ExitNotification.method].contains(method)
+        [
+            PingRequest.method, InitializeRequest.method, ShutdownRequest.method, InitializedNotification.method,
+            ExitNotification.method,
+        ].contains(method)
     }
 
     /// Replaces the declared coordinators (before `initialize`).
@@ -168,10 +173,12 @@ public final class PluginRuntime {
     /// (`"\(error)"`) often drops what the author needs to find the bug.
     static func answer(for error: any Error) -> ResponseError {
         if let error = error as? ResponseError { return error }
-        return ResponseError(.internalError, "\(error)", data: [
-            "type": .string("\(type(of: error))"),
-            "description": .string(String(reflecting: error)),
-        ])
+        return ResponseError(
+            .internalError, "\(error)",
+            data: [
+                "type": .string("\(type(of: error))"),
+                "description": .string(String(reflecting: error)),
+            ])
     }
 
     /// Handles a typed host-to-plugin notification.
@@ -185,7 +192,9 @@ public final class PluginRuntime {
     // MARK: - Talking to the host
 
     /// Sends a typed request to the host and waits for its answer.
-    public func request<R: PluginToHostRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError)
+    public func request<R: PluginToHostRequest>(
+        _ type: R.Type, _ params: R.Params
+    ) async throws(ResponseError)
         -> R.Result
     {
         let value: JSONValue
@@ -289,7 +298,9 @@ public final class PluginRuntime {
                 data: ["supported": .array(configuration.protocolVersions.map { .int(Int64($0)) })])
         }
         guard declarationProblems.isEmpty else {
-            throw ResponseError(.compositionError, declarationProblems.joined(separator: "; "), data: ["problems": .array(declarationProblems.map { .string($0) })])
+            throw ResponseError(
+                .compositionError, declarationProblems.joined(separator: "; "),
+                data: ["problems": .array(declarationProblems.map { .string($0) })])
         }
         pluginName = request.pluginName
         limits = request.limits

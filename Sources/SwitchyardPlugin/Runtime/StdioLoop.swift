@@ -97,7 +97,9 @@ enum StdioLoop {
                 var count = lineCount
                 runtime.inBatch = true
                 let consumed = serveLines(buffer, filled: filled, lineCount: &count, runtime)
-                if consumed < filled { serveLine(buffer, start: consumed, terminator: filled, lineNumber: count + 1, runtime) }
+                if consumed < filled {
+                    serveLine(buffer, start: consumed, terminator: filled, lineNumber: count + 1, runtime)
+                }
                 runtime.inBatch = false
                 return runtime.stdinClosed()
             }
@@ -106,7 +108,9 @@ enum StdioLoop {
 
     /// Serves the complete lines of `buffer[..<filled]` as one batch (one flush); returns the bytes they took.
     @MainActor
-    private static func serveLines(_ buffer: [UInt8], filled: Int, lineCount: inout Int, _ runtime: PluginRuntime) -> Int {
+    private static func serveLines(
+        _ buffer: [UInt8], filled: Int, lineCount: inout Int, _ runtime: PluginRuntime
+    ) -> Int {
         var start = 0
         runtime.inBatch = true
         while let newline = Bytes.firstIndex(of: LineRules.newline, in: buffer, from: start, to: filled) {
@@ -120,7 +124,9 @@ enum StdioLoop {
     }
 
     @MainActor
-    private static func serveLine(_ buffer: [UInt8], start: Int, terminator: Int, lineNumber: Int, _ runtime: PluginRuntime) {
+    private static func serveLine(
+        _ buffer: [UInt8], start: Int, terminator: Int, lineNumber: Int, _ runtime: PluginRuntime
+    ) {
         let end = LineRules.contentEnd(buffer, start: start, terminator: terminator)
         // Blank lines (a stray `print()`) are no fault: skipped, as ``MessageReader`` skips them.
         if LineRules.isBlank(buffer, start: start, end: end) { return }

@@ -13,7 +13,8 @@ public enum TreeChangedNotification: ControlNotification {
         /// ``TreeSnapshot/applying(_:)``.
         public var patch: [JSONPatchOperation]?
 
-        public init(revision: UInt64, snapshot: TreeSnapshot?, base: UInt64? = nil, patch: [JSONPatchOperation]? = nil) {
+        public init(revision: UInt64, snapshot: TreeSnapshot?, base: UInt64? = nil, patch: [JSONPatchOperation]? = nil)
+        {
             self.revision = revision
             self.snapshot = snapshot
             self.base = base

@@ -24,11 +24,14 @@ extension TreeSnapshot {
     public func applying(_ change: TreeChangedNotification.Params) throws(ResponseError) -> TreeSnapshot {
         if let snapshot = change.snapshot { return snapshot }
         guard let patch = change.patch else {
-            throw ResponseError(.invalidParams, "tree/changed of revision \(change.revision) has neither a snapshot nor a patch")
+            throw ResponseError(
+                .invalidParams, "tree/changed of revision \(change.revision) has neither a snapshot nor a patch")
         }
         guard change.base == revision else {
             throw ResponseError(
-                .invalidParams, "tree/changed patches revision \(change.base.map(String.init) ?? "?"), but this snapshot is revision \(revision)")
+                .invalidParams,
+                "tree/changed patches revision \(change.base.map(String.init) ?? "?"), but this snapshot is revision \(revision)"
+            )
         }
         var result = self
         for (index, operation) in patch.enumerated() { try result.apply(operation, index) }
@@ -43,18 +46,24 @@ extension TreeSnapshot {
         func fail(_ reason: String) -> ResponseError {
             ResponseError(.invalidParams, "patch operation \(index) (\(operation.op) \(path)): \(reason)")
         }
-        if operation.from == nil, path.hasPrefix("/instances/"), let position = JSONPatch.arrayIndex(path.dropFirst("/instances/".count)) {
+        if operation.from == nil, path.hasPrefix("/instances/"),
+            let position = JSONPatch.arrayIndex(path.dropFirst("/instances/".count))
+        {
             switch operation.op {
             case "remove":
                 guard instances.indices.contains(position) else { throw fail("no instance at \(position)") }
                 instances.remove(at: position)
                 return
             case "add", "replace":
-                guard let value = operation.value, let instance = try? decoder.decode(InstanceSnapshot.self, from: value) else {
+                guard let value = operation.value,
+                    let instance = try? decoder.decode(InstanceSnapshot.self, from: value)
+                else {
                     throw fail("the value is not an instance snapshot")
                 }
                 if operation.op == "add" {
-                    guard position <= instances.count, position >= 0 else { throw fail("index \(position) is past the end") }
+                    guard position <= instances.count, position >= 0 else {
+                        throw fail("index \(position) is past the end")
+                    }
                     instances.insert(instance, at: position)
                 } else {
                     guard instances.indices.contains(position) else { throw fail("no instance at \(position)") }
@@ -86,7 +95,9 @@ extension TreeSnapshot {
         var document: JSONValue
         do { document = try JSONValueEncoder().encode(self) } catch { throw fail("\(error)") }
         do { try JSONPatch.apply(operation, to: &document) } catch { throw fail(error.reason) }
-        do { self = try decoder.decode(TreeSnapshot.self, from: document) } catch { throw fail("the result is not a snapshot: \(error)") }
+        do { self = try decoder.decode(TreeSnapshot.self, from: document) } catch {
+            throw fail("the result is not a snapshot: \(error)")
+        }
     }
 }
 
@@ -112,7 +123,9 @@ enum JSONPatch {
             guard let from = operation.from else { throw Failure(reason: "\(operation.op) needs from") }
             let source = try tokens(from)
             let value = try get(document, source[...])
-            if operation.op == "move" { try edit(&document, source[...]) { target, last throws(Failure) in _ = try remove(from: &target, last) } }
+            if operation.op == "move" {
+                try edit(&document, source[...]) { target, last throws(Failure) in _ = try remove(from: &target, last) }
+            }
             try edit(&document, path[...]) { target, last throws(Failure) in try add(value, to: &target, last) }
         case "test":
             guard try get(document, path[...]) == operation.value ?? .null else { throw Failure(reason: "test failed") }
@@ -123,7 +136,8 @@ enum JSONPatch {
 
     /// An array index as RFC 6901 writes it: digits, without a leading zero (no sign: `-1` is not the last element).
     static func arrayIndex(_ token: Substring) -> Int? {
-        guard !token.isEmpty, token.utf8.allSatisfy({ (0x30...0x39).contains($0) }), token == "0" || token.first != "0" else { return nil }
+        guard !token.isEmpty, token.utf8.allSatisfy({ (0x30...0x39).contains($0) }), token == "0" || token.first != "0"
+        else { return nil }
         return Int(token)
     }
 
@@ -143,7 +157,9 @@ enum JSONPatch {
             guard let child = object[token] else { throw Failure(reason: "no member '\(token)'") }
             return try get(child, path.dropFirst())
         case .array(let array):
-            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else {
+                throw Failure(reason: "no element '\(token)'")
+            }
             return try get(array[position], path.dropFirst())
         default:
             throw Failure(reason: "'\(token)' is inside a scalar")
@@ -163,7 +179,9 @@ enum JSONPatch {
             object[token] = child
             value = .object(object)
         case .array(var array):
-            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else {
+                throw Failure(reason: "no element '\(token)'")
+            }
             try edit(&array[position], path.dropFirst(), body)
             value = .array(array)
         default:
@@ -178,7 +196,9 @@ enum JSONPatch {
             target = .object(object)
         case .array(var array):
             let position = token == "-" ? array.count : arrayIndex(token[...]) ?? -1
-            guard position >= 0, position <= array.count else { throw Failure(reason: "index '\(token)' is out of range") }
+            guard position >= 0, position <= array.count else {
+                throw Failure(reason: "index '\(token)' is out of range")
+            }
             array.insert(new, at: position)
             target = .array(array)
         default:
@@ -194,7 +214,9 @@ enum JSONPatch {
             target = .object(object)
             return old
         case .array(var array):
-            guard let position = arrayIndex(token[...]), array.indices.contains(position) else { throw Failure(reason: "no element '\(token)'") }
+            guard let position = arrayIndex(token[...]), array.indices.contains(position) else {
+                throw Failure(reason: "no element '\(token)'")
+            }
             let old = array.remove(at: position)
             target = .array(array)
             return old

@@ -74,7 +74,8 @@ extension Message {
         case (nil, .some(let errorValue)):
             guard let error = ResponseError(json: errorValue) else {
                 return .failure(
-                    invalid("'error' must be an object with integer 'code' and string 'message'", field: "error", id: id))
+                    invalid(
+                        "'error' must be an object with integer 'code' and string 'message'", field: "error", id: id))
             }
             return .success(.errorResponse(id: id, error: error))
         case (.some, .some):

@@ -80,7 +80,9 @@ public struct MessageReader: Sendable {
     }
 
     /// Parses and classifies one line (without its terminator).
-    public static func decodeLine(_ bytes: ArraySlice<UInt8>, lineNumber: Int, maxDepth: Int = JSONParser.defaultMaxDepth)
+    public static func decodeLine(
+        _ bytes: ArraySlice<UInt8>, lineNumber: Int, maxDepth: Int = JSONParser.defaultMaxDepth
+    )
         -> Event
     {
         let value: JSONValue
@@ -88,9 +90,11 @@ public struct MessageReader: Sendable {
             value = try JSONParser.parse(bytes, maxDepth: maxDepth)
         } catch {
             let data: JSONObject = [
-                "line": .int(Int64(lineNumber)), "offset": .int(Int64(error.offset)), "excerpt": .string(excerpt(bytes)),
+                "line": .int(Int64(lineNumber)), "offset": .int(Int64(error.offset)),
+                "excerpt": .string(excerpt(bytes)),
             ]
-            let response = ResponseError(.parseError, "line \(lineNumber) is not valid JSON: \(error)", data: .object(data))
+            let response = ResponseError(
+                .parseError, "line \(lineNumber) is not valid JSON: \(error)", data: .object(data))
             return .violation(ProtocolViolation(error: response, lineNumber: lineNumber, requestID: nil))
         }
         switch Message.decode(value) {

@@ -51,7 +51,9 @@ struct PendingTable {
     }
 
     private func slot(_ id: RequestID) -> Int? {
-        guard case .number(let number) = id, number >= base, number - base < Int64(slots.count - head) else { return nil }
+        guard case .number(let number) = id, number >= base, number - base < Int64(slots.count - head) else {
+            return nil
+        }
         let index = head + Int(number - base)
         return slots[index] == nil ? nil : index
     }

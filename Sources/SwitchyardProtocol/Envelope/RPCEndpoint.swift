@@ -90,11 +90,12 @@ public final class RPCEndpoint {
 
         /// Answers with a typed result, encoded here; an encoding failure answers `internalError`.
         public func reply<T: Encodable>(encoding result: Result<T, ResponseError>) {
-            reply(result.flatMap { value in
-                Result { try Coding.encode(value) }.mapError { error in
-                    ResponseError(.internalError, "cannot encode the result of \(method): \(error)")
-                }
-            })
+            reply(
+                result.flatMap { value in
+                    Result { try Coding.encode(value) }.mapError { error in
+                        ResponseError(.internalError, "cannot encode the result of \(method): \(error)")
+                    }
+                })
         }
 
         private func answer(_ line: [UInt8]) {
@@ -156,7 +157,8 @@ public final class RPCEndpoint {
     }
 
     private func register(
-        _ method: String, deadline: UInt64?, timeoutMs: Int?, completion: @escaping Completion, line: (RequestID) -> [UInt8]
+        _ method: String, deadline: UInt64?, timeoutMs: Int?, completion: @escaping Completion,
+        line: (RequestID) -> [UInt8]
     ) -> RequestID {
         let id = RequestID.number(nextID)
         nextID += 1
@@ -166,7 +168,8 @@ public final class RPCEndpoint {
         }
         // Registered before the line leaves: a transport that answers synchronously (tests, in-process pairs) must
         // find the request pending.
-        pending.insert(PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion))
+        pending.insert(
+            PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion))
         send(line(id))
         return id
     }
@@ -192,7 +195,9 @@ public final class RPCEndpoint {
     }
 
     /// Decodes a raw outcome into `R.Result` (for callers that await the raw result and decode afterwards).
-    public static func decode<R: RequestMethod>(_ type: R.Type, _ result: Result<JSONValue, ResponseError>)
+    public static func decode<R: RequestMethod>(
+        _ type: R.Type, _ result: Result<JSONValue, ResponseError>
+    )
         -> Result<R.Result, RPCFailure>
     {
         switch result {
@@ -251,7 +256,13 @@ public final class RPCEndpoint {
     @discardableResult
     public func expire(now: UInt64, error: (Expired) -> ResponseError = RPCEndpoint.timeoutError) -> [Expired] {
         let due = pending.all
-            .compactMap { request in request.deadline.flatMap { $0 <= now ? Expired(id: request.id, method: request.method, deadline: $0, timeoutMs: request.timeoutMs) : nil } }
+            .compactMap { request in
+                request.deadline.flatMap {
+                    $0 <= now
+                        ? Expired(id: request.id, method: request.method, deadline: $0, timeoutMs: request.timeoutMs)
+                        : nil
+                }
+            }
             .sorted { ($0.deadline, $0.id.description) < ($1.deadline, $1.id.description) }
         for expired in due {
             // A completion may cancel or expire other requests: take each out before calling anything.
@@ -337,7 +348,9 @@ public final class RPCEndpoint {
             handler(params, responder)
             return .request(id: id, method: method, handled: true)
         case .notification(let method, let params):
-            guard let handler = notificationHandlers[method] else { return .notification(method: method, handled: false) }
+            guard let handler = notificationHandlers[method] else {
+                return .notification(method: method, handled: false)
+            }
             handler(params)
             return .notification(method: method, handled: true)
         }

@@ -46,7 +46,8 @@ extension ResponseError {
 
     /// The plugin that must answer is starting, restarting, failed or excluded.
     public static func pluginUnavailable(_ plugin: String, _ reason: String) -> ResponseError {
-        ResponseError(.pluginUnavailable, "plugin '\(plugin)' is unavailable: \(reason)", data: ["plugin": .string(plugin)])
+        ResponseError(
+            .pluginUnavailable, "plugin '\(plugin)' is unavailable: \(reason)", data: ["plugin": .string(plugin)])
     }
 
     public static func methodNotFound(_ method: String) -> ResponseError {
@@ -59,7 +60,8 @@ extension ResponseError {
         var data: JSONObject = ["method": .string(method)]
         if let field { data["field"] = .string(field) }
         let location = field.map { " (field '\($0)')" } ?? ""
-        return ResponseError(.invalidParams, "invalid params for '\(method)'\(location): \(reason)", data: .object(data))
+        return ResponseError(
+            .invalidParams, "invalid params for '\(method)'\(location): \(reason)", data: .object(data))
     }
 }
 
@@ -126,7 +128,8 @@ extension ResponseError {
     }
 
     private static func indented(_ text: String) -> String {
-        text.trimmingNewlines.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+        text.trimmingNewlines.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(
+            separator: "\n")
     }
 }
 

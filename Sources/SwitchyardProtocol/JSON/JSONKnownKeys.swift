@@ -18,7 +18,11 @@ enum KnownKeys {
             if byte == UInt8(ascii: "\"") { break }
             let offset = end - start
             guard byte > 0x20, byte < 0x7F, byte != UInt8(ascii: "\\"), offset < 16 else { return nil }
-            if offset < 8 { low |= UInt64(byte) << (UInt64(offset) * 8) } else { high |= UInt64(byte) << (UInt64(offset - 8) * 8) }
+            if offset < 8 {
+                low |= UInt64(byte) << (UInt64(offset) * 8)
+            } else {
+                high |= UInt64(byte) << (UInt64(offset - 8) * 8)
+            }
             end += 1
         }
         guard end < s.count, let name = name(low, high) else { return nil }

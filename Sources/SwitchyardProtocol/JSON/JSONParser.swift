@@ -63,7 +63,9 @@ public enum JSONParser {
         try parse(bytes.span, maxDepth: maxDepth)
     }
 
-    public static func parse(_ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONParseError)
+    public static func parse(
+        _ bytes: ArraySlice<UInt8>, maxDepth: Int = defaultMaxDepth
+    ) throws(JSONParseError)
         -> JSONValue
     {
         try parse(bytes.span, maxDepth: maxDepth)
@@ -73,7 +75,9 @@ public enum JSONParser {
         try parse(Array(text.utf8), maxDepth: maxDepth)
     }
 
-    public static func parse(_ span: Span<UInt8>, maxDepth: Int = defaultMaxDepth) throws(JSONParseError)
+    public static func parse(
+        _ span: Span<UInt8>, maxDepth: Int = defaultMaxDepth
+    ) throws(JSONParseError)
         -> JSONValue
     {
         var reader = Reader(maxDepth: maxDepth)

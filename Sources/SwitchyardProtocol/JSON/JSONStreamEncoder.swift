@@ -144,10 +144,14 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func encodeNil(forKey key: Key) throws { try self.key(key); state.writer.writeRaw("null") }
-    mutating func encode(_ value: Bool, forKey key: Key) throws { try self.key(key); state.writer.writeRaw(value ? "true" : "false") }
+    mutating func encode(_ value: Bool, forKey key: Key) throws {
+        try self.key(key); state.writer.writeRaw(value ? "true" : "false")
+    }
     mutating func encode(_ value: String, forKey key: Key) throws { try self.key(key); state.writer.writeString(value) }
     mutating func encode(_ value: Double, forKey key: Key) throws { try self.key(key); state.writer.writeDouble(value) }
-    mutating func encode(_ value: Float, forKey key: Key) throws { try self.key(key); state.writer.writeDouble(Double(value)) }
+    mutating func encode(_ value: Float, forKey key: Key) throws {
+        try self.key(key); state.writer.writeDouble(Double(value))
+    }
     mutating func encode(_ value: Int, forKey key: Key) throws { try self.key(key); state.integer(value) }
     mutating func encode(_ value: Int8, forKey key: Key) throws { try self.key(key); state.integer(value) }
     mutating func encode(_ value: Int16, forKey key: Key) throws { try self.key(key); state.integer(value) }
@@ -163,7 +167,9 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
         try state.encodeValue(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         guard state.key(key.stringValue, depth: depth, id: id) else {
@@ -174,13 +180,17 @@ private struct StreamKeyed<Key: CodingKey>: KeyedEncodingContainerProtocol {
     }
 
     mutating func nestedUnkeyedContainer(forKey key: Key) -> any UnkeyedEncodingContainer {
-        guard state.key(key.stringValue, depth: depth, id: id) else { return StreamUnkeyed(state: state, depth: Int.max, id: -1) }
+        guard state.key(key.stringValue, depth: depth, id: id) else {
+            return StreamUnkeyed(state: state, depth: Int.max, id: -1)
+        }
         let (depth, id) = state.push(isObject: false)
         return StreamUnkeyed(state: state, depth: depth, id: id)
     }
 
     mutating func superEncoder() -> any Encoder { state.failed = true; return StreamEncoder(state: state, mark: -1) }
-    mutating func superEncoder(forKey key: Key) -> any Encoder { state.failed = true; return StreamEncoder(state: state, mark: -1) }
+    mutating func superEncoder(forKey key: Key) -> any Encoder {
+        state.failed = true; return StreamEncoder(state: state, mark: -1)
+    }
 }
 
 private struct StreamUnkeyed: UnkeyedEncodingContainer {
@@ -214,7 +224,9 @@ private struct StreamUnkeyed: UnkeyedEncodingContainer {
         try state.encodeValue(value)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    ) -> KeyedEncodingContainer<NestedKey> {
         guard state.prepare(depth: depth, id: id) else {
             return KeyedEncodingContainer(StreamKeyed<NestedKey>(state: state, depth: Int.max, id: -1))
         }

@@ -99,7 +99,9 @@ private func decodeDouble(_ value: JSONValue, _ path: [any CodingKey]) throws ->
     return number
 }
 
-private func decodeInteger<T: FixedWidthInteger>(_ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]) throws
+private func decodeInteger<T: FixedWidthInteger>(
+    _ type: T.Type, _ value: JSONValue, _ path: [any CodingKey]
+) throws
     -> T
 {
     guard let wide = value.intValue else { throw mismatch(type, value, path) }
@@ -191,7 +193,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
         return try decodeValue(type, value, path(key), userInfo)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+    func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type, forKey key: Key
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         try ValueDecoder(value: member(key), codingPath: path(key), anyUserInfo: userInfo).container(keyedBy: type)
@@ -273,7 +277,9 @@ private struct UnkeyedContainer: UnkeyedDecodingContainer {
         let (value, path) = try next(type)
         return try decodeValue(type, value, path, userInfo)
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy type: NestedKey.Type
+    ) throws
         -> KeyedDecodingContainer<NestedKey>
     {
         let (value, path) = try next(JSONObject.self)

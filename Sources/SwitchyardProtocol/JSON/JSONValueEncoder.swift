@@ -147,7 +147,9 @@ private struct KeyedContainer<Key: CodingKey>: KeyedEncodingContainerProtocol {
     mutating func encode<T: Encodable>(_ value: T, forKey key: Key) throws {
         try encodeValue(value, into: slot.objectSlot(for: key.stringValue), path: codingPath + [key])
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type, forKey key: Key)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type, forKey key: Key
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         let child = slot.objectSlot(for: key.stringValue)
@@ -198,13 +200,16 @@ private struct UnkeyedContainer: UnkeyedEncodingContainer {
         let index = count
         try encodeValue(value, into: slot.appendArraySlot(), path: codingPath + [IndexKey(index)])
     }
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type)
+    mutating func nestedContainer<NestedKey: CodingKey>(
+        keyedBy keyType: NestedKey.Type
+    )
         -> KeyedEncodingContainer<NestedKey>
     {
         let index = count
         let child = slot.appendArraySlot()
         child.becomeObject()
-        return KeyedEncodingContainer(KeyedContainer<NestedKey>(slot: child, codingPath: codingPath + [IndexKey(index)]))
+        return KeyedEncodingContainer(
+            KeyedContainer<NestedKey>(slot: child, codingPath: codingPath + [IndexKey(index)]))
     }
     mutating func nestedUnkeyedContainer() -> any UnkeyedEncodingContainer {
         let index = count

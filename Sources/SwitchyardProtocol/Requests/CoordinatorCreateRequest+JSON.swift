@@ -30,11 +30,15 @@ extension CoordinatorCreateRequest.Params: JSONWritable {
 }
 
 extension CoordinatorCreateRequest.Root: JSONWritable {
-    public func write(to writer: inout JSONWriter) { writer.initialContent(route: route, params: params, content: content) }
+    public func write(to writer: inout JSONWriter) {
+        writer.initialContent(route: route, params: params, content: content)
+    }
 }
 
 extension CoordinatorCreateRequest.Tab: JSONWritable {
-    public func write(to writer: inout JSONWriter) { writer.initialContent(route: route, params: nil, content: content) }
+    public func write(to writer: inout JSONWriter) {
+        writer.initialContent(route: route, params: nil, content: content)
+    }
 }
 
 extension CoordinatorCreateRequest.Result: JSONWritable {
@@ -69,7 +73,9 @@ extension CoordinatorCreateRequest.Result {
         switch object["root"] {
         case nil, .null?: root = nil
         case .object(let member)?:
-            guard case .string(let route)? = member["route"], let content = member["content"].flatMap(RouteContent.init(reading:)) else {
+            guard case .string(let route)? = member["route"],
+                let content = member["content"].flatMap(RouteContent.init(reading:))
+            else {
                 return nil
             }
             root = .init(route: route, params: member["params"], content: content)
@@ -82,7 +88,9 @@ extension CoordinatorCreateRequest.Result {
             var read: [CoordinatorCreateRequest.Tab] = []
             read.reserveCapacity(elements.count)
             for element in elements {
-                guard case .string(let route)? = element["route"], let content = element["content"].flatMap(RouteContent.init(reading:)) else {
+                guard case .string(let route)? = element["route"],
+                    let content = element["content"].flatMap(RouteContent.init(reading:))
+                else {
                     return nil
                 }
                 read.append(.init(route: route, content: content))

@@ -89,7 +89,10 @@ public enum CoordinatorCreateRequest: HostToPluginRequest {
         /// Any JSON the plugin wants back on restore (kept by the host, written to the state file).
         public var state: JSONValue?
 
-        public init(root: Root? = nil, tabs: [Tab]? = nil, selectedTab: String? = nil, child: RouteContent? = nil, state: JSONValue? = nil) {
+        public init(
+            root: Root? = nil, tabs: [Tab]? = nil, selectedTab: String? = nil, child: RouteContent? = nil,
+            state: JSONValue? = nil
+        ) {
             self.root = root
             self.tabs = tabs
             self.selectedTab = selectedTab

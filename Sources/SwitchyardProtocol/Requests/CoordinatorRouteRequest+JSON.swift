@@ -22,7 +22,8 @@ extension CoordinatorRouteRequest.Result {
     /// so errors stay as they were. Every route answer passes here, and Codable's keyed containers cost about as
     /// much as the rest of the host's work on it.
     public init?(reading value: JSONValue) {
-        guard case .object(let object) = value, let content = object["content"].flatMap(RouteContent.init(reading:)) else { return nil }
+        guard case .object(let object) = value, let content = object["content"].flatMap(RouteContent.init(reading:))
+        else { return nil }
         self.init(content: content, state: object["state"])
     }
 }

@@ -17,7 +17,10 @@ public enum CoordinatorRouteRequest: HostToPluginRequest {
         /// Present when a deep link takes this route.
         public var link: DeepLinkContext?
 
-        public init(instance: InstanceID, type: String, route: String, transition: Transition, params: JSONValue? = nil, link: DeepLinkContext? = nil) {
+        public init(
+            instance: InstanceID, type: String, route: String, transition: Transition, params: JSONValue? = nil,
+            link: DeepLinkContext? = nil
+        ) {
             self.instance = instance
             self.type = type
             self.route = route

@@ -17,7 +17,9 @@ public enum InitializeRequest: HostToPluginRequest {
         /// skip one-time set-up; the instances it owned arrive as `coordinator/create` with reason `restore`.
         public var restarts: Int?
 
-        public init(protocolVersions: [Int], host: PluginInfo, pluginName: String, limits: PluginLimits, restarts: Int? = nil) {
+        public init(
+            protocolVersions: [Int], host: PluginInfo, pluginName: String, limits: PluginLimits, restarts: Int? = nil
+        ) {
             self.protocolVersions = protocolVersions
             self.host = host
             self.pluginName = pluginName

@@ -37,7 +37,8 @@ public enum TreeQueryRequest: PluginToHostRequest, ControlRequest {
         public var type: String?
 
         public init(
-            query: Query, instance: InstanceID? = nil, route: String? = nil, params: JSONValue? = nil, plugin: String? = nil,
+            query: Query, instance: InstanceID? = nil, route: String? = nil, params: JSONValue? = nil,
+            plugin: String? = nil,
             type: String? = nil
         ) {
             self.plugin = plugin

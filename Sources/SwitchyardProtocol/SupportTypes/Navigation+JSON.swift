@@ -139,7 +139,11 @@ extension TreeSnapshot: JSONWritable {
         var first = true
         writer.append(UInt8(ascii: "{"))
         writer.key("revision", first: &first)
-        if let exact = Int64(exactly: revision) { writer.writeInteger(exact) } else { writer.writeDouble(Double(revision)) }
+        if let exact = Int64(exactly: revision) {
+            writer.writeInteger(exact)
+        } else {
+            writer.writeDouble(Double(revision))
+        }
         if let root {
             writer.key("root", first: &first)
             writer.writeInteger(root.rawValue)
@@ -225,7 +229,8 @@ extension RouteContent {
             guard case .string(let name)? = screen["name"] else { return nil }
             self = .screen(ScreenDescriptor(name: name, props: screen["props"]))
         case nil, .null?:
-            guard case .object(let coordinator)? = content["coordinator"], case .string(let type)? = coordinator["type"],
+            guard case .object(let coordinator)? = content["coordinator"],
+                case .string(let type)? = coordinator["type"],
                 let plugin = JSONValue.optionalString(coordinator["plugin"])
             else { return nil }
             self = .coordinator(CoordinatorReference(plugin: plugin, type: type), params: coordinator["params"])

@@ -67,11 +67,13 @@ public enum RouteContent: Codable, Sendable, Hashable {
         }
         guard container.contains(.coordinator) else {
             throw DecodingError.keyNotFound(
-                CodingKeys.screen, .init(codingPath: decoder.codingPath, debugDescription: "content needs 'screen' or 'coordinator'"))
+                CodingKeys.screen,
+                .init(codingPath: decoder.codingPath, debugDescription: "content needs 'screen' or 'coordinator'"))
         }
         let nested = try container.nestedContainer(keyedBy: CoordinatorKeys.self, forKey: .coordinator)
         let reference = CoordinatorReference(
-            plugin: try nested.decodeIfPresent(String.self, forKey: .plugin), type: try nested.decode(String.self, forKey: .type))
+            plugin: try nested.decodeIfPresent(String.self, forKey: .plugin),
+            type: try nested.decode(String.self, forKey: .type))
         self = .coordinator(reference, params: try nested.decodeIfPresent(JSONValue.self, forKey: .params))
     }
 
@@ -144,23 +146,32 @@ public struct NavigationStep: Codable, Sendable, Hashable {
         self.keepStack = keepStack
     }
 
-    public static func route(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .route, route: route, params: params) }
+    public static func route(_ route: String, _ params: JSONValue? = nil) -> Self {
+        .init(op: .route, route: route, params: params)
+    }
     /// A route presented with a transition it allows, and presentation options of this call.
     public static func route(
-        _ route: String, _ params: JSONValue? = nil, as transition: Transition?, presentation: PresentationOptions? = nil
+        _ route: String, _ params: JSONValue? = nil, as transition: Transition?,
+        presentation: PresentationOptions? = nil
     ) -> Self {
         .init(op: .route, route: route, params: params, transition: transition, presentation: presentation)
     }
     public static func setRoot(_ route: String, _ params: JSONValue? = nil, keepStack: Bool? = nil) -> Self {
         .init(op: .setRoot, route: route, params: params, keepStack: keepStack)
     }
-    public static func hasRoot(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .hasRoot, route: route, params: params) }
-    public static func focusFirst(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .focusFirst, route: route, params: params) }
+    public static func hasRoot(_ route: String, _ params: JSONValue? = nil) -> Self {
+        .init(op: .hasRoot, route: route, params: params)
+    }
+    public static func focusFirst(_ route: String, _ params: JSONValue? = nil) -> Self {
+        .init(op: .focusFirst, route: route, params: params)
+    }
     public static func selectTab(_ tab: String) -> Self { .init(op: .selectTab, tab: tab) }
     /// The tabs, in display order: new ones are asked of the owner, missing ones leave the tree.
     public static func setTabs(_ tabs: [String]) -> Self { .init(op: .setTabs, tabs: tabs) }
     /// A tab's badge (nil clears it).
-    public static func setBadge(_ tab: String, _ badge: String?) -> Self { .init(op: .setBadge, tab: tab, badge: badge) }
+    public static func setBadge(_ tab: String, _ badge: String?) -> Self {
+        .init(op: .setBadge, tab: tab, badge: badge)
+    }
     public static func pop(_ entry: EntryID) -> Self { .init(op: .pop, entry: entry) }
     public static func popTo(_ index: Int) -> Self { .init(op: .popTo, index: index) }
     public static func popCount(_ count: Int) -> Self { .init(op: .popCount, count: count) }
@@ -182,7 +193,9 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     /// SUICoordinator's `popToRoot`: every push below the modals; the modals stay.
     public static let popPushedToRoot = Self(op: .popPushedToRoot)
     /// SUICoordinator's `forcePresentation`: presents the route modally over everything, from anywhere.
-    public static func forcePresent(_ route: String, _ params: JSONValue? = nil) -> Self { .init(op: .forcePresent, route: route, params: params) }
+    public static func forcePresent(_ route: String, _ params: JSONValue? = nil) -> Self {
+        .init(op: .forcePresent, route: route, params: params)
+    }
 }
 
 /// Where a deep link came from, passed to every plugin the link crosses.
@@ -268,7 +281,8 @@ public struct InstanceSnapshot: Codable, Sendable, Equatable {
     public var dynamicTabs: Bool?
 
     public init(
-        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, pending: Bool? = nil, parent: ParentLink? = nil,
+        id: InstanceID, plugin: String, type: String, kind: CoordinatorKind?, pending: Bool? = nil,
+        parent: ParentLink? = nil,
         params: JSONValue? = nil, state: JSONValue? = nil, status: Status = .ok, unavailableReason: String? = nil,
         root: EntrySnapshot? = nil, entries: [EntrySnapshot]? = nil, tabs: [EntrySnapshot]? = nil,
         selectedTab: String? = nil, child: EntrySnapshot? = nil, dynamicTabs: Bool? = nil
@@ -305,7 +319,8 @@ public struct EntrySnapshot: Codable, Sendable, Equatable {
     public var presentation: PresentationOptions?
 
     public init(
-        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot, badge: String? = nil,
+        entry: EntryID, route: String, transition: Transition, params: JSONValue? = nil, content: ContentSnapshot,
+        badge: String? = nil,
         presentation: PresentationOptions? = nil
     ) {
         self.presentation = presentation

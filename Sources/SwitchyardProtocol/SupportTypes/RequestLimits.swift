@@ -15,7 +15,9 @@ public struct RequestLimits: Sendable, Equatable {
     /// Keys in any one object inside a step's `params` (the params object itself and every object nested in it).
     public var maxParamsKeys: Int
 
-    public init(maxQueryItems: Int = 1_024, maxPathSegments: Int = 256, maxChainSteps: Int = 256, maxParamsKeys: Int = 1_024) {
+    public init(
+        maxQueryItems: Int = 1_024, maxPathSegments: Int = 256, maxChainSteps: Int = 256, maxParamsKeys: Int = 1_024
+    ) {
         self.maxQueryItems = maxQueryItems
         self.maxPathSegments = maxPathSegments
         self.maxChainSteps = maxChainSteps
@@ -29,13 +31,15 @@ public struct RequestLimits: Sendable, Equatable {
     /// ``maxParamsKeys``. O(size of the params), with no recursion deeper than the parser already allowed.
     public func check(steps: [NavigationStep]) throws(ResponseError) {
         guard steps.count <= maxChainSteps else {
-            throw .limitExceeded("maxChainSteps", max: maxChainSteps, actual: steps.count, field: "steps", what: "steps in one chain")
+            throw .limitExceeded(
+                "maxChainSteps", max: maxChainSteps, actual: steps.count, field: "steps", what: "steps in one chain")
         }
         for (index, step) in steps.enumerated() {
             guard let params = step.params else { continue }
             if let largest = Self.largestObject(in: params), largest > maxParamsKeys {
                 throw .limitExceeded(
-                    "maxParamsKeys", max: maxParamsKeys, actual: largest, field: "steps[\(index)].params", what: "keys in one params object")
+                    "maxParamsKeys", max: maxParamsKeys, actual: largest, field: "steps[\(index)].params",
+                    what: "keys in one params object")
             }
         }
     }
@@ -43,7 +47,8 @@ public struct RequestLimits: Sendable, Equatable {
     /// Checks one params object a request carries outside a chain (`user/action`), as a step's params are.
     public func check(params: JSONValue?, field: String) throws(ResponseError) {
         guard let params, let largest = Self.largestObject(in: params), largest > maxParamsKeys else { return }
-        throw .limitExceeded("maxParamsKeys", max: maxParamsKeys, actual: largest, field: field, what: "keys in one params object")
+        throw .limitExceeded(
+            "maxParamsKeys", max: maxParamsKeys, actual: largest, field: field, what: "keys in one params object")
     }
 
     /// The most keys of any object in `value` (nil when it holds no object); iterative, so any depth is safe.
@@ -67,9 +72,14 @@ public struct RequestLimits: Sendable, Equatable {
 
 extension ResponseError {
     /// A request-data limit of ``RequestLimits`` was exceeded: `data` names the limit, its value and the request's.
-    public static func limitExceeded(_ limit: String, max: Int, actual: Int, field: String, what: String) -> ResponseError {
+    public static func limitExceeded(
+        _ limit: String, max: Int, actual: Int, field: String, what: String
+    ) -> ResponseError {
         ResponseError(
             .limitExceeded, "\(actual) \(what) exceed the limit of \(max) (\(limit))",
-            data: ["limit": .string(limit), "max": .int(Int64(max)), "actual": .int(Int64(actual)), "field": .string(field)])
+            data: [
+                "limit": .string(limit), "max": .int(Int64(max)), "actual": .int(Int64(actual)),
+                "field": .string(field),
+            ])
     }
 }

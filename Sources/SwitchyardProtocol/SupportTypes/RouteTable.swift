@@ -146,7 +146,9 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     }
 
     /// Whether a `route` step may present it with `transition`: the default, or one of `transitions`.
-    public func allows(_ transition: Transition) -> Bool { transition == self.transition || transitions?.contains(transition) == true }
+    public func allows(_ transition: Transition) -> Bool {
+        transition == self.transition || transitions?.contains(transition) == true
+    }
 
     /// The declared action of that name.
     public func action(named name: String) -> ActionDeclaration? { actions?.first { $0.name == name } }
@@ -242,7 +244,9 @@ public struct PluginLimits: Codable, Sendable, Equatable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         let defaults = PluginLimits()
-        func value(_ key: CodingKeys, _ fallback: Int) throws -> Int { try container.decodeIfPresent(Int.self, forKey: key) ?? fallback }
+        func value(_ key: CodingKeys, _ fallback: Int) throws -> Int {
+            try container.decodeIfPresent(Int.self, forKey: key) ?? fallback
+        }
         self.init(
             maxLineBytes: try value(.maxLineBytes, defaults.maxLineBytes),
             maxMessagesPerSecond: try value(.maxMessagesPerSecond, defaults.maxMessagesPerSecond),

@@ -3,6 +3,7 @@ import SwitchyardConformance
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// `switchyard contract`: a module's route contract as a versioned artifact (Protocol/README.md §19).
@@ -16,7 +17,9 @@ struct ContractCommand: ParsableCommand {
             again and diff it against the last release's (breaking changes fail), and check an app's composition \
             from its modules' contracts without starting anything. Protocol/README.md §19.
             """,
-        subcommands: [ContractExportCommand.self, ContractDiffCommand.self, ContractCheckCommand.self, ContractRulesCommand.self]
+        subcommands: [
+            ContractExportCommand.self, ContractDiffCommand.self, ContractCheckCommand.self, ContractRulesCommand.self,
+        ]
     )
 }
 
@@ -24,7 +27,8 @@ struct ContractCommand: ParsableCommand {
 struct ContractExportCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "export",
-        abstract: "Start a plugin for its handshake only and write its contract (deterministic bytes, to commit and diff).",
+        abstract:
+            "Start a plugin for its handshake only and write its contract (deterministic bytes, to commit and diff).",
         discussion: """
             Spawns the plugin as the host does, sends initialize, reads the route table, and ends it with the \
             shutdown ladder (shutdown, exit, end of file, SIGTERM, SIGKILL). The contract goes to stdout, or to \
@@ -38,14 +42,17 @@ struct ContractExportCommand: ParsableCommand {
 
     @OptionGroup var plugin: PluginLaunchOptions
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Write the contract to FILE (atomically) instead of stdout.", valueName: "FILE"))
+    @Option(
+        name: [.short, .long],
+        help: ArgumentHelp("Write the contract to FILE (atomically) instead of stdout.", valueName: "FILE"))
     var output: String?
 
     func run() throws {
         let launch = try plugin.launch()
         let contract: RouteContract
         do { contract = try ContractExporter.export(launch) } catch {
-            throw RunFailure(.failure, message: "cannot export the contract of '\(launch.pluginName)': \(error.description)")
+            throw RunFailure(
+                .failure, message: "cannot export the contract of '\(launch.pluginName)': \(error.description)")
         }
         let bytes = contract.encoded()
         guard let output else {
@@ -55,7 +62,8 @@ struct ContractExportCommand: ParsableCommand {
         do { try FileSystem.writeFileAtomically(output, bytes, mode: 0o644) } catch {
             throw RunFailure(.cannotCreate, message: "cannot write the contract to \(output): \(error)")
         }
-        StandardError.write("wrote \(output): plugin '\(contract.plugin.name)' \(contract.plugin.version), \(contract.headline)\n")
+        StandardError.write(
+            "wrote \(output): plugin '\(contract.plugin.name)' \(contract.plugin.version), \(contract.headline)\n")
     }
 }
 

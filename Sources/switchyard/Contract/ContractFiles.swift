@@ -1,6 +1,7 @@
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
+import SwitchyardSystem
 import SwitchyardUV
 
 /// A contract file as read: its path, its bytes (to find the line and column of a pointer) and the contract.
@@ -17,16 +18,19 @@ struct ContractFile {
             let reason: String
             switch error.problem {
             case .notRegular(let kind): reason = "it is \(kind), not a regular file"
-            case .tooLarge(let limit): reason = "it is larger than \(FileSystem.describeSize(limit)), the limit for a contract"
+            case .tooLarge(let limit):
+                reason = "it is larger than \(FileSystem.describeSize(limit)), the limit for a contract"
             case .system(let cause) where cause.isNotFound: reason = "no such file (\(cause.name))"
             case .system(let cause): reason = "cannot read it (\(cause))"
             }
-            throw RunFailure(.noInput, message: "\(path): error: \(reason)" + (hint.map { "\n  \($0)" } ?? ""), formatted: true)
+            throw RunFailure(
+                .noInput, message: "\(path): error: \(reason)" + (hint.map { "\n  \($0)" } ?? ""), formatted: true)
         }
         do {
             return ContractFile(path: path, bytes: bytes, contract: try RouteContract(parsing: bytes))
         } catch {
-            let diagnostic = ManifestDiagnostic(path: path, message: "not a route contract (§19): \(error.description)", position: error.position)
+            let diagnostic = ManifestDiagnostic(
+                path: path, message: "not a route contract (§19): \(error.description)", position: error.position)
             throw RunFailure(.dataError, message: diagnostic.description, formatted: true)
         }
     }
@@ -50,7 +54,9 @@ struct ContractFile {
 
 extension ContractFinding {
     /// The finding as the CLI prints diagnostics: `file:line:column: severity: [RULE] /pointer: message`.
-    func diagnostic(in file: ContractFile, severity: ManifestDiagnostic.Severity, note: String = "") -> ManifestDiagnostic {
+    func diagnostic(
+        in file: ContractFile, severity: ManifestDiagnostic.Severity, note: String = ""
+    ) -> ManifestDiagnostic {
         ManifestDiagnostic(
             path: file.path, severity: severity, message: "[\(rule.rawValue)] \(pointer): \(message)\(note)",
             position: file.nearestPosition(of: pointer))

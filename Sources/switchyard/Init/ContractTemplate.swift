@@ -10,7 +10,8 @@ extension PluginTemplate {
     /// The contract as the generated code declares it, and its CI.
     func contractFiles(for language: PluginLanguage) -> [GeneratedFile] {
         let contract = RouteContract(
-            plugin: PluginInfo(name: names.plugin, version: "0.1.0"), protocolVersion: ProtocolVersion.current, coordinators: routeTable(for: language))
+            plugin: PluginInfo(name: names.plugin, version: "0.1.0"), protocolVersion: ProtocolVersion.current,
+            coordinators: routeTable(for: language))
         return [
             GeneratedFile(path: contractPath, text: String(decoding: contract.encoded(), as: UTF8.self)),
             GeneratedFile(path: "ci/contract-check.sh", text: contractScript, isExecutable: true),
@@ -23,23 +24,37 @@ extension PluginTemplate {
     func routeTable(for language: PluginLanguage) -> [CoordinatorDeclaration] {
         let none: [ParamDeclaration]? = language == .swift ? [] : nil
         var table = [
-            CoordinatorDeclaration(type: names.type, kind: .stack, initialRoute: "home", routes: [
-                RouteDeclaration(name: "home", transition: .root, params: none),
-                RouteDeclaration(name: "item", transition: .push, deepLink: "item/:id", params: [ParamDeclaration(name: "id", type: .integer)]),
-                RouteDeclaration(name: "settings", transition: .modal, deepLink: "settings", params: none),
-            ])
+            CoordinatorDeclaration(
+                type: names.type, kind: .stack, initialRoute: "home",
+                routes: [
+                    RouteDeclaration(name: "home", transition: .root, params: none),
+                    RouteDeclaration(
+                        name: "item", transition: .push, deepLink: "item/:id",
+                        params: [ParamDeclaration(name: "id", type: .integer)]),
+                    RouteDeclaration(name: "settings", transition: .modal, deepLink: "settings", params: none),
+                ])
         ]
         switch kind {
         case .stack: break
         case .tabs:
-            table.append(CoordinatorDeclaration(type: rootType, kind: .tabs, initialRoute: language == .swift ? "browse" : nil, routes: [
-                RouteDeclaration(name: "browse", transition: .tab, deepLink: "browse", params: none, target: CoordinatorReference(type: names.type)),
-                RouteDeclaration(name: "about", transition: .tab, deepLink: "about", params: none),
-            ]))
+            table.append(
+                CoordinatorDeclaration(
+                    type: rootType, kind: .tabs, initialRoute: language == .swift ? "browse" : nil,
+                    routes: [
+                        RouteDeclaration(
+                            name: "browse", transition: .tab, deepLink: "browse", params: none,
+                            target: CoordinatorReference(type: names.type)),
+                        RouteDeclaration(name: "about", transition: .tab, deepLink: "about", params: none),
+                    ]))
         case .wrapper:
-            table.append(CoordinatorDeclaration(type: rootType, kind: .wrapper, routes: [
-                RouteDeclaration(name: "content", transition: .child, params: none, target: CoordinatorReference(type: names.type))
-            ]))
+            table.append(
+                CoordinatorDeclaration(
+                    type: rootType, kind: .wrapper,
+                    routes: [
+                        RouteDeclaration(
+                            name: "content", transition: .child, params: none,
+                            target: CoordinatorReference(type: names.type))
+                    ]))
         }
         return table
     }
@@ -93,7 +108,10 @@ extension PluginTemplate {
     func workflow(for language: PluginLanguage) -> String {
         let (checkout, repository, ref): (String, String, String)
         switch sdk {
-        case .checkout(let path): (checkout, repository, ref) = (path, "https://github.com/OWNER/switchyard.git  # your Switchyard repository", "0.1.0")
+        case .checkout(let path):
+            (checkout, repository, ref) = (
+                path, "https://github.com/OWNER/switchyard.git  # your Switchyard repository", "0.1.0"
+            )
         case .released(let url, let version): (checkout, repository, ref) = ("/tmp/switchyard", url, version)
         }
         let plugin: String

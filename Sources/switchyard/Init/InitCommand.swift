@@ -27,7 +27,10 @@ struct InitPluginCommand: ParsableCommand {
             """
     )
 
-    @Argument(help: "The plugin's name, which manifests and other plugins' routes use: lowercase letters and digits, words joined by '-' or '_'.")
+    @Argument(
+        help:
+            "The plugin's name, which manifests and other plugins' routes use: lowercase letters and digits, words joined by '-' or '_'."
+    )
     var name: String
 
     @Option(help: "swift, python or node.")
@@ -39,14 +42,17 @@ struct InitPluginCommand: ParsableCommand {
     @Option(help: ArgumentHelp("Where to write the plugin (default: ./NAME).", valueName: "DIR"))
     var directory: String?
 
-    @Option(help: ArgumentHelp(
-        "The Switchyard checkout whose SDK the plugin uses (default: the one this switchyard was built from).",
-        valueName: "DIR"))
+    @Option(
+        help: ArgumentHelp(
+            "The Switchyard checkout whose SDK the plugin uses (default: the one this switchyard was built from).",
+            valueName: "DIR"))
     var switchyardPath: String?
 
-    @Option(name: .customLong("switchyard-url"), help: ArgumentHelp(
-        "Swift only: depend on Switchyard by repository URL and this CLI's version instead of by path.",
-        valueName: "URL"))
+    @Option(
+        name: .customLong("switchyard-url"),
+        help: ArgumentHelp(
+            "Swift only: depend on Switchyard by repository URL and this CLI's version instead of by path.",
+            valueName: "URL"))
     var switchyardURL: String?
 
     func validate() throws {
@@ -54,18 +60,24 @@ struct InitPluginCommand: ParsableCommand {
             throw ValidationError("--switchyard-url and --switchyard-path are alternatives; give one")
         }
         if switchyardURL != nil && language != .swift {
-            throw ValidationError("--switchyard-url is for --language swift; the \(language) SDK installs from a checkout (--switchyard-path)")
+            throw ValidationError(
+                "--switchyard-url is for --language swift; the \(language) SDK installs from a checkout (--switchyard-path)"
+            )
         }
     }
 
     /// Modules the Python plugin or its test imports: a plugin file of the same name, first on `sys.path`, would
     /// be imported instead of them.
-    private static let pythonImports: Set = ["switchyard", "json", "os", "queue", "subprocess", "sys", "threading", "unittest"]
+    private static let pythonImports: Set = [
+        "switchyard", "json", "os", "queue", "subprocess", "sys", "threading", "unittest",
+    ]
 
     func run() throws {
         let names = try PluginNames(name)
         if language == .python && Self.pythonImports.contains(names.snake) {
-            throw ValidationError("a Python plugin named '\(name)' would be \(names.snake).py, which hides the module '\(names.snake)' its code or test imports; choose another name")
+            throw ValidationError(
+                "a Python plugin named '\(name)' would be \(names.snake).py, which hides the module '\(names.snake)' its code or test imports; choose another name"
+            )
         }
         let template = PluginTemplate(names: names, kind: kind, sdk: try sdkSource())
         let directory = self.directory ?? name
@@ -83,9 +95,12 @@ struct InitPluginCommand: ParsableCommand {
     private func sdkSource() throws -> SDKSource {
         if let switchyardURL { return .released(url: switchyardURL, version: Switchyard.configuration.version) }
         if let switchyardPath {
-            let absolute = switchyardPath.hasPrefix("/") ? switchyardPath : FileSystem.currentDirectory + "/" + switchyardPath
+            let absolute =
+                switchyardPath.hasPrefix("/") ? switchyardPath : FileSystem.currentDirectory + "/" + switchyardPath
             guard let checkout = FileSystem.realPath(absolute), Self.isCheckout(checkout) else {
-                throw ValidationError("--switchyard-path \(switchyardPath) is not a Switchyard checkout (no Package.swift and Protocol/sdk there)")
+                throw ValidationError(
+                    "--switchyard-path \(switchyardPath) is not a Switchyard checkout (no Package.swift and Protocol/sdk there)"
+                )
             }
             return .checkout(checkout)
         }
@@ -113,16 +128,21 @@ struct InitPluginCommand: ParsableCommand {
     static func write(_ files: [GeneratedFile], into directory: String) throws {
         let existing = files.map { directory + "/" + $0.path }.filter(FileSystem.exists)
         guard existing.isEmpty else {
-            throw RunFailure(.cannotCreate, message: "refusing to overwrite \(existing.joined(separator: ", ")): choose another --directory or move "
-                + (existing.count == 1 ? "it" : "them") + " away")
+            throw RunFailure(
+                .cannotCreate,
+                message:
+                    "refusing to overwrite \(existing.joined(separator: ", ")): choose another --directory or move "
+                    + (existing.count == 1 ? "it" : "them") + " away")
         }
         for file in files {
             let path = directory + "/" + file.path
             do {
                 try FileSystem.makeDirectory(FileSystem.parentDirectory(of: path), mode: 0o755)
                 try FileSystem.createFile(path, Array(file.text.utf8), mode: file.isExecutable ? 0o755 : 0o644)
-            } catch where error.alreadyExists {
-                throw RunFailure(.cannotCreate, message: "refusing to overwrite \(path): it appeared while the plugin was being written")
+            } catch  where error.alreadyExists {
+                throw RunFailure(
+                    .cannotCreate,
+                    message: "refusing to overwrite \(path): it appeared while the plugin was being written")
             } catch {
                 throw RunFailure(.cannotCreate, message: "cannot write \(path): \(error)")
             }

@@ -15,12 +15,15 @@ struct PluginNames {
 
     init(_ name: String) throws {
         let words = name.split(whereSeparator: { $0 == "-" || $0 == "_" }).map(String.init)
-        let isWord = { (word: String) in word.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) } }
+        let isWord = { (word: String) in
+            word.unicodeScalars.allSatisfy { ("a"..."z").contains($0) || ("0"..."9").contains($0) }
+        }
         guard let first = words.first?.unicodeScalars.first, ("a"..."z").contains(first), words.allSatisfy(isWord),
             words.joined().count + words.count - 1 == name.count
         else {
             throw ValidationError(
-                "the plugin name '\(name)' must be lowercase letters and digits, starting with a letter, words joined by one '-' or '_' (e.g. orders, order-history)")
+                "the plugin name '\(name)' must be lowercase letters and digits, starting with a letter, words joined by one '-' or '_' (e.g. orders, order-history)"
+            )
         }
         let capitalized = words.map { $0.prefix(1).uppercased() + $0.dropFirst() }
         plugin = name

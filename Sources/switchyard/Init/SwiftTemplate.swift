@@ -12,9 +12,13 @@ extension PluginTemplate {
         ]
         switch kind {
         case .stack: break
-        case .tabs: files.append(GeneratedFile(path: "Sources/\(swiftLibrary)/\(names.pascal)TabsCoordinator.swift", text: swiftTabs))
+        case .tabs:
+            files.append(
+                GeneratedFile(path: "Sources/\(swiftLibrary)/\(names.pascal)TabsCoordinator.swift", text: swiftTabs))
         case .wrapper:
-            files.append(GeneratedFile(path: "Sources/\(swiftLibrary)/\(names.pascal)NavigationCoordinator.swift", text: swiftWrapper))
+            files.append(
+                GeneratedFile(
+                    path: "Sources/\(swiftLibrary)/\(names.pascal)NavigationCoordinator.swift", text: swiftWrapper))
         }
         files += [
             GeneratedFile(path: "Sources/\(names.plugin)/main.swift", text: swiftMain),
@@ -35,7 +39,8 @@ extension PluginTemplate {
                 // A Switchyard checkout on this machine: builds offline, against the SDK as it is there. To share
                         // this package, depend on a release instead: .package(url: "<Switchyard's repository>", from: "0.1.0")
                         .package(name: "Switchyard", path: "\(path)"),
-                """, "Switchyard")
+                """, "Switchyard"
+            )
         case .released(let url, let version):
             var identity = String(url.split(separator: "/").last ?? "switchyard")
             if identity.hasSuffix(".git") { identity.removeLast(4) }
@@ -44,7 +49,8 @@ extension PluginTemplate {
                 // Switchyard's plugin SDK, from the release this plugin was generated with or a later 0.x
                         // (see "Versions" in Switchyard's README). For a local checkout: .package(path: "…/switchyard")
                         .package(url: "\(url)", from: "\(version)"),
-                """, identity)
+                """, identity
+            )
         }
     }
 
@@ -101,7 +107,8 @@ extension PluginTemplate {
     }
 
     var swiftPlugin: String {
-        let types = ["\(names.pascal)Coordinator.self"] + (kind == .tabs ? ["\(names.pascal)TabsCoordinator.self"] : [])
+        let types =
+            ["\(names.pascal)Coordinator.self"] + (kind == .tabs ? ["\(names.pascal)TabsCoordinator.self"] : [])
             + (kind == .wrapper ? ["\(names.pascal)NavigationCoordinator.self"] : [])
         return """
             import SwitchyardPlugin
@@ -199,24 +206,24 @@ extension PluginTemplate {
             kindTest = #"""
 
 
-                @Test("the tab bar opens the \#(names.plugin) stack in its first tab and a screen in the second")
-                func tabs() async throws {
-                    let created = try await connection.create(.init(instance: InstanceID(2), type: "\#(rootType)", reason: .new))
-                    #expect(created.tabs?.map(\.route) == ["browse", "about"])
-                    #expect(created.tabs?.first?.content == .coordinator(CoordinatorReference(type: "\#(names.type)"), params: nil))
-                    #expect(created.tabs?.last?.content == .screen(ScreenDescriptor(name: "\#(names.pascal)About")))
-                }
-            """#
+                    @Test("the tab bar opens the \#(names.plugin) stack in its first tab and a screen in the second")
+                    func tabs() async throws {
+                        let created = try await connection.create(.init(instance: InstanceID(2), type: "\#(rootType)", reason: .new))
+                        #expect(created.tabs?.map(\.route) == ["browse", "about"])
+                        #expect(created.tabs?.first?.content == .coordinator(CoordinatorReference(type: "\#(names.type)"), params: nil))
+                        #expect(created.tabs?.last?.content == .screen(ScreenDescriptor(name: "\#(names.pascal)About")))
+                    }
+                """#
         case .wrapper:
             kindTest = #"""
 
 
-                @Test("the wrapper's child is the \#(names.plugin) stack")
-                func wrapper() async throws {
-                    let created = try await connection.create(.init(instance: InstanceID(2), type: "\#(rootType)", reason: .new))
-                    #expect(created.child == .coordinator(CoordinatorReference(type: "\#(names.type)"), params: nil))
-                }
-            """#
+                    @Test("the wrapper's child is the \#(names.plugin) stack")
+                    func wrapper() async throws {
+                        let created = try await connection.create(.init(instance: InstanceID(2), type: "\#(rootType)", reason: .new))
+                        #expect(created.child == .coordinator(CoordinatorReference(type: "\#(names.type)"), params: nil))
+                    }
+                """#
         }
         return #"""
             import \#(swiftLibrary)

@@ -16,7 +16,8 @@ public struct PeerArguments: Sendable {
         let separator = arguments.firstIndex(of: "--") ?? arguments.count
         let numbers = arguments[1..<min(4, separator)].compactMap { Int($0) }
         guard numbers.count == 3, separator + 1 < arguments.count else {
-            FileHandle.standardError.write(Data("usage: \(arguments[0]) COUNT PIPELINED WINDOW -- CHILD COMMAND...\n".utf8))
+            FileHandle.standardError.write(
+                Data("usage: \(arguments[0]) COUNT PIPELINED WINDOW -- CHILD COMMAND...\n".utf8))
             exit(64)
         }
         (count, pipelined, window) = (numbers[0], numbers[1], numbers[2])

@@ -80,7 +80,8 @@ final class Connection: Sendable {
 
 let arguments = PeerArguments()
 let child = try arguments.spawnChild()
-let connection = Connection(toChild: child.toChild.fileHandleForWriting, fromChild: child.fromChild.fileHandleForReading)
+let connection = Connection(
+    toChild: child.toChild.fileHandleForWriting, fromChild: child.fromChild.fileHandleForReading)
 try await measure(arguments) { try await connection.request("$/ping") }
 try child.toChild.fileHandleForWriting.close()
 child.process.waitUntilExit()
