@@ -1,3 +1,4 @@
+import InProcessDemo
 import Logging
 package import SwitchyardClient
 package import SwitchyardHost
@@ -73,16 +74,36 @@ package enum TestPlugins {
     }()
 }
 
-/// Runs `body` against a real host with real plugin processes, then shuts it down and checks that no plugin
-/// process survived.
+/// Where a test's plugins run: the same test body runs both ways (Hummingbird's `.router`/`.live`, sourcekit-lsp's
+/// `LocalConnection`), so what it checks is the host's behaviour, not an accident of one of them.
+package enum Tier: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Each plugin a Swift `Plugin` inside the test process (``InProcessTransport``): no process, no pipe; the demo's
+    /// Python and Node plugins are played by their Swift stand-ins (`InProcessDemo`).
+    case inProcess
+    /// Each plugin its own process, spawned by the host through real pipes.
+    case processes
+
+    package var testDescription: String { rawValue }
+}
+
+/// Runs `body` against a real host — its plugins in processes, or in this process (`tier`) — then shuts it down and
+/// checks that no plugin process survived.
 package func withHost<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, options: HostOptions? = nil,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil,
+    options: HostOptions? = nil,
     logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
 ) async throws -> T {
     TestSweep.once()
     let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
     var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     configured.productsDirectory = productsDirectory
+    if tier == .inProcess {
+        let unknown = plugins.map(\.name).filter { InProcessDemo.plugins[$0] == nil }
+        guard unknown.isEmpty else {
+            throw TestFailure("no in-process stand-in for \(unknown): this test runs only as processes")
+        }
+        configured.runInProcess(InProcessDemo.plugins)
+    }
     let options = configured
     let logger = Logger(label: "test-host") { label in
         SwitchyardLogHandler(label: label, level: .debug) { line in logs.append(line) }
@@ -113,22 +134,22 @@ package func withHost<T: Sendable>(
 /// Runs `body` against a real host (as ``withHost``) listening on a control socket in a fresh temporary folder,
 /// with the socket's path (for tests that open several clients of their own).
 package func withControlSocket<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil, allowFaults: Bool = false,
     _ body: @Sendable (HostHandle, _ path: String) async throws -> T
 ) async throws -> T {
     let path = try TestSweep.temporaryDirectory() + "/control.sock"
     var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     options.controlSocket = path
     options.allowFaults = allowFaults
-    return try await withHost(plugins, root: root, options: options) { host in try await body(host, path) }
+    return try await withHost(plugins, tier: tier, root: root, options: options) { host in try await body(host, path) }
 }
 
 /// Runs `body` against a real host listening on a control socket (``withControlSocket``), with a client of it.
 package func withControlHost<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil, allowFaults: Bool = false,
     _ body: @Sendable (HostHandle, AsyncControlClient) async throws -> T
 ) async throws -> T {
-    try await withControlSocket(plugins, root: root, allowFaults: allowFaults) { host, path in
+    try await withControlSocket(plugins, tier: tier, root: root, allowFaults: allowFaults) { host, path in
         try await body(host, try AsyncControlClient(path: path, timeoutMilliseconds: 20_000))
     }
 }

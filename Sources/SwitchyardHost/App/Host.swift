@@ -25,6 +25,8 @@ public struct HostOptions: Sendable {
 
     /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
     public var containment: ContainmentMechanism?
+    /// What carries each plugin when not a child process (the in-process test tier); nil: every plugin is a process.
+    package var transports: PluginTransportFactory?
     /// Take fault injection from control clients (`plugin/signal`, `plugin/restart`; `switchyard run --allow-faults`).
     /// Off by default: any local client of this user could otherwise kill the app's plugins.
     public var allowFaults = false
