@@ -84,6 +84,14 @@ package enum Tier: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case processes
 
     package var testDescription: String { rawValue }
+
+    /// The tiers a tiered test runs in: both, or those `SWITCHYARD_TIERS` names (`inProcess`, `processes`, comma
+    /// separated), to time or debug one of them.
+    package static let selected: [Tier] = {
+        guard let names = SystemProcess.environmentValue("SWITCHYARD_TIERS") else { return allCases }
+        let chosen = names.split(separator: ",").compactMap { Tier(rawValue: String($0)) }
+        return chosen.isEmpty ? allCases : chosen
+    }()
 }
 
 /// Runs `body` against a real host — its plugins in processes, or in this process (`tier`) — then shuts it down and
@@ -124,6 +132,7 @@ package func withHost<T: Sendable>(
         }
         throw TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
     }
+    #expect(host.handlesLeftOpen == 0, "the host's loop closed with handles still open")
     let all = pids + (await host.status().compactMap(\.pid))
     for pid in Set(all) {
         #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "plugin process \(pid) outlived the host")

@@ -200,7 +200,7 @@ struct FaultTests {
 
     @Test(
         "a Swift SDK plugin SIGKILLed is restarted and its instances restored with their state: routes on them work",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func restoreWithState(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)

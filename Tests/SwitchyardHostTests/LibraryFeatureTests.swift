@@ -11,7 +11,7 @@ import Testing
 struct LibraryFeatureTests {
     @Test(
         "each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func actionsInEverySDK(_ tier: Tier) async throws {
         let logs = LogCapture()
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
@@ -82,7 +82,7 @@ struct LibraryFeatureTests {
 
     @Test(
         "the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func dynamicTabs(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -116,7 +116,7 @@ struct LibraryFeatureTests {
 
     @Test(
         "per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func presentation(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -158,7 +158,7 @@ struct LibraryFeatureTests {
 
     @Test(
         "coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func appearance(_ tier: Tier) async throws {
         let logs = LogCapture()
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
@@ -188,7 +188,7 @@ struct LibraryFeatureTests {
 
     @Test(
         "library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func librarySteps(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
@@ -216,7 +216,7 @@ struct LibraryFeatureTests {
 
     @Test(
         "the queries of the other libraries through the real host: canDismiss, hasParent, presentedCount, newest",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func queries(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])

@@ -15,7 +15,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "the six demo plugins compose and the tree is created: main showing the unauthenticated flow",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func initialTree(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             #expect(await host.status().allSatisfy { $0.state == .ready })
@@ -31,7 +31,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "the Stinsen README chain focusFirst(todos) → child → popToRoot → route(todo, 42) applies as one revision across plugins",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func stinsenChain(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -54,7 +54,7 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("the Stinsen README deep link focuses the todos tab and routes to the todo", arguments: Tier.allCases)
+    @Test("the Stinsen README deep link focuses the todos tab and routes to the todo", arguments: Tier.selected)
     func stinsenDeepLink(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -69,7 +69,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "the Coordinator README validity check: valid links pass, invalid ones name the failing segment and change nothing",
-        arguments: Tier.allCases,
+        arguments: Tier.selected,
         [
             ("switchyard://todos/new", nil as Int?),
             ("switchyard://profile/settings", nil),
@@ -96,7 +96,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "dismissCoordinator of a subtree spanning three plugins destroys every instance, and each plugin acknowledges its own",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func dismissAcrossPlugins(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -134,7 +134,7 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a guard that rejects a route leaves the tree exactly as it was", arguments: Tier.allCases)
+    @Test("a guard that rejects a route leaves the tree exactly as it was", arguments: Tier.selected)
     func guardRejects(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let before = await host.snapshot()
@@ -178,7 +178,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "a deep link crossing four plugins applies as exactly one revision and one tree/changed",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func fourPlugins(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -199,7 +199,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "a deep link whose last hop is rejected leaves the revision unchanged, and what it created is destroyed",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func lastHopRejected(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
@@ -219,7 +219,7 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a user dismissal follows the tree and reaches the owning plugin", arguments: Tier.allCases)
+    @Test("a user dismissal follows the tree and reaches the owning plugin", arguments: Tier.selected)
     func userDismissal(_ tier: Tier) async throws {
         let logs = LogCapture()
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
@@ -235,7 +235,7 @@ struct NavigationIntegrationTests {
 
     @Test(
         "plugin logic navigates: Python finishes a registration and asks Main (another plugin) to switch root",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func pythonLogicNavigates(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
@@ -259,7 +259,7 @@ struct NavigationIntegrationTests {
     /// three other plugins. The host holds Main's request until that chain has committed, so it acts on the signed-in
     /// root instead of finding the old one and doing nothing.
     @Test(
-        "plugin logic navigates: the Swift Main coordinator's router ends an expired session", arguments: Tier.allCases)
+        "plugin logic navigates: the Swift Main coordinator's router ends an expired session", arguments: Tier.selected)
     func swiftRouterNavigates(_ tier: Tier) async throws {
         let logs = LogCapture()
         try await withHost(
@@ -286,7 +286,7 @@ struct NavigationIntegrationTests {
     }
 
     @Test(
-        "every change publishes exactly one tree/changed, with strictly increasing revisions", arguments: Tier.allCases)
+        "every change publishes exactly one tree/changed, with strictly increasing revisions", arguments: Tier.selected)
     func treeChangedEvents(_ tier: Tier) async throws {
         try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)

@@ -28,7 +28,7 @@ struct StateFileTests {
 
     @Test(
         "the tree is written after changes and restored at the next start, every instance re-created in its plugin",
-        arguments: Tier.allCases)
+        arguments: Tier.selected)
     func roundTrip(_ tier: Tier) async throws {
         let path = try Self.temporaryPath()
         let saved = try await withHost(
