@@ -82,6 +82,25 @@ extension FileSystem {
         return result
     }
 
+    /// The first `count` bytes of a regular file (fewer if it is shorter): enough to look at a script's `#!` line
+    /// without reading a large binary. Opened as ``readRegularFile(_:maxBytes:)`` opens, so a FIFO cannot stall it.
+    public static func readPrefix(_ path: String, count: Int) throws(FileReadError) -> [UInt8] {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
+        defer { Glibc.close(fd) }
+        var info = stat()
+        if fstat(fd, &info) != 0 {
+            throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat")))
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
+        }
+        var result = [UInt8](repeating: 0, count: count)
+        let read = retryingEINTR { result.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) } }
+        if read < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "read"))) }
+        return Array(result[0..<read])
+    }
+
     /// "64 MiB", "512 KiB", "100 bytes".
     public static func describeSize(_ bytes: Int) -> String {
         if bytes >= 1 << 20 && bytes % (1 << 20) == 0 { return "\(bytes >> 20) MiB" }

@@ -208,6 +208,14 @@ struct RunCommand: AsyncParsableCommand {
                       stop that host (`\(stop)`), or run this app beside it under another name (`switchyard run --app NAME`) or socket (`--socket PATH`)
                     """)
         }
+        // The root plugin's own failure was logged where it happened, with its place in the manifest: said once.
+        if error.code == .pluginUnavailable, case .object(let data)? = error.data, data["cause"] != nil,
+            let plugin = data["plugin"]?.stringValue
+        {
+            return RunFailure(
+                .unavailable,
+                message: "the app cannot start: its root plugin '\(plugin)' did not start (the error above)")
+        }
         return RunFailure(.unavailable, message: "the app cannot start: \(RunFailure.describe(error))")
     }
 

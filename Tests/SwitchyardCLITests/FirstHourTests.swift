@@ -222,9 +222,105 @@ struct FirstHourManifestTests {
             """, status: 69)
         let line = try #require(result.split(separator: "\n").first.map(String.init))
         #expect(line.contains("(build it with `swift build --product ProfilePlugin`)"))
-        #expect(result.contains("switchyard: error: the app cannot start: compositionError (-32017)"))
+        #expect(
+            result.contains(
+                "switchyard: error: the app cannot start: its root plugin 'profile' did not start (the error above)"))
+        #expect(!result.contains("compositionError"), "the cause is the product, not the composition")
         try Troubleshooting.check(
             "product-not-built", line, replacing: [(productsDirectory, "/home/me/switchyard/.build/debug")])
+    }
+
+    /// A script the kernel would refuse, or that `execvp` would hand to /bin/sh, and what the error must say.
+    struct BadExecutable: Sendable, CustomTestStringConvertible {
+        let id: String
+        let bytes: [UInt8]
+        let executable: Bool
+        let says: String
+        var testDescription: String { id }
+    }
+
+    static let badExecutables = [
+        BadExecutable(
+            id: "byte-order mark", bytes: [0xEF, 0xBB, 0xBF] + Array("#!/usr/bin/env python3\nprint(1)\n".utf8),
+            executable: true, says: "starts with a UTF-8 byte-order mark"),
+        BadExecutable(
+            id: "CRLF shebang", bytes: Array("#!/usr/bin/env python3\r\nprint(1)\r\n".utf8), executable: true,
+            says: "Windows line ending (CRLF) on its `#!` line"),
+        BadExecutable(
+            id: "missing interpreter", bytes: Array("#!/usr/bin/python9\nprint(1)\n".utf8), executable: true,
+            says: "names /usr/bin/python9, which does not exist"),
+        BadExecutable(
+            id: "env of a missing program", bytes: Array("#!/usr/bin/env python9\nprint(1)\n".utf8), executable: true,
+            says: "runs `env python9`, and python9 is not in the PATH"),
+        BadExecutable(
+            id: "no execute bit", bytes: Array("#!/usr/bin/env python3\nprint(1)\n".utf8), executable: false,
+            says: "is not executable (no execute permission): `chmod +x"),
+        BadExecutable(
+            id: "no shebang", bytes: Array("print(1)\n".utf8), executable: true,
+            says: "has no `#!` line and is not a compiled program: it would be run by /bin/sh"),
+    ]
+
+    @Test(
+        "a script that cannot start as a program is named for what it is, at the manifest's command, once; nothing runs it through a shell",
+        arguments: badExecutables)
+    func badExecutable(_ bad: BadExecutable) async throws {
+        let directory = try Self.myapp(
+            """
+            {
+              "app": "myapp",
+              "root": {"plugin": "main", "type": "main"},
+              "plugins": [{"name": "main", "command": ["./main.py"]}]
+            }
+            """)
+        // A shell running the file would create this (the BOM case once started another app from a docstring).
+        let marker = directory + "/myapp/ran"
+        let script = directory + "/myapp/main.py"
+        try FileSystem.createFile(
+            script, bad.bytes + Array("\n`touch \(marker)`\n".utf8), mode: bad.executable ? 0o755 : 0o644)
+        let result = try await runSwitchyard(
+            ["run", "--manifest", "myapp/switchyard.json", "--no-socket", "--script", "/dev/null"], in: directory)
+        #expect(result.status == 69, "\(result.errorText)")
+        let lines = result.errorText.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "one report of the cause, one of the consequence:\n\(result.errorText)")
+        let cause = try #require(lines.first)
+        #expect(cause.contains("myapp/switchyard.json:4:44: error: plugin 'main' cannot be started: "), "\(cause)")
+        #expect(cause.contains(bad.says), "\(cause)")
+        #expect(
+            lines.last
+                == "switchyard: error: the app cannot start: its root plugin 'main' did not start (the error above)")
+        #expect(!FileSystem.exists(marker), "the script was run by a shell")
+    }
+
+    @Test("a root naming a plugin the manifest does not declare is an error at its place, with a did-you-mean (65)")
+    func rootTypo() async throws {
+        let error = try await Self.refused(
+            """
+            {
+              "app": "myapp",
+              "root": {"plugin": "mian", "type": "main"},
+              "plugins": [{"name": "main", "command": ["python3", "main.py"]}]
+            }
+            """, status: 65)
+        #expect(
+            error.hasPrefix(
+                "myapp/switchyard.json:3:22: error: the root names plugin 'mian', which the manifest does not declare; did you mean 'main'?"
+            ), "\(error)")
+    }
+
+    @Test("a plugin stopped for a slow start names startTimeoutMs and its value")
+    func slowStart() async throws {
+        let directory = try Self.myapp(
+            """
+            {
+              "app": "myapp",
+              "root": {"plugin": "slow", "type": "lab"},
+              "plugins": [{"name": "slow", "command": ["\(productsDirectory)/misbehave", "--hang-in-handshake"], "startTimeoutMs": 300}]
+            }
+            """)
+        let result = try await runSwitchyard(
+            ["run", "--manifest", "myapp/switchyard.json", "--no-socket", "--script", "/dev/null"], in: directory)
+        #expect(result.status == 69, "\(result.errorText)")
+        #expect(result.errorText.contains("within 300 ms (the manifest entry's startTimeoutMs"), "\(result.errorText)")
     }
 
     @Test("--state in a missing or read-only folder refuses the start (73) with the reason, unless --state-optional")

@@ -216,8 +216,11 @@ actor Host: UVLoopActor {
                 }
                 plugins.add(supervisor)
             } catch {
-                let failure = ResponseError.pluginUnavailable(entry.name, error.message)
-                logger.error("\(failure.message)")
+                // `file:line:column: error: plugin 'p' cannot be started: …`, the one report of this failure.
+                logger.error("\(error.diagnostics.first?.description ?? error.message)")
+                let failure = ResponseError(
+                    .pluginUnavailable, error.diagnostics.first?.description ?? error.message,
+                    data: ["plugin": .string(entry.name)])
                 plugins.addUnresolved(
                     PluginStatus(
                         name: entry.name, state: .failed, pid: nil, error: failure, restarts: 0, version: nil,
@@ -299,7 +302,7 @@ actor Host: UVLoopActor {
                     data: ["plugin": .string(plugin), "issues": .array(reasons.map(JSONValue.string))]))
         }
         if let fatal = report.fatal {
-            finishStartup(error: fatal.error)
+            finishStartup(error: rootFailure(fatal))
             return
         }
         guard let root = manifest.root else {
@@ -323,6 +326,20 @@ actor Host: UVLoopActor {
             finishStartup(
                 error: ResponseError(error.code, "cannot create the root \(root): \(error.message)", data: error.data))
         }
+    }
+
+    /// The start-up error for a root that cannot be used. A root plugin that did not start is not a composition
+    /// problem: its own failure (already logged where it happened, with its place in the manifest) is the cause, and
+    /// the error says so once, as `pluginUnavailable`, instead of a `compositionError` about a plugin "not running".
+    private func rootFailure(_ fatal: CompositionIssue) -> ResponseError {
+        guard fatal.category == .root,
+            let status = plugins.statuses.first(where: { $0.name == fatal.plugin }), status.state != .ready,
+            let cause = status.error
+        else { return fatal.error }
+        let short = cause.message.split(separator: "\n").first.map(String.init) ?? cause.message
+        return ResponseError(
+            .pluginUnavailable, "the app's root plugin '\(fatal.plugin)' did not start: \(short)",
+            data: ["plugin": .string(fatal.plugin), "cause": .string(cause.message)])
     }
 
     func finishStartup(error: ResponseError?) {

@@ -78,6 +78,9 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     /// The folder of the manifest that declared this plugin, which its relative paths start from (not part of the
     /// file: set on load, so plugins inherited through `extends` keep their own manifest's folder).
     public var directory: String?
+    /// Where the entry's `command` (or `product`) is written, `file:line:column` (not part of the file: set on load),
+    /// so a plugin that cannot be started is reported at the place to fix.
+    public var commandLocation: String?
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart, contract
@@ -226,17 +229,19 @@ extension PluginManifest {
     {
         let base = directory ?? manifestDirectory
         func absolute(_ path: String) -> String {
-            path.hasPrefix("/") ? path : "\(base)/\(path)"
+            if path.hasPrefix("/") { return path }
+            return "\(base)/\(path.hasPrefix("./") ? String(path.dropFirst(2)) : path)"
         }
         let executable: String
         var arguments: [String] = []
+        let place = commandLocation ?? "plugin '\(name)'"
         if let product {
             executable = "\(productsDirectory)/\(product)"
             guard FileSystem.isExecutable(executable) else {
                 throw ManifestError(
-                    path: "plugin '\(name)'",
+                    path: place,
                     message:
-                        "product '\(product)' not found in \(productsDirectory) (build it with `swift build --product \(product)`)"
+                        "plugin '\(name)': product '\(product)' not found in \(productsDirectory) (build it with `swift build --product \(product)`)"
                 )
             }
         } else if let command, let first = command.first {
@@ -245,7 +250,12 @@ extension PluginManifest {
             } else if let found = FileSystem.findExecutable(first, path: hostEnvironment["PATH"]) {
                 executable = found
             } else {
-                throw ManifestError(path: "plugin '\(name)'", message: "'\(first)' not found in PATH")
+                throw ManifestError(
+                    path: place,
+                    message: "plugin '\(name)': '\(first)' is not in the PATH (\(hostEnvironment["PATH"] ?? "unset"))")
+            }
+            if let problem = ExecutablePreflight.problem(executable, searchPath: hostEnvironment["PATH"]) {
+                throw ManifestError(path: place, message: "plugin '\(name)' cannot be started: \(problem)")
             }
             arguments = Array(command.dropFirst())
         } else {

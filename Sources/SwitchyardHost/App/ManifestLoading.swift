@@ -135,7 +135,16 @@ extension Manifest {
         let directory = FileSystem.parentDirectory(of: absolute)
         manifest.directory = directory
         manifest.warnings = warnings
-        for index in manifest.plugins.indices { manifest.plugins[index].directory = directory }
+        for index in manifest.plugins.indices {
+            manifest.plugins[index].directory = directory
+            // The program's name (the command's first word), or the product.
+            let field: [JSONPathComponent] =
+                manifest.plugins[index].command != nil ? [.key("command"), .index(0)] : [.key("product")]
+            if let found = JSONParser.locate([.key("plugins"), .index(index)] + field, in: bytes) {
+                let position = TextPosition(offset: found.value, in: bytes)
+                manifest.plugins[index].commandLocation = "\(path):\(position.line):\(position.column)"
+            }
+        }
         if let extends = manifest.extends {
             let basePath = extends.hasPrefix("/") ? extends : "\(directory)/\(extends)"
             let base: Manifest
@@ -151,6 +160,21 @@ extension Manifest {
                     ])
             }
             manifest = manifest.merged(over: base)
+        }
+        if depth == 0, let root = manifest.root, let plugin = root.plugin,
+            !manifest.plugins.contains(where: { $0.name == plugin })
+        {
+            let names = manifest.plugins.map(\.name)
+            let hint =
+                ManifestSchema.nearest(to: plugin, in: names).map { "; did you mean '\($0)'?" }
+                ?? " (its plugins: \(names.joined(separator: ", ")))"
+            throw ManifestError(
+                kind: .invalid,
+                [
+                    source.diagnostic(
+                        "the root names plugin '\(plugin)', which the manifest does not declare\(hint)",
+                        at: [.key("root"), .key("plugin")])
+                ])
         }
         return manifest
     }

@@ -102,7 +102,8 @@ final class Navigator {
         let report = Composition.check(tables: tables, declaredPlugins: declared, root: rootKey)
         composition = report
         registry = report.registry
-        for issue in report.issues {
+        // A fatal issue stops the start: whoever started the host reports it, once.
+        for issue in report.issues where issue != report.fatal {
             switch issue.severity {
             case .error: logger.error("composition: \(issue)")
             case .warning: logger.warning("composition: \(issue)")

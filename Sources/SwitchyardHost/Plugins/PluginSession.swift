@@ -169,7 +169,8 @@ final class PluginSession {
                     data: ["supported": supported])
             case .timeout:
                 failure = .handshake(
-                    name, .timeout, "no answer to 'initialize' within \(plugin.startTimeoutMs) ms",
+                    name, .timeout,
+                    "no answer to 'initialize' within \(plugin.startTimeoutMs) ms (the manifest entry's startTimeoutMs: raise it for a plugin that needs longer to start)",
                     data: ["timeoutMs": .int(Int64(plugin.startTimeoutMs))])
             case .pluginUnavailable:
                 failure = .handshake(name, .pluginUnavailable, "it \(exitDescription) before answering 'initialize'")
