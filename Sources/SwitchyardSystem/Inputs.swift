@@ -54,16 +54,8 @@ extension FileSystem {
     public static func readRegularFile(
         _ path: String, maxBytes: Int = defaultReadLimit
     ) throws(FileReadError) -> [UInt8] {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
+        let (fd, info) = try openRegular(path)
         defer { Glibc.close(fd) }
-        var info = stat()
-        if fstat(fd, &info) != 0 {
-            throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat")))
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
-        }
         // /proc files report size 0, so st_size is only a first refusal; the read loop enforces the bound.
         if Int(info.st_size) > maxBytes { throw FileReadError(path: path, problem: .tooLarge(limit: maxBytes)) }
         var result: [UInt8] = []
@@ -82,19 +74,29 @@ extension FileSystem {
         return result
     }
 
+    /// Opens `path` for reading without blocking on a FIFO, and refuses anything but a regular file before a byte is
+    /// read. The caller closes the descriptor.
+    private static func openRegular(_ path: String) throws(FileReadError) -> (Int32, stat) {
+        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
+        if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
+        var info = stat()
+        if fstat(fd, &info) != 0 {
+            let error = SystemError(errno: errno, operation: "fstat")
+            Glibc.close(fd)
+            throw FileReadError(path: path, problem: .system(error))
+        }
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            Glibc.close(fd)
+            throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
+        }
+        return (fd, info)
+    }
+
     /// The first `count` bytes of a regular file (fewer if it is shorter): enough to look at a script's `#!` line
     /// without reading a large binary. Opened as ``readRegularFile(_:maxBytes:)`` opens, so a FIFO cannot stall it.
     public static func readPrefix(_ path: String, count: Int) throws(FileReadError) -> [UInt8] {
-        let fd = Glibc.open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY)
-        if fd < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "open"))) }
+        let (fd, _) = try openRegular(path)
         defer { Glibc.close(fd) }
-        var info = stat()
-        if fstat(fd, &info) != 0 {
-            throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "fstat")))
-        }
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            throw FileReadError(path: path, problem: .notRegular(kind: describeKind(info.st_mode)))
-        }
         var result = [UInt8](repeating: 0, count: count)
         let read = retryingEINTR { result.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, count) } }
         if read < 0 { throw FileReadError(path: path, problem: .system(SystemError(errno: errno, operation: "read"))) }
