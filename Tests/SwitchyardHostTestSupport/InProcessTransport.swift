@@ -83,8 +83,9 @@ package final class InProcessTransport: PluginTransport {
     }
 
     package func killStragglers() {}
-    package func pauseErrors() {}
-    package func resumeErrors() {}
+    package func discardErrors() {}
+    package func keepErrors() {}
+    package var discardedErrorBytes: Int { 0 }
     package func readPendingErrors() {}
 
     package func close() {
