@@ -215,15 +215,15 @@ func parseOptions() -> Options {
 
 func writeStderr(_ text: String) { StandardError.write(text) }
 /// One writer at a time: the SIGUSR1 flood runs on another thread, and a line must never be split.
-let stdoutLock = NSLockLike()
-func writeStdout(_ bytes: [UInt8]) {
+nonisolated let stdoutLock = NSLockLike()
+nonisolated func writeStdout(_ bytes: [UInt8]) {
     stdoutLock.withLock {
         do { try Descriptor.writeAll(1, bytes) } catch { exit(0) }
     }
 }
 
 /// Serialises writes to stdout across threads (a semaphore, which needs no `@unchecked`).
-final class NSLockLike: Sendable {
+nonisolated final class NSLockLike: Sendable {
     private let semaphore = DispatchSemaphore(value: 1)
     func withLock(_ body: () -> Void) {
         semaphore.wait()
@@ -321,34 +321,37 @@ var triggeredAt: Int?
 var run = 0
 var faulty: Bool { options.faultyRuns?.contains(run) ?? true }
 
-func flood() {
+/// Writes `lines` valid notifications in batches. Nonisolated: the SIGUSR1 flood runs on a Dispatch thread (the
+/// main thread is busy reading stdin), where a main-actor function would fail its isolation check and crash.
+nonisolated func flood(_ lines: Int) {
     let line = Message.notification(method: "log", params: ["level": "debug", "message": "flood"]).encodedLine()
     var batch: [UInt8] = []
     for _ in 0..<256 { batch += line }
-    for _ in 0..<max(1, options.floodLines / 256) { writeStdout(batch) }
+    for _ in 0..<max(1, lines / 256) { writeStdout(batch) }
 }
 
 let floodSignal: (any DispatchSourceSignal)? =
     options.floodOnSignal ? DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global()) : nil
 if let floodSignal {
     signal(SIGUSR1, SIG_IGN)
-    floodSignal.setEventHandler { flood() }
+    let lines = options.floodLines
+    floodSignal.setEventHandler { @Sendable in flood(lines) }
     floodSignal.resume()
 }
 
 /// Memory taken on SIGUSR2 and never given back (the main thread is busy reading stdin: the signal is handled on
 /// another).
-let leaked = Mutex<[[UInt8]]>([])
+nonisolated let leaked = Mutex<[[UInt8]]>([])
 let growSignal: (any DispatchSourceSignal)? =
     options.growOnSignal != nil ? DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global()) : nil
 if let growSignal, let megabytes = options.growOnSignal {
     signal(SIGUSR2, SIG_IGN)
-    growSignal.setEventHandler {
+    growSignal.setEventHandler { @Sendable in
         let held = leaked.withLock { held in
             for _ in 0..<megabytes { held.append([UInt8](repeating: 0x5A, count: 1 << 20)) }
             return held.count
         }
-        writeStderr("misbehave: holding \(held) MiB\n")
+        StandardError.write("misbehave: holding \(held) MiB\n")
     }
     growSignal.resume()
 }
@@ -577,7 +580,7 @@ func handle(_ line: String) {
     if at(options.oversizeAfter) {
         writeStdout([UInt8](repeating: UInt8(ascii: "x"), count: options.oversizeBytes) + [0x0A])
     }
-    if at(options.floodAfter) { flood() }
+    if at(options.floodAfter) { flood(options.floodLines) }
     if let garbage = options.garbageAfter, n >= (options.triggerRoute == nil ? garbage : (triggeredAt ?? .max)) {
         writeStdout(Array("this is not json {{{ \u{1}\n".utf8))
     }

@@ -203,6 +203,7 @@ actor Host: UVLoopActor {
                     hostEnvironment: environment)
                 let supervisor = PluginSupervisor(
                     plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
+                if options.allowFaults { equipForFaults(supervisor) }
                 supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
                 supervisor.onRequest = { supervisor, id, method, params in
                     self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
