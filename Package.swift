@@ -155,11 +155,16 @@ let package = Package(
             dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
 
-        // The host's side of a plugin connection, in-process, for plugin authors' tests: the one user of the SDK's
-        // `@_spi(Testing)` hooks, so the SDK's public API stays what a plugin's `main` needs. No libuv, no Foundation.
+        // Plugin authors' tests: one plugin driven over the protocol (`PluginTestConnection`), and plugins run inside
+        // the test by the real host with its navigation core (`NavigationTestStore`, the in-process tier). The one
+        // user of the SDK's `@_spi(Testing)` hooks, so the SDK's public API stays what a plugin's `main` needs. It
+        // links the host (libuv1-dev for tests); the SDK itself does not.
         .target(
             name: "SwitchyardPluginTesting",
-            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"]
+            dependencies: [
+                "SwitchyardPlugin", "SwitchyardProtocol", "SwitchyardHost", "SwitchyardNavigation", "SwitchyardUV",
+                "SwitchyardSystem", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // Plugin logic tested in-process through SwitchyardPluginTesting: declarations, factories, guards, state,
@@ -303,6 +308,9 @@ let package = Package(
         .testTarget(
             name: "SwitchyardHostTests",
             dependencies: [
+                "DemoMainPlugin",
+                "DemoAuthenticatedPlugin",
+                "DemoTodosPlugin",
                 "InProcessDemo",
                 "SwitchyardPluginTesting",
                 "SwitchyardPlugin",
@@ -534,6 +542,7 @@ let package = Package(
                 "SwitchyardTestSupport",
                 "SwitchyardUV",
                 "SwitchyardPlugin",
+                "SwitchyardPluginTesting",
                 "InProcessDemo",
                 .product(name: "Logging", package: "swift-log"),
             ],

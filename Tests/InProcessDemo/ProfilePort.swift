@@ -30,7 +30,7 @@ final class ProfileCoordinator: StackCoordinator, AppearanceObserving {
     }
 
     func appeared(entry: EntryID) {
-        log("profile: entry \(entry) appeared")
+        log("profile: entry \(entry.rawValue) appeared")
         Task {
             let presented = try? await router.query(.presentedCount)
             log("profile: \(presented.map(Self.plain) ?? "None") presented")

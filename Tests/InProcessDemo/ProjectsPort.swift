@@ -67,7 +67,7 @@ final class ProjectCoordinator: StackCoordinator, StatefulCoordinator, Appearanc
 
     func makeOwner() -> PluginCoordinator { PluginCoordinator() }
 
-    func appeared(entry: EntryID) { log("projects: entry \(entry) appeared") }
+    func appeared(entry: EntryID) { log("projects: entry \(entry.rawValue) appeared") }
 
     func action(_ action: ScreenAction) throws -> [NavigationStep] {
         switch action.name {

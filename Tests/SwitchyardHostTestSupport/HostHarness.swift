@@ -1,4 +1,5 @@
 import InProcessDemo
+import SwitchyardPluginTesting
 import Logging
 package import SwitchyardClient
 package import SwitchyardHost
@@ -182,13 +183,6 @@ extension TestPlugins {
 
     package static let node: String =
         FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/node"
-}
-
-extension TreeSnapshot {
-    /// The first instance of a plugin's type, in depth-first order.
-    package func find(_ plugin: String, _ type: String) -> InstanceSnapshot? {
-        instances.first { $0.plugin == plugin && $0.type == type }
-    }
 }
 
 /// Collects a host's events so a test can wait for one (on the event itself, with a deadline).

@@ -202,7 +202,8 @@ actor Host: UVLoopActor {
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
                 let supervisor = PluginSupervisor(
-                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
+                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian,
+                    transports: options.transports)
                 if options.allowFaults { equipForFaults(supervisor) }
                 supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
                 supervisor.onRequest = { supervisor, id, method, params in

@@ -25,13 +25,16 @@ package final class InProcessTransport: PluginTransport {
     private let side: PluginSide
     private var inputOpen = true
     private var ended = false
+    private let recorder: ReceivedNotifications?
 
-    /// A transport that runs `plugin` with `arguments` (what `PluginArguments` reads, as from a command line).
-    package init(loop: UVLoop, plugin: Plugin, arguments: [String]) {
+    /// A transport that runs `plugin` with `arguments` (what `PluginArguments` reads, as from a command line);
+    /// `recorder` keeps every notification the host sends it.
+    package init(loop: UVLoop, plugin: Plugin, arguments: [String], recorder: ReceivedNotifications? = nil) {
         self.loop = loop
         self.plugin = plugin
         self.arguments = [plugin.name] + arguments
         self.side = PluginSide()
+        self.recorder = recorder
     }
 
     package func start(_ sink: any PluginTransportSink) throws(UVError) {
@@ -65,6 +68,7 @@ package final class InProcessTransport: PluginTransport {
 
     package func write(_ bytes: [UInt8]) throws(UVError) {
         guard canWrite else { throw UVError.closed("write") }
+        if let recorder { recorder.record(bytes, to: plugin.name) }
         side.send(bytes)
     }
 
@@ -230,10 +234,72 @@ private final class PluginSide: Sendable {
 
 extension HostOptions {
     /// Runs every plugin of `plugins` (by manifest name) inside this process; the others as child processes.
-    package mutating func runInProcess(_ plugins: [String: Plugin]) {
+    package mutating func runInProcess(_ plugins: [String: Plugin], recorder: ReceivedNotifications? = nil) {
+        let previous = transports
         transports = { manifest, loop in
-            guard let plugin = plugins[manifest.name] else { return nil }
-            return InProcessTransport(loop: loop, plugin: plugin, arguments: manifest.args ?? [])
+            guard let plugin = plugins[manifest.name] else { return previous?(manifest, loop) }
+            return InProcessTransport(loop: loop, plugin: plugin, arguments: manifest.args ?? [], recorder: recorder)
+        }
+    }
+
+    /// Never starts the plugins `names`: their start fails at once, without a process, as a plugin the manifest names
+    /// but the machine cannot run.
+    package mutating func leaveOut(_ names: [String]) {
+        guard !names.isEmpty else { return }
+        let previous = transports
+        let absent = Set(names)
+        transports = { manifest, loop in absent.contains(manifest.name) ? AbsentTransport() : previous?(manifest, loop)
+        }
+    }
+}
+
+/// A plugin left out of a test: it cannot start (`ENOENT`), as one whose executable is missing.
+private final class AbsentTransport: PluginTransport {
+    func start(_ sink: any PluginTransportSink) throws(UVError) {
+        throw UVError(code: -ENOENT, operation: "left out of this test")
+    }
+    var pid: Int32 { 0 }
+    var canWrite: Bool { false }
+    var queuedBytes: Int { 0 }
+    func write(_ bytes: [UInt8]) throws(UVError) { throw UVError.closed("write") }
+    func cork() {}
+    func uncork() {}
+    func closeInput() {}
+    func signal(_ number: Int32) {}
+    func killStragglers() {}
+    func pauseErrors() {}
+    func resumeErrors() {}
+    func readPendingErrors() {}
+    func close() {}
+}
+
+/// The notifications the host sent to in-process plugins, in order, for a test to assert (any thread).
+package final class ReceivedNotifications: Sendable {
+    private let received = Mutex<[ReceivedNotification]>([])
+
+    package init() {}
+
+    /// Keeps the notifications among the lines the host wrote to `plugin`.
+    func record(_ bytes: [UInt8], to plugin: String) {
+        var start = 0
+        var found: [ReceivedNotification] = []
+        for (index, byte) in bytes.enumerated() where byte == 0x0A {
+            let line = bytes[start..<index]
+            start = index + 1
+            guard
+                case .message(.notification(let method, let params), _) = MessageReader.decodeLine(line, lineNumber: 1),
+                method != InitializedNotification.method, method != ExitNotification.method
+            else { continue }
+            found.append(ReceivedNotification(plugin: plugin, method: method, params: params))
+        }
+        if !found.isEmpty { received.withLock { $0 += found } }
+    }
+
+    /// Takes what was received since the last call.
+    package func take() -> [ReceivedNotification] {
+        received.withLock { all in
+            defer { all.removeAll() }
+            return all
         }
     }
 }
