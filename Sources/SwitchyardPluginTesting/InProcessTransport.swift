@@ -267,8 +267,9 @@ private final class AbsentTransport: PluginTransport {
     func closeInput() {}
     func signal(_ number: Int32) {}
     func killStragglers() {}
-    func pauseErrors() {}
-    func resumeErrors() {}
+    func discardErrors() {}
+    func keepErrors() {}
+    var discardedErrorBytes: Int { 0 }
     func readPendingErrors() {}
     func close() {}
 }
