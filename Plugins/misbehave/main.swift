@@ -56,10 +56,22 @@
 //
 //   --flood-on-sigusr1           SIGUSR1 floods stdout with --flood-lines valid notifications (for `switchyard
 //                                chaos`); off by default, since the signal thread costs descriptors of its own
+//   --grow-on-sigusr2 MB         SIGUSR2 allocates MB MiB, one at a time, every page touched and kept (a leak that
+//                                meets a memory limit: the kernel's OOM killer, or a failed allocation)
+//
+// Faults for fault experiments (`switchyard chaos`) and their tests:
+//   --stderr-on-route ROUTE:BYTES[:LINE]  before answering ROUTE, write BYTES to stderr in lines of LINE bytes
+//                                (default: one line), blocking until the host has taken them all
+//   --answer-oversize ROUTE:BYTES  answer ROUTE with a result line of BYTES (a screen prop that long), `id` first
+//   --wrong-answer-every N       answer the k-th `coordinator/route` of this process wrongly when k % N equals
+//                                --wrong-answer-phase (default 0): its screen's `id` prop gets "-wrong" appended, a
+//                                plausible answer the host cannot tell from a right one (a seeded defect)
+//   --sample-actions             the "sample" route declares the action "close", answered with a pop of its entry
 import Dispatch
 import Glibc
 import SwitchyardSystem
 import SwitchyardProtocol
+import Synchronization
 
 struct Options {
     var name = "misbehave"
@@ -103,6 +115,12 @@ struct Options {
     var acceptWrongTypes = false
     var refuseRestore = false
     var exitCode: Int32?
+    var growOnSignal: Int?
+    var stderrOnRoute: (route: String, bytes: Int, line: Int)?
+    var answerOversize: (route: String, bytes: Int)?
+    var wrongAnswerEvery: Int?
+    var wrongAnswerPhase = 0
+    var sampleActions = false
 }
 
 func parseOptions() -> Options {
@@ -169,6 +187,24 @@ func parseOptions() -> Options {
         case "--accept-wrong-types": options.acceptWrongTypes = true
         case "--refuse-restore": options.refuseRestore = true
         case "--exit-code": options.exitCode = Int32(int(flag))
+        case "--grow-on-sigusr2": options.growOnSignal = int(flag)
+        case "--stderr-on-route":
+            let parts = (arguments.next() ?? "").split(separator: ":").map(String.init)
+            guard parts.count >= 2, let bytes = Int(parts[1]) else {
+                writeStderr("misbehave: --stderr-on-route needs ROUTE:BYTES[:LINE]\n")
+                exit(64)
+            }
+            options.stderrOnRoute = (parts[0], bytes, parts.count > 2 ? Int(parts[2]) ?? bytes : bytes)
+        case "--answer-oversize":
+            let parts = (arguments.next() ?? "").split(separator: ":").map(String.init)
+            guard parts.count == 2, let bytes = Int(parts[1]) else {
+                writeStderr("misbehave: --answer-oversize needs ROUTE:BYTES\n")
+                exit(64)
+            }
+            options.answerOversize = (parts[0], bytes)
+        case "--wrong-answer-every": options.wrongAnswerEvery = max(1, int(flag))
+        case "--wrong-answer-phase": options.wrongAnswerPhase = int(flag)
+        case "--sample-actions": options.sampleActions = true
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -179,15 +215,15 @@ func parseOptions() -> Options {
 
 func writeStderr(_ text: String) { StandardError.write(text) }
 /// One writer at a time: the SIGUSR1 flood runs on another thread, and a line must never be split.
-let stdoutLock = NSLockLike()
-func writeStdout(_ bytes: [UInt8]) {
+nonisolated let stdoutLock = NSLockLike()
+nonisolated func writeStdout(_ bytes: [UInt8]) {
     stdoutLock.withLock {
         do { try Descriptor.writeAll(1, bytes) } catch { exit(0) }
     }
 }
 
 /// Serialises writes to stdout across threads (a semaphore, which needs no `@unchecked`).
-final class NSLockLike: Sendable {
+nonisolated final class NSLockLike: Sendable {
     private let semaphore = DispatchSemaphore(value: 1)
     func withLock(_ body: () -> Void) {
         semaphore.wait()
@@ -218,14 +254,19 @@ let options = parseOptions()
 if options.ignoreSIGTERM { signal(SIGTERM, SIG_IGN) }
 for line in options.say { writeStderr(line + "\n") }
 
+let sampleRoute: JSONValue = {
+    var route: JSONObject = [
+        "name": "sample", "transition": "push", "deepLink": "sample/:id", "params": [["name": "id", "type": "string"]],
+    ]
+    if options.sampleActions { route["actions"] = [["name": "close"]] }
+    return .object(route)
+}()
+
 let defaultTable: JSONValue = [
     "type": .string(options.typeName), "kind": "stack", "initialRoute": "bench",
     "routes": [
         ["name": "bench", "transition": "root"],
-        [
-            "name": "sample", "transition": "push", "deepLink": "sample/:id",
-            "params": [["name": "id", "type": "string"]],
-        ],
+        sampleRoute,
         ["name": "sheet", "transition": "modal"],
         ["name": "fault", "transition": "modal"],
     ],
@@ -280,20 +321,43 @@ var triggeredAt: Int?
 var run = 0
 var faulty: Bool { options.faultyRuns?.contains(run) ?? true }
 
-func flood() {
+/// Writes `lines` valid notifications in batches. Nonisolated: the SIGUSR1 flood runs on a Dispatch thread (the
+/// main thread is busy reading stdin), where a main-actor function would fail its isolation check and crash.
+nonisolated func flood(_ lines: Int) {
     let line = Message.notification(method: "log", params: ["level": "debug", "message": "flood"]).encodedLine()
     var batch: [UInt8] = []
     for _ in 0..<256 { batch += line }
-    for _ in 0..<max(1, options.floodLines / 256) { writeStdout(batch) }
+    for _ in 0..<max(1, lines / 256) { writeStdout(batch) }
 }
 
 let floodSignal: (any DispatchSourceSignal)? =
     options.floodOnSignal ? DispatchSource.makeSignalSource(signal: SIGUSR1, queue: .global()) : nil
 if let floodSignal {
     signal(SIGUSR1, SIG_IGN)
-    floodSignal.setEventHandler { flood() }
+    let lines = options.floodLines
+    floodSignal.setEventHandler { @Sendable in flood(lines) }
     floodSignal.resume()
 }
+
+/// Memory taken on SIGUSR2 and never given back (the main thread is busy reading stdin: the signal is handled on
+/// another).
+nonisolated let leaked = Mutex<[[UInt8]]>([])
+let growSignal: (any DispatchSourceSignal)? =
+    options.growOnSignal != nil ? DispatchSource.makeSignalSource(signal: SIGUSR2, queue: .global()) : nil
+if let growSignal, let megabytes = options.growOnSignal {
+    signal(SIGUSR2, SIG_IGN)
+    growSignal.setEventHandler { @Sendable in
+        let held = leaked.withLock { held in
+            for _ in 0..<megabytes { held.append([UInt8](repeating: 0x5A, count: 1 << 20)) }
+            return held.count
+        }
+        StandardError.write("misbehave: holding \(held) MiB\n")
+    }
+    growSignal.resume()
+}
+
+/// `coordinator/route` requests this process has answered (for --wrong-answer-every).
+var routesAnswered = 0
 
 func startStderrFlood() {
     DispatchQueue.global().async {
@@ -382,7 +446,36 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
         }
     case "coordinator/route":
         let route = params?["route"]?.stringValue ?? "?"
+        routesAnswered += 1
         if let slow = options.slowRoute, slow.route == route { usleep(UInt32(slow.milliseconds) * 1_000) }
+        if let chatter = options.stderrOnRoute, chatter.route == route {
+            let line = [UInt8](repeating: UInt8(ascii: "e"), count: max(0, chatter.line - 1)) + [0x0A]
+            var remaining = chatter.bytes
+            while remaining > 0 {
+                try? Descriptor.writeAll(2, Array(line.prefix(remaining)))
+                remaining -= line.count
+            }
+        }
+        if let oversize = options.answerOversize, oversize.route == route {
+            let result: JSONValue = [
+                "content": [
+                    "screen": [
+                        "name": .string(route),
+                        "props": ["blob": .string(String(repeating: "x", count: oversize.bytes))],
+                    ]
+                ]
+            ]
+            send(.response(id: id, result: result))
+            return
+        }
+        if let every = options.wrongAnswerEvery, routesAnswered % every == options.wrongAnswerPhase % every,
+            let value = params?["params"]?["id"]?.stringValue
+        {
+            var wrong = params?["params"]?.objectValue ?? [:]
+            wrong["id"] = .string(value + "-wrong")
+            send(.response(id: id, result: ["content": ["screen": ["name": .string(route), "props": .object(wrong)]]]))
+            return
+        }
         if let code = options.refusals[route] {
             send(
                 .errorResponse(
@@ -405,6 +498,9 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
                 .response(id: id, result: ["content": content(of: declaration, name: route, params: params?["params"])])
             )
         }
+    case "coordinator/action" where options.sampleActions:
+        let entry = params?["entry"] ?? .null
+        send(.response(id: id, result: ["steps": [["op": "pop", "entry": entry]]]))
     case PingRequest.method, "coordinator/destroy":
         send(.response(id: id, result: [:]))
     case ShutdownRequest.method:
@@ -484,7 +580,7 @@ func handle(_ line: String) {
     if at(options.oversizeAfter) {
         writeStdout([UInt8](repeating: UInt8(ascii: "x"), count: options.oversizeBytes) + [0x0A])
     }
-    if at(options.floodAfter) { flood() }
+    if at(options.floodAfter) { flood(options.floodLines) }
     if let garbage = options.garbageAfter, n >= (options.triggerRoute == nil ? garbage : (triggeredAt ?? .max)) {
         writeStdout(Array("this is not json {{{ \u{1}\n".utf8))
     }

@@ -167,6 +167,7 @@ enum HostService {
         entry(PluginRestartRequest.self) { host, request, _ throws(ResponseError) in
             try await host.restartPlugin(request.plugin)
         },
+        entry(PluginToxicsRequest.self) { host, request, _ throws(ResponseError) in try host.setToxics(request) },
     ])
 
     private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {

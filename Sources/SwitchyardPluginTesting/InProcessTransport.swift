@@ -87,8 +87,9 @@ package final class InProcessTransport: PluginTransport {
     }
 
     package func killStragglers() {}
-    package func pauseErrors() {}
-    package func resumeErrors() {}
+    package func discardErrors() {}
+    package func keepErrors() {}
+    package var discardedErrorBytes: Int { 0 }
     package func readPendingErrors() {}
 
     package func close() {
@@ -266,8 +267,9 @@ private final class AbsentTransport: PluginTransport {
     func closeInput() {}
     func signal(_ number: Int32) {}
     func killStragglers() {}
-    func pauseErrors() {}
-    func resumeErrors() {}
+    func discardErrors() {}
+    func keepErrors() {}
+    var discardedErrorBytes: Int { 0 }
     func readPendingErrors() {}
     func close() {}
 }

@@ -27,6 +27,11 @@ public struct LineFramer: Sendable {
     /// Inside an oversize line: drop bytes until the next `\n`.
     private var discarding = false
     public private(set) var lineCount = 0
+    /// The first bytes (at most ``headLength``) of the last line reported as too long: enough for its `id` and
+    /// whether it is a request or an answer (``LineHead``), so the reader can still name the message it carried.
+    public private(set) var oversizeHead: [UInt8] = []
+    /// How much of an oversize line ``oversizeHead`` keeps.
+    public static let headLength = 512
 
     public init(maxLineLength: Int) {
         self.maxLineLength = max(1, maxLineLength)
@@ -75,6 +80,7 @@ public struct LineFramer: Sendable {
                 scanFrom = start
                 lineCount += 1
                 if end - lineStart > maxLineLength {
+                    oversizeHead = Array(buffer[lineStart..<min(end, lineStart + Self.headLength)])
                     return .lineTooLong(length: end - lineStart, lineNumber: lineCount)
                 }
                 return .line(buffer[lineStart..<end], lineNumber: lineCount)
@@ -86,6 +92,7 @@ public struct LineFramer: Sendable {
             if pending > allowance {
                 lineCount += 1
                 discarding = true
+                oversizeHead = Array(buffer[start..<min(buffer.count, start + Self.headLength)])
                 buffer.removeAll(keepingCapacity: true)
                 start = 0
                 scanFrom = 0
@@ -110,7 +117,10 @@ public struct LineFramer: Sendable {
         guard start < buffer.count else { return nil }
         let end = LineRules.contentEnd(buffer, start: start, terminator: buffer.count)
         lineCount += 1
-        if end - start > maxLineLength { return .lineTooLong(length: end - start, lineNumber: lineCount) }
+        if end - start > maxLineLength {
+            oversizeHead = Array(buffer[start..<min(end, start + Self.headLength)])
+            return .lineTooLong(length: end - start, lineNumber: lineCount)
+        }
         return .line(buffer[start..<end], lineNumber: lineCount)
     }
 

@@ -26,6 +26,13 @@ public final class UVPipe: UVHandle {
     private var reading = false
     private var connectionHandler: ((UVError?) -> Void)?
 
+    /// While set, what is read is counted in ``discardedBytes`` and dropped: it never leaves the loop's read buffer
+    /// (no array, no handler), so draining a peer that writes faster than it may costs a read syscall per 64 KiB and
+    /// nothing else. End of stream and errors still reach the handler. The peer is never held back.
+    public var discardsReads = false
+    /// Bytes dropped while ``discardsReads`` was set, over the pipe's life.
+    public private(set) var discardedBytes = 0
+
     /// Bytes handed to ``write(_:)`` that the kernel has not accepted yet (corked ones included).
     public var queuedBytes: Int { queued }
     // The write path's state is touched several times per message, on the loop thread only, and never across a
@@ -107,7 +114,9 @@ public final class UVPipe: UVHandle {
     fileprivate func allocate() -> (UnsafeMutableRawPointer, Int) { (loop.sharedReadBuffer(), UVLoop.readBufferSize) }
 
     fileprivate func didRead(_ count: Int, _ base: UnsafeMutableRawPointer?) {
-        if count > 0, let base {
+        if count > 0, discardsReads {
+            discardedBytes += count
+        } else if count > 0, let base {
             // From a buffer pointer, not `init(unsafeUninitializedCapacity:)`: that one runs unspecialised and looks
             // up the array's generic metadata on every read (~500 instructions, a read per message when idle).
             let bytes = Array(UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: count))

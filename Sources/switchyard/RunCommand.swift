@@ -174,14 +174,15 @@ struct RunCommand: AsyncParsableCommand {
     private func usableStateFile(_ logger: Logger) throws -> String? {
         guard let state else { return nil }
         do {
-            try FileSystem.checkReplaceable(state)
+            // A folder at the path is set aside at start like any state file that cannot be used (§17), and the app
+            // starts: what must hold is that its folder takes the new file (probed beside it).
+            try FileSystem.checkReplaceable(FileSystem.isDirectory(state) ? state + ".new" : state)
             return state
         } catch {
             let folder = FileSystem.parentDirectory(of: state)
             let reason =
                 error.isNotFound
-                ? "the folder \(folder) does not exist"
-                : error.name == "EISDIR" ? "it is a folder" : "the folder \(folder) is not writable (\(error.name))"
+                ? "the folder \(folder) does not exist" : "the folder \(folder) is not writable (\(error.name))"
             if stateOptional {
                 logger.warning(
                     "running without persistence (--state-optional): cannot keep the state in \(state): \(reason)")

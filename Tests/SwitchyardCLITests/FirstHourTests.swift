@@ -353,6 +353,27 @@ struct FirstHourManifestTests {
         #expect(!FileSystem.exists("\(directory)/state"))
     }
 
+    @Test("a folder at the --state path is set aside as §17 says, and the app starts with a fresh tree")
+    func stateIsFolder() async throws {
+        let directory = try TestSweep.temporaryDirectory()
+        try FileSystem.makeDirectory(directory + "/tree.json", mode: 0o755)
+        try "expect root unauthenticated\n".write(toFile: directory + "/try.txt", atomically: true, encoding: .utf8)
+        let run = try await runSwitchyard(
+            [
+                "run", "--manifest", packageRoot + "/Plugins/demo/switchyard.json", "--state", "tree.json",
+                "--script", "try.txt", "--no-socket",
+            ], in: directory)
+        #expect(run.status == 0, "\(run.errorText)")
+        #expect(
+            run.errorText.contains("the state file tree.json cannot be used (")
+                && run.errorText.contains("a folder") && run.errorText.contains("moved to tree.json.corrupt-")
+                && run.errorText.contains("starting from a fresh tree"), "\(run.errorText)")
+        // The folder is kept for inspection beside the file the app now writes.
+        let names = FileSystem.listDirectory(directory)
+        #expect(names.contains { $0.hasPrefix("tree.json.corrupt-") })
+        #expect(FileSystem.exists(directory + "/tree.json") && !FileSystem.isDirectory(directory + "/tree.json"))
+    }
+
     @Test(
         "--state in a read-only folder refuses the start (73), naming EACCES",
         .enabled(

@@ -2,6 +2,7 @@ import Glibc
 import Logging
 @testable import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardHostTestSupport
 import SwitchyardUV
 import Testing
 
@@ -251,14 +252,69 @@ struct PluginSessionTests {
 
     // MARK: - stderr
 
-    @Test("stderr: over its budget the plugin's stderr is paused until the second ends, counted and reported")
+    @Test("stderr: over its budget the rest of the second is discarded, never paused; one line says how much")
     func stderrBudget() throws {
-        let lab = try Lab.ready(limits: PluginLimits(maxStderrBytesPerSecond: 100, heartbeatIntervalMs: 0))
+        let logs = LogCapture()
+        let lab = try Lab.ready(limits: PluginLimits(maxStderrBytesPerSecond: 100, heartbeatIntervalMs: 0), logs: logs)
         lab.session.errorsReceived(Array(repeating: UInt8(ascii: "x"), count: 150) + [0x0A])
-        #expect(lab.transport.errorsPaused)
-        #expect(lab.violations.contains { $0.data?["limit"] == "maxStderrBytesPerSecond" })
+        #expect(lab.transport.discarding)
+        // What the transport drained and dropped until the second ends (it never stops reading).
+        lab.transport.discardedErrorBytes = 10_000_000
+        lab.session.errorsReceived(Array(repeating: UInt8(ascii: "y"), count: 7))
+        #expect(!logs.contains("dropped"))
         lab.clock.advance(by: 1_000)
-        #expect(!lab.transport.errorsPaused)
+        #expect(!lab.transport.discarding)
+        // 51 bytes of the first chunk, the 7 delivered while dropping, and what the transport drained.
+        #expect(logs.contains("dropped 10000058 bytes in one second"))
+        #expect(lab.session.droppedErrorBytes == 10_000_058)
+        // Logging is not the protocol: no protocol error, so a plugin that logs too much is never quarantined for it.
+        #expect(lab.violations.isEmpty)
+        #expect(lab.session.state == .ready)
+    }
+
+    @Test("stdout at end of file while the process runs: killed after the exit's grace; a crash stays a crash")
+    func outputEndedWhileRunning() throws {
+        let lab = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0))
+        lab.session.outputEnded()
+        lab.clock.advance(by: 199)
+        #expect(lab.transport.signals.isEmpty)
+        lab.clock.advance(by: 1)
+        #expect(lab.transport.signals == [SIGKILL])
+        #expect(lab.session.killReason?.contains("stdout ended") == true)
+
+        let crashed = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0))
+        crashed.session.outputEnded()
+        crashed.transport.exitOnly(.signaled(SIGSEGV))
+        crashed.session.errorsEnded()
+        crashed.clock.advance(by: 1_000)
+        #expect(crashed.transport.signals.isEmpty)
+        guard case .terminated(let termination)? = crashed.events.last else {
+            Issue.record("not terminated")
+            return
+        }
+        #expect(termination.cause == .crashed)
+    }
+
+    @Test("an answer over maxLineBytes fails its request at once, naming the limit and the line's size")
+    func oversizeAnswer() throws {
+        let lab = try Lab.ready(limits: PluginLimits(maxLineBytes: 1_000, heartbeatIntervalMs: 0))
+        var outcome: Result<JSONValue, ResponseError>?
+        lab.session.sendRaw(method: "coordinator/route", params: ["route": "big"]) { outcome = $0 }
+        let request = try lab.transport.request(at: lab.transport.lines.count - 1)
+        // The answer arrives in pieces; the request fails once the line is over the limit, before its end.
+        let head = Array(#"{"jsonrpc":"2.0","id":\#(request.id.json),"result":{"content":{"screen":{"name":""#.utf8)
+        lab.session.outputReceived(head + Array(repeating: UInt8(ascii: "x"), count: 600))
+        #expect(outcome == nil)
+        lab.session.outputReceived(Array(repeating: UInt8(ascii: "x"), count: 600))
+        guard case .failure(let error)? = outcome else {
+            Issue.record("the request did not fail: \(String(describing: outcome))")
+            return
+        }
+        #expect(error.code == .limitExceeded)
+        #expect(error.message.contains("limit of 1000 bytes"))
+        #expect(error.data?["bytes"]?.intValue ?? 0 > 1_000)
+        #expect(error.data?["plugin"] == "p")
+        #expect(lab.session.state == .ready)
     }
 }
 
@@ -270,22 +326,30 @@ private final class Lab {
     let session: PluginSession
     var events: [PluginSession.Event] = []
 
-    init(limits: PluginLimits = PluginLimits(), maxWriteQueueBytes: Int = 1 << 20, answer: Bool = true) throws {
+    init(
+        limits: PluginLimits = PluginLimits(), maxWriteQueueBytes: Int = 1 << 20, answer: Bool = true,
+        logs: LogCapture? = nil
+    ) throws {
         let manifest = PluginManifest(name: "p", command: ["/bin/true"])
         let plugin = ResolvedPlugin(
             manifest: manifest, spawn: UVSpawnOptions(executable: "/bin/true"), limits: limits,
             maxWriteQueueBytes: maxWriteQueueBytes, startTimeoutMs: 5_000, restart: RestartPolicy(policy: .temporary))
         session = PluginSession(
             plugin: plugin, transport: transport, clock: clock,
-            logger: Logger(label: "test") { _ in SwiftLogNoOpLogHandler() },
+            logger: Logger(label: "test") { label in
+                guard let logs else { return SwiftLogNoOpLogHandler() }
+                return SwitchyardLogHandler(label: label, level: .debug) { line in logs.append(line) }
+            },
             trace: ProtocolTrace(file: nil, logs: false))
         transport.session = session
         session.onEvent = { [unowned self] event in events.append(event) }
         session.start()
     }
 
-    static func ready(limits: PluginLimits = PluginLimits(), maxWriteQueueBytes: Int = 1 << 20) throws -> Lab {
-        let lab = try Lab(limits: limits, maxWriteQueueBytes: maxWriteQueueBytes)
+    static func ready(
+        limits: PluginLimits = PluginLimits(), maxWriteQueueBytes: Int = 1 << 20, logs: LogCapture? = nil
+    ) throws -> Lab {
+        let lab = try Lab(limits: limits, maxWriteQueueBytes: maxWriteQueueBytes, logs: logs)
         lab.answerHandshake()
         return lab
     }
@@ -317,7 +381,7 @@ private final class RecordingTransport: PluginTransport {
     private(set) var lines: [[UInt8]] = []
     private(set) var signals: [Int32] = []
     private(set) var inputClosed = false
-    private(set) var errorsPaused = false
+    private(set) var discarding = false
     private(set) var closed = false
     var answered: Set<RequestID> = []
     /// What the plugin has not read yet, as the test decides.
@@ -339,8 +403,10 @@ private final class RecordingTransport: PluginTransport {
     func closeInput() { inputClosed = true }
     func signal(_ number: Int32) { signals.append(number) }
     func killStragglers() {}
-    func pauseErrors() { errorsPaused = true }
-    func resumeErrors() { errorsPaused = false }
+    /// The transport drains what the plugin writes while told to discard; the test says how much that was.
+    func discardErrors() { discarding = true }
+    func keepErrors() { discarding = false }
+    var discardedErrorBytes = 0
     func readPendingErrors() {}
     func close() { closed = true }
 

@@ -178,6 +178,10 @@ struct TranscriptTests {
             return try await Self.answer { () async throws(ResponseError) in
                 try await host.restartPlugin(request.plugin)
             }
+        } else if action.hasPrefix("plugin/toxics:") {
+            let request = try Coding.decode(
+                PluginToxicsRequest.Params.self, from: try JSONParser.parse(argument("plugin/toxics:")))
+            return try await Self.answer { () async throws(ResponseError) in try await host.setToxics(request) }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }

@@ -21,7 +21,7 @@ extension Host {
     }
 
     /// The refusal of a fault method on a host that does not take faults, or of a plugin the manifest lacks.
-    private func faultTarget(_ method: String, _ plugin: String) -> Result<PluginSupervisor, ResponseError> {
+    func faultTarget(_ method: String, _ plugin: String) -> Result<PluginSupervisor, ResponseError> {
         guard options.allowFaults else {
             return .failure(
                 ResponseError(

@@ -204,6 +204,7 @@ actor Host: UVLoopActor {
                 let supervisor = PluginSupervisor(
                     plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian,
                     transports: options.transports)
+                if options.allowFaults { equipForFaults(supervisor) }
                 supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
                 supervisor.onRequest = { supervisor, id, method, params in
                     self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }

@@ -126,6 +126,13 @@ public final class HostHandle: Sendable {
         try await perform(PluginRestartRequest.self, .init(plugin: name))
     }
 
+    /// Replaces the faults on a plugin's pipes (`plugin/toxics`, spec §22.1): only with ``HostOptions/allowFaults``.
+    @concurrent public func setToxics(
+        _ params: PluginToxicsRequest.Params
+    ) async throws(ResponseError) -> PluginToxicsRequest.Result {
+        try await perform(PluginToxicsRequest.self, params)
+    }
+
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
     @concurrent private func perform<R: ControlRequest>(

@@ -78,6 +78,11 @@ final class PluginSession {
     private var writeQueue: WriteQueuePolicy
     /// Messages dropped over the rate.
     private var droppedOverRate = 0
+    /// While the current second's stderr budget is spent: the drop counters (the transport's, the forwarder's) when
+    /// dropping began, so its end can say how much that second dropped.
+    private var stderrDropWindow: (transport: Int, forwarder: Int)?
+    /// Stderr bytes dropped over the rate, over this process's life.
+    private(set) var droppedErrorBytes = 0
     private var heartbeatJudgementPending = false
     /// A message was read since the heartbeat last heard of the plugin (see ``noteHeard()``).
     private var heardInRead = false
@@ -453,48 +458,57 @@ extension PluginSession: PluginTransportSink {
             noteHeard()
         }
         outputClosed = true
+        // The protocol stream has ended, but the process may still run (it closed its stdout, or what carries it
+        // ended the stream): it can no longer answer, so it is given the exit's grace to exit on its own, then
+        // killed, rather than left to a request's deadline. A crash closes stdout first and is still a crash.
+        if exitStatus == nil, killReason == nil, !stopRequested, state == .starting || state == .ready {
+            clock.arm(.outputEnded, afterMs: 200)
+        }
         checkTerminated()
     }
 
     func errorsReceived(_ bytes: [UInt8]) {
-        let (lines, startedDropping) = stderr.consume(bytes, now: clock.wallNow)
+        let droppedBefore = stderr.droppedBytes
+        let (lines, overBudgetUntil) = stderr.consume(bytes, now: clock.wallNow)
         // At notice, the CLI's default level: what a plugin prints is how its author debugs it.
         for line in lines { logger.notice("\(line)") }
-        if startedDropping {
-            report(
-                ResponseError(
-                    .limitExceeded,
-                    "plugin '\(name)' writes more than \(plugin.limits.maxStderrBytesPerSecond) stderr bytes per second; the excess is dropped",
-                    data: ["plugin": .string(name), "limit": "maxStderrBytesPerSecond"]))
-        }
-        // Over its budget, the plugin is not read until the second ends: its own full pipe holds it back.
-        // Reading and discarding as fast as it writes would cost the host a core for as long as the flood lasts
-        // (seen: 240 MB read in 20 s, the loop too starved to finish a shutdown beside it).
-        if let wait = stderr.pause(now: clock.wallNow), !errorsClosed {
-            transport.pauseErrors()
-            clock.arm(.stderrPause, afterMs: wait)
-        }
+        // Over its budget, the rest of the second is drained and dropped by the transport (no copy, no line
+        // splitting): the plugin is never held back in write(2), which would stop it answering its heartbeat.
+        guard let until = overBudgetUntil, stderrDropWindow == nil, !errorsClosed else { return }
+        stderrDropWindow = (transport: transport.discardedErrorBytes, forwarder: droppedBefore)
+        transport.discardErrors()
+        let now = clock.wallNow
+        clock.arm(.stderrWindow, afterMs: until > now ? until - now : 1)
+    }
+
+    /// Ends a second that dropped stderr: reading resumes for the next one, and one line says how much was dropped
+    /// (journald's "Suppressed N messages"), rather than a line per chunk.
+    private func endStderrDropWindow() {
+        guard let since = stderrDropWindow else { return }
+        stderrDropWindow = nil
+        clock.cancel(.stderrWindow)
+        transport.keepErrors()
+        let dropped = stderr.droppedBytes - since.forwarder + transport.discardedErrorBytes - since.transport
+        droppedErrorBytes += dropped
+        guard dropped > 0 else { return }
+        logger.warning(
+            "plugin '\(name)' wrote more stderr than maxStderrBytesPerSecond (\(plugin.limits.maxStderrBytesPerSecond)) allows: dropped \(dropped) bytes in one second (\(droppedErrorBytes) in all); it was not held back"
+        )
     }
 
     func errorsEnded() {
+        endStderrDropWindow()
         for line in stderr.finish() { logger.notice("\(line)") }
-        if stderr.droppedBytes > 0 { logger.warning("dropped \(stderr.droppedBytes) stderr bytes over the rate limit") }
         errorsClosed = true
         checkTerminated()
     }
 
     func exited(_ status: TerminationStatus) {
         exitStatus = status
-        resumeErrors()
         transport.killStragglers()
         // The exit can be reported before the last output is read: give the streams a moment to reach their end.
         if !(outputClosed && errorsClosed) { clock.arm(.exitGrace, afterMs: 200) }
         checkTerminated()
-    }
-
-    private func resumeErrors() {
-        clock.cancel(.stderrPause)
-        if !errorsClosed { transport.resumeErrors() }
     }
 
     private func handle(_ event: MessageReader.Event) {
@@ -502,6 +516,11 @@ extension PluginSession: PluginTransportSink {
         case .violation(let violation):
             let named = violation.error.naming(plugin: name)
             if let id = violation.requestID { respond(to: id, error: named) }
+            // An answer over maxLineBytes fails the request it answers now, naming the limit and the line's size,
+            // rather than leaving it to its deadline (and the plugin to a hung verdict) while the line is dropped.
+            if let id = violation.answerID, endpoint.isPending(id) {
+                _ = endpoint.receive(.errorResponse(id: id, error: named))
+            }
             report(named)
         case .message(let message, let lineNumber):
             messagesReceived += 1
@@ -666,12 +685,15 @@ extension PluginSession {
             clock.afterNextPoll { [weak self] in self?.judgeWriteStall() }
         case .ladder:
             runLadder()
+        case .outputEnded:
+            guard exitStatus == nil, state != .terminated else { return }
+            kill(reason: "its stdout ended while it kept running: it can no longer answer")
         case .exitGrace:
             outputClosed = true
             errorsClosed = true
             checkTerminated()
-        case .stderrPause:
-            resumeErrors()
+        case .stderrWindow:
+            endStderrDropWindow()
         }
     }
 

@@ -95,6 +95,9 @@ final class PluginSupervisor {
 
     /// What carries the plugin instead of a child process, if anything (``HostOptions/transports``).
     private let transports: PluginTransportFactory?
+    /// On a host that takes faults: what a fault experiment put on the plugin's pipes (each start is relayed through
+    /// a ``ToxicTransport``).
+    var pipeFaults: PipeFaults?
 
     init(
         plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, guardian: Guardian?,
@@ -118,9 +121,10 @@ final class PluginSupervisor {
     func start() {
         incarnation += 1
         handshakeError = nil
-        let transport =
+        let carrier =
             transports?(plugin.manifest, loop)
             ?? ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
+        let transport = pipeFaults.map { ToxicTransport(inner: carrier, loop: loop, faults: $0) } ?? carrier
         let session = PluginSession(
             plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace,
             restarts: restarts)

@@ -30,9 +30,12 @@ package protocol PluginTransport: AnyObject {
     /// Kills what is left of the plugin's process group after its main process exited (descendants holding its
     /// pipes open must not keep the session alive).
     func killStragglers()
-    /// Stops and resumes reading the plugin's error stream.
-    func pauseErrors()
-    func resumeErrors()
+    /// Drops what the plugin writes to its error stream from now on, counting it, until ``keepErrors()``: the
+    /// stream is still drained (the plugin never blocks on it), but what is read is neither copied nor delivered.
+    func discardErrors()
+    func keepErrors()
+    /// Bytes of the error stream dropped by ``discardErrors()`` so far.
+    var discardedErrorBytes: Int { get }
     /// Delivers now what the plugin already wrote to its error stream (a traceback printed just before an answer
     /// sits in the other pipe, and its read callback may not have run yet).
     func readPendingErrors()
@@ -72,8 +75,10 @@ enum SessionTimer: Hashable, CaseIterable {
     case ladder
     /// The pipes' last chance to reach end of file after the process exited.
     case exitGrace
-    /// The end of a second whose stderr budget was spent.
-    case stderrPause
+    /// The process's last chance to exit after its output ended.
+    case outputEnded
+    /// The end of a second whose stderr budget was spent: the excess dropped since is counted and logged.
+    case stderrWindow
 }
 
 /// Time as a session sees it, and its timers.

@@ -113,12 +113,11 @@ final class ProcessTransport: PluginTransport {
         _ = SystemProcess.kill(-pid, SIGKILL)
     }
 
-    func pauseErrors() { process?.stderr?.stopReading() }
+    func discardErrors() { process?.stderr?.discardsReads = true }
 
-    func resumeErrors() {
-        guard let stderr = process?.stderr, stderr.isOpen else { return }
-        stderr.resumeReading()
-    }
+    func keepErrors() { process?.stderr?.discardsReads = false }
+
+    var discardedErrorBytes: Int { process?.stderr?.discardedBytes ?? 0 }
 
     func readPendingErrors() { process?.stderr?.readBuffered() }
 

@@ -3,8 +3,10 @@ import DequeModule
 /// Splits a plugin's stderr into lines for the host log: each line capped in length, the byte rate capped per
 /// second, and the last lines kept for crash reports.
 ///
-/// A plugin that floods stderr costs the host a bounded amount of work and memory per second; what is dropped is
-/// counted and reported.
+/// Over the rate, the rest of the second is dropped and counted, never held back: journald's answer to a log flood
+/// ("Suppressed N messages"), because a plugin blocked in `write(2)` on its stderr misses its heartbeat and would be
+/// judged hung for the host's choice not to read. The session has the transport drop the excess without copying it
+/// (``PluginTransport/discardErrors()``) and logs one line per second that dropped any.
 struct StderrForwarder {
     let maxLineBytes: Int
     let maxBytesPerSecond: Int
@@ -14,6 +16,8 @@ struct StderrForwarder {
     private let keep = 20
     private var windowStart: UInt64 = 0
     private var bytesInWindow = 0
+    /// Bytes dropped here over the rate (the part of a chunk past the budget), over the plugin's life; what the
+    /// transport discards after that is counted there.
     private(set) var droppedBytes = 0
 
     init(maxLineBytes: Int = 4_096, maxBytesPerSecond: Int) {
@@ -21,29 +25,17 @@ struct StderrForwarder {
         self.maxBytesPerSecond = maxBytesPerSecond
     }
 
-    private var droppingInWindow = false
-
-    /// Feeds a chunk; returns the complete lines to log, and whether this chunk is the first one of the current
-    /// one-second window to go over the rate (each such window is one protocol error for the plugin).
-    mutating func consume(_ bytes: [UInt8], now: UInt64) -> (lines: [String], startedDropping: Bool) {
+    /// Feeds a chunk read at `now` (milliseconds); returns the complete lines to log, and, if the current one-second
+    /// window's budget is spent, when that window ends (the session drops everything until then).
+    mutating func consume(_ bytes: [UInt8], now: UInt64) -> (lines: [String], overBudgetUntil: UInt64?) {
         if now &- windowStart >= 1_000 {
             windowStart = now
             bytesInWindow = 0
-            droppingInWindow = false
         }
         var lines: [String] = []
-        var accepted = bytes[...]
-        let budget = maxBytesPerSecond - bytesInWindow
-        let startedDropping = accepted.count > budget && !droppingInWindow
-        if accepted.count > budget { droppingInWindow = true }
-        if budget <= 0 {
-            droppedBytes += bytes.count
-            return (lines, startedDropping)
-        }
-        if accepted.count > budget {
-            droppedBytes += accepted.count - budget
-            accepted = accepted.prefix(budget)
-        }
+        let budget = max(0, maxBytesPerSecond - bytesInWindow)
+        let accepted = bytes.prefix(budget)
+        droppedBytes += bytes.count - accepted.count
         bytesInWindow += accepted.count
         for byte in accepted {
             if byte == 0x0A {
@@ -56,15 +48,7 @@ struct StderrForwarder {
                 truncating = true
             }
         }
-        return (lines, startedDropping)
-    }
-
-    /// Milliseconds until the current window ends if its budget is spent (nil: there is budget left). Until then
-    /// the host does not read the plugin's stderr at all.
-    func pause(now: UInt64) -> UInt64? {
-        guard bytesInWindow >= maxBytesPerSecond || droppingInWindow else { return nil }
-        let end = windowStart &+ 1_000
-        return end > now ? end - now : 1
+        return (lines, bytesInWindow >= maxBytesPerSecond ? windowStart &+ 1_000 : nil)
     }
 
     /// The last lines, at most `maxLines` and `maxBytes` of them (the last line is kept even if alone it is longer;

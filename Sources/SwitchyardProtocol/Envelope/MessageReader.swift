@@ -5,6 +5,9 @@ public struct ProtocolViolation: Error, Sendable, Equatable, CustomStringConvert
     public let lineNumber: Int
     /// The request's id when it could be read, so the peer can still get an error response.
     public let requestID: RequestID?
+    /// The id of the request this line answered, when it is an answer over the length limit whose head names it:
+    /// the reader's side fails that request at once with this error.
+    public var answerID: RequestID? = nil
 
     public var description: String { "line \(lineNumber): \(error.message)" }
 }
@@ -68,11 +71,21 @@ public struct MessageReader: Sendable {
     private func interpret(_ framed: LineFramer.Event) -> Event? {
         switch framed {
         case .lineTooLong(let length, let lineNumber):
+            // Rejected while it arrives; its head still says which message it was (`id` comes first in every SDK).
+            let head = LineHead(framer.oversizeHead[...])
+            let what = head.kind == .response ? "an answer" : head.kind == .request ? "a request" : "a line"
+            let named = head.id.map { " (\(what) with id \($0))" } ?? ""
             let error = ResponseError(
                 .limitExceeded,
-                "line \(lineNumber) is longer than the limit of \(framer.maxLineLength) bytes (\(length)+ bytes)",
-                data: ["line": .int(Int64(lineNumber)), "limit": .int(Int64(framer.maxLineLength)), "field": "line"])
-            return .violation(ProtocolViolation(error: error, lineNumber: lineNumber, requestID: nil))
+                "line \(lineNumber)\(named) is longer than the limit of \(framer.maxLineLength) bytes (\(length)+ bytes)",
+                data: [
+                    "line": .int(Int64(lineNumber)), "limit": .int(Int64(framer.maxLineLength)), "field": "line",
+                    "bytes": .int(Int64(length)),
+                ])
+            var violation = ProtocolViolation(
+                error: error, lineNumber: lineNumber, requestID: head.kind == .request ? head.id : nil)
+            if head.kind == .response { violation.answerID = head.id }
+            return .violation(violation)
         case .line(let bytes, let lineNumber):
             if LineRules.isBlank(bytes) { return nil }
             return Self.decodeLine(bytes, lineNumber: lineNumber, maxDepth: maxDepth)

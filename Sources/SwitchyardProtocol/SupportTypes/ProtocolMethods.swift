@@ -47,6 +47,7 @@ public enum ProtocolMethods {
         Entry(method: HostPluginsRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginSignalRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginRestartRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: PluginToxicsRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),
