@@ -7,7 +7,10 @@ import SwitchyardProtocol
 /// scripts) or a running host over its control socket (`switchyard nav`, `dismissed`, `expect`…), so a command
 /// means the same, and is written the same, in both.
 protocol AppSession: Sendable {
-    func open(_ url: String) async throws -> NavigateRequest.Result
+    func open(_ request: OpenRequest.Params) async throws -> OpenRequest.Result
+    /// `deepLink/cancel`: the link it dropped, or nil.
+    func cancelDeepLink(id: Int?) async throws -> DeferredDeepLink?
+    func pendingDeepLink() async throws -> DeferredDeepLink?
     func validate(_ url: String) async throws -> ValidateRequest.Result
     func navigate(from instance: InstanceID?, _ steps: [NavigationStep]) async throws -> NavigateRequest.Result
     func userDismissed(instance: InstanceID, entry: EntryID) async throws -> NavigateRequest.Result
@@ -58,8 +61,14 @@ struct RemoteSession: AppSession {
         }
     }
 
-    func open(_ url: String) async throws -> NavigateRequest.Result {
-        try await call(OpenRequest.self, .init(url: url))
+    func open(_ request: OpenRequest.Params) async throws -> OpenRequest.Result {
+        try await call(OpenRequest.self, request)
+    }
+    func cancelDeepLink(id: Int?) async throws -> DeferredDeepLink? {
+        try await call(DeepLinkCancelRequest.self, .init(id: id)).cancelled
+    }
+    func pendingDeepLink() async throws -> DeferredDeepLink? {
+        try await call(DeepLinkPendingRequest.self, Empty()).pending
     }
     func validate(_ url: String) async throws -> ValidateRequest.Result {
         try await call(ValidateRequest.self, .init(url: url))
