@@ -21,7 +21,7 @@ protocol AppSession: Sendable {
     func render(_ format: TreeRenderRequest.Format) async throws -> String
     func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue
     func plugins() async throws -> [HostStatusRequest.Plugin]
-    /// One element per tree change from now on (for `wait`).
+    /// One element per tree change (and per deferred deep link's change) from now on (for `wait`).
     func treeChanges() async throws -> AsyncStream<Void>
 }
 
@@ -40,7 +40,10 @@ extension HostHandle: AppSession {
         return AsyncStream { continuation in
             let task = Task {
                 for await event in events {
-                    if case .treeChanged = event { continuation.yield() }
+                    switch event {
+                    case .treeChanged, .deepLinkChanged: continuation.yield()
+                    case .pluginChanged, .destroyed: break
+                    }
                 }
                 continuation.finish()
             }
@@ -105,7 +108,9 @@ struct RemoteSession: AppSession {
         return AsyncStream { continuation in
             let task = Task {
                 for await message in notifications {
-                    if case .notification(let method, _) = message, method == TreeChangedNotification.method {
+                    if case .notification(let method, _) = message,
+                        method == TreeChangedNotification.method || method == DeepLinkChangedNotification.method
+                    {
                         continuation.yield()
                     }
                 }

@@ -267,8 +267,9 @@ struct Interpreter {
         }
     }
 
-    /// `wait [MS] EXPECTATION`: re-checks after every tree change until it holds, for navigation a plugin starts on
-    /// its own (a finished registration signing the user in). Fails after MS milliseconds (default 5000).
+    /// `wait [MS] EXPECTATION`: re-checks after every tree change (and deferred deep link change) until it holds, for
+    /// navigation a plugin starts on its own (a finished registration signing the user in) or a deferred link the host
+    /// applies. Fails after MS milliseconds (default 5000).
     private func wait(_ text: String) async throws {
         let (first, afterFirst) = text.splitFirstWord()
         let milliseconds = Int(first) ?? 5000
