@@ -48,6 +48,9 @@ extension Host {
                     redirectError = error
                 }
             }
+            // The tree may have changed while the link was resolved (a plugin answered its dry run meanwhile): its
+            // condition may hold already, with no revision to come.
+            treeChangedForLinks()
             return OpenRequest.Result(
                 revision: navigator.tree.revision, instance: landed, deferred: added.link, replaced: added.replaced,
                 redirectError: redirectError)
@@ -123,7 +126,8 @@ extension Host {
             navigator.stopObserving(token)
             linkWaiting.observer = nil
         }
-        guard !closed else { return }
+        // Once the host stops, no timer is armed: the loop must be free to end (a waiting link is not kept).
+        guard !closed, !shuttingDown else { return }
         guard let deadline = links.nextDeadline else {
             linkWaiting.timer?.stop()
             return
