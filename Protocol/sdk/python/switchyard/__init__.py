@@ -8,7 +8,7 @@ Protocol/sdk/python/README.md.
 The modules, by concern: `declarations` (routes, contents, params), `coordinator` (the base class of a type),
 `plugin` (a plugin process and its handshake), `connection` (the protocol endpoint: lines, ids, answers now or
 awaited), `reply` (the answer to a request the plugin sent), `errors` (codes and RPCError). Everything public is
-importable from `switchyard` itself.
+importable from `switchyard` itself. `switchyard.testing` (`AppTest`) tests an app's navigation over a real host.
 """
 from .connection import MAX_TRACEBACK_CHARS, Connection, NotificationHandler, RequestHandler
 from .coordinator import Coordinator, DeepLinkResolution, NavigateResult
