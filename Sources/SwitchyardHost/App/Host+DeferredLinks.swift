@@ -132,11 +132,16 @@ extension Host {
             linkWaiting.timer?.stop()
             return
         }
-        if linkWaiting.timer == nil { linkWaiting.timer = try? UVTimer(loop: loop) }
         let now = loop.now
-        try? linkWaiting.timer?.start(after: deadline > now ? deadline - now : 0) {
-            self.announce(self.linkWaiting.links.expire(now: self.loop.now))
-            self.linksChanged()
+        do throws(UVError) {
+            if linkWaiting.timer == nil { linkWaiting.timer = try UVTimer(loop: loop) }
+            try linkWaiting.timer?.start(after: deadline > now ? deadline - now : 0) {
+                self.announce(self.linkWaiting.links.expire(now: self.loop.now))
+                self.linksChanged()
+            }
+        } catch {
+            // Without a timer the link still waits and is still applied; only its deadline is not kept.
+            logger.error("cannot arm the deferred deep link's deadline: \(error)")
         }
     }
 }

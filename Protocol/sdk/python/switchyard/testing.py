@@ -121,6 +121,7 @@ class AppTest:
         self.executable = switchyard or os.environ.get("SWITCHYARD") or shutil.which("switchyard") or "switchyard"
         self._folder: Optional[str] = None
         self._process: Optional["subprocess.Popen[bytes]"] = None
+        self._reader: Optional[threading.Thread] = None
         self._stderr: Deque[str] = deque(maxlen=40)
         self._client: Optional[ControlClient] = None
         #: Changes of the tree not asserted yet: (revision, outline), oldest first.
@@ -154,7 +155,8 @@ class AppTest:
             [self.executable, "run", "--manifest", self.manifest, "--socket", socket_path],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=environment)
         ready = threading.Event()
-        threading.Thread(target=self._read_stderr, args=(ready,), daemon=True).start()
+        self._reader = threading.Thread(target=self._read_stderr, args=(ready,), daemon=True)
+        self._reader.start()
         if not ready.wait(self.timeout):
             self.close(check=False)
             raise AppTestFailure("the host did not start within %.0f s:\n%s" % (self.timeout, self.host_log()))
@@ -198,6 +200,12 @@ class AppTest:
                     except subprocess.TimeoutExpired:
                         self._process.kill()
                         self._process.wait()
+                # The host has exited: its stderr ends, and the pipe is closed here, not left to the collector.
+                if self._reader is not None:
+                    self._reader.join(5)
+                    self._reader = None
+                if self._process.stderr is not None:
+                    self._process.stderr.close()
                 self._process = None
             if self._folder is not None:
                 shutil.rmtree(self._folder, ignore_errors=True)
