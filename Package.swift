@@ -235,14 +235,13 @@ let package = Package(
             name: "DemoMainPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/main",
-            exclude: ["main.swift"],
+            exclude: ["Executable"],
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .executableTarget(
             name: "DemoMain",
             dependencies: ["DemoMainPlugin", "SwitchyardPlugin"],
-            path: "Plugins/swift/main",
-            sources: ["main.swift"],
+            path: "Plugins/swift/main/Executable",
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),
@@ -252,14 +251,13 @@ let package = Package(
             name: "DemoAuthenticatedPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/authenticated",
-            exclude: ["main.swift"],
+            exclude: ["Executable"],
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .executableTarget(
             name: "DemoAuthenticated",
             dependencies: ["DemoAuthenticatedPlugin", "SwitchyardPlugin"],
-            path: "Plugins/swift/authenticated",
-            sources: ["main.swift"],
+            path: "Plugins/swift/authenticated/Executable",
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),
@@ -269,14 +267,13 @@ let package = Package(
             name: "DemoTodosPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/todos",
-            exclude: ["main.swift"],
+            exclude: ["Executable"],
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .executableTarget(
             name: "DemoTodos",
             dependencies: ["DemoTodosPlugin", "SwitchyardPlugin"],
-            path: "Plugins/swift/todos",
-            sources: ["main.swift"],
+            path: "Plugins/swift/todos/Executable",
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),

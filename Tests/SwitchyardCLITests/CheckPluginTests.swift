@@ -159,6 +159,18 @@ struct CheckPluginTests {
         #expect(wrong.stderr.joined().contains("no check 'telepathy'"), "\(wrong.transcript)")
     }
 
+    @Test("a plugin whose types open each other as initial content fails route-table at once, naming the cycle")
+    func initialContentCycle() async throws {
+        let table =
+            #"[{"type": "main", "kind": "stack", "initialRoute": "start", "routes": [{"name": "start", "transition": "root", "target": {"type": "other"}}]}, {"type": "other", "kind": "stack", "initialRoute": "start", "routes": [{"name": "start", "transition": "root", "target": {"type": "main"}}]}]"#
+        let run = try await Self.check(["--json", "--", product("misbehave"), "--route-table", table, "--play-table"])
+        #expect(run.status == 1, "\(run.transcript)")
+        #expect(try run.ids("FAIL") == ["route-table"], "\(run.transcript)")
+        #expect(
+            run.stdout.joined(separator: "\n").contains("plugin.main → plugin.other → plugin.main"), "\(run.transcript)"
+        )
+    }
+
     @Test("a command that cannot start fails the handshake with the reason, and nothing else runs")
     func missingCommand() async throws {
         let run = try await Self.check(["--json", "--", "/nonexistent/plugin"])

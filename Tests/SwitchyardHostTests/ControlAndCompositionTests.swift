@@ -202,4 +202,31 @@ struct ControlAndCompositionTests {
             check("pingSeries")
         }
     }
+
+    /// Coordinators that open each other as initial content (a's root opens b, whose root opens a) would create
+    /// instances without end: the composition finds the cycle before any instance exists, names its path and leaves
+    /// the plugin that closes it out; the app starts, and opening a works (its root waits for b as a placeholder).
+    @Test("a cycle of initial content is found when the tables compose, named, and nothing loops")
+    func initialContentCycle() async throws {
+        func table(_ type: String, opens target: String) -> String {
+            #"[{"type": "\#(type)", "kind": "stack", "initialRoute": "start", "routes": [{"name": "start", "transition": "root", "target": {"plugin": "\#(target)", "type": "main"}}]}]"#
+        }
+        let home =
+            #"[{"type": "home", "kind": "stack", "initialRoute": "start", "routes": [{"name": "start", "transition": "root"}, {"name": "go", "transition": "modal", "target": {"plugin": "a", "type": "main"}}]}]"#
+        let plugins = [
+            TestPlugins.misbehave("r", ["--route-table", home, "--play-table"]),
+            TestPlugins.misbehave("a", ["--route-table", table("main", opens: "b"), "--play-table"]),
+            TestPlugins.misbehave("b", ["--route-table", table("main", opens: "a"), "--play-table"]),
+        ]
+        try await withHost(plugins, root: CoordinatorReference(plugin: "r", type: "home")) { host in
+            let cycles = await host.compositionIssues().filter { $0.category == .cycle }
+            #expect(cycles.count == 1, "\(cycles)")
+            let cycle = try #require(cycles.first)
+            #expect(cycle.plugin == "b" && cycle.type == "main" && cycle.route == "start")
+            #expect(cycle.reason.contains("a.main → b.main → a.main"), "\(cycle.reason)")
+            #expect(await host.status().first { $0.name == "b" }?.state == .failed)
+            _ = try await host.navigate([.route("go")])
+            #expect(await host.snapshot().instances.count <= 3, "no instance beyond r, a and b's placeholder")
+        }
+    }
 }

@@ -142,3 +142,41 @@ struct PlaceholderTests {
         #expect(Set(destroyed) == Set(others), "every other instance of the subtree is destroyed")
     }
 }
+
+/// The composition check finds cycles of declared initial content; a plugin can still answer `coordinator/create`
+/// with another root than its `initialRoute` and open itself again. The chain bounds that nesting.
+@Suite("Initial content nesting", .timeLimit(.minutes(1)))
+struct InitialNestingTests {
+    @Test(
+        "a coordinator whose create answer opens itself again fails at maxInitialNesting with limitExceeded and the path"
+    )
+    func selfOpeningCreateAnswer() throws {
+        var app = try App()
+        app.registry.add(
+            plugin: "looper",
+            coordinators: [
+                CoordinatorDeclaration(
+                    type: "loop", kind: .stack, initialRoute: "plain",
+                    routes: [
+                        RouteDeclaration(name: "plain", transition: .root),
+                        RouteDeclaration(name: "again", transition: .root, target: CoordinatorReference(type: "loop")),
+                    ])
+            ])
+        let runner = ChainRunner.creatingRoot(
+            tree: NavigationTree(), registry: app.registry, allocator: app.allocator,
+            root: .init(plugin: "looper", type: "loop"))
+        let failure = app.failure(of: runner) { need in
+            guard case .create(let question) = need, question.plugin == "looper" else { return nil }
+            return .create(
+                .success(
+                    .init(
+                        root: .init(
+                            route: "again", content: .coordinator(CoordinatorReference(type: "loop"), params: nil)))))
+        }
+        let error = try #require(failure?.error)
+        #expect(error.code == .limitExceeded)
+        #expect(error.data?["limit"] == "maxInitialNesting")
+        #expect(error.message.contains("looper.loop → looper.loop"), "\(error.message)")
+        #expect(app.asked.count <= ChainRunner.maxInitialNesting + 2, "it stopped at the bound, not at maxInstances")
+    }
+}

@@ -166,6 +166,7 @@ extension ChainRunner {
                     owner.plugin, "route '\(route.name)' opens \(target) with params it does not take: \(reason)",
                     instance: owner, route: route.name)
             }
+            if initial { try checkInitialNesting(opening: target, from: owner) }
             let id = allocator.instance()
             let child = Instance(
                 id: id, plugin: target.plugin, type: target.type, kind: declaration?.kind,
@@ -183,6 +184,33 @@ extension ChainRunner {
                     state: nil))
             return .coordinator(id)
         }
+    }
+}
+
+extension ChainRunner {
+    /// How deep coordinators may open each other as initial content within one chain: far above any real app's
+    /// nesting, and low enough that a cycle the composition check cannot see (a plugin answering `create` with other
+    /// content than its table declares) ends at once, with the path, instead of creating instances until
+    /// `maxInstances` (spec §5).
+    static let maxInitialNesting = 32
+
+    /// Fails with `limitExceeded` when `owner` is the ``maxInitialNesting``-th coordinator in a row created as the
+    /// initial content of the one above it in this chain, naming the types on the way.
+    func checkInitialNesting(opening target: RouteRegistry.TypeKey, from owner: Instance) throws(ResponseError) {
+        let createdHere = Set(created.map(\.instance))
+        var path = [target.description]
+        var at: Instance? = owner
+        while let current = at, createdHere.contains(current.id), path.count <= Self.maxInitialNesting {
+            path.append("\(current.plugin).\(current.type)")
+            at = current.parent.flatMap { tree[$0.instance] }
+        }
+        guard path.count > Self.maxInitialNesting else { return }
+        var error = ResponseError.limitExceeded(
+            "maxInitialNesting", max: Self.maxInitialNesting, actual: path.count, field: "content",
+            what: "coordinators opened by each other's initial content")
+        error.message +=
+            ": \(path.reversed().suffix(6).joined(separator: " → ")) (a cycle? each creates the next as its first content)"
+        throw error
     }
 }
 

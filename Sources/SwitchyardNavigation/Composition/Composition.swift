@@ -195,8 +195,15 @@ public enum Composition {
             }
         }
 
-        // 3. Deep-link pass-through cycles ("" patterns and wrappers that lead back to where they started).
-        for cycle in passThroughCycles(tables.filter { !excluded.contains($0.plugin) }) {
+        // 3. Deep-link pass-through cycles ("" patterns and wrappers that lead back to where they started), and
+        // types whose initial content opens, in the end, the type itself: creating one would never end.
+        let composing = tables.filter { !excluded.contains($0.plugin) }
+        let passThrough = passThroughCycles(composing)
+        // A wrapper's child is both initial content and a pass-through: its cycle is reported once.
+        let initial = initialContentCycles(composing).filter { cycle in
+            !passThrough.contains { $0.plugin == cycle.plugin && $0.type == cycle.type && $0.route == cycle.route }
+        }
+        for cycle in passThrough + initial {
             issues.append(cycle)
             exclude(cycle.plugin)
         }
@@ -352,42 +359,87 @@ public enum Composition {
         return problems
     }
 
-    /// Types that deep links can pass through without consuming a segment, in a cycle.
-    static func passThroughCycles(
+    /// Types whose initial content (a stack's `initialRoute`, a wrapper's child, a tab bar's tabs) opens a coordinator
+    /// whose own initial content leads back to the first: each creation would ask for the next, without end. Found
+    /// here, before any instance exists, and named as the path that closes the loop (`a.main → b.main → a.main`).
+    static func initialContentCycles(
         _ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]
     ) -> [CompositionIssue] {
+        let edges = typeEdges(tables) { coordinator, route in
+            switch coordinator.kind {
+            case .stack: route.name == coordinator.initialRoute
+            case .wrapper: route.transition == .child
+            case .tabs: route.transition == .tab
+            }
+        }
+        return cycles(in: edges) { node, route, path in
+            CompositionIssue(
+                severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
+                reason:
+                    "initial content opens coordinators in a cycle (\(path.map(\.description).joined(separator: " → "))): creating one would never end; give one of them a screen as its initial content"
+            )
+        }
+    }
+
+    /// The graph of types whose routes `follows` selects: each type to the types those routes open, with the route.
+    private static func typeEdges(
+        _ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])],
+        following follows: (CoordinatorDeclaration, RouteDeclaration) -> Bool
+    ) -> [RouteRegistry.TypeKey: [(RouteRegistry.TypeKey, String)]] {
         var edges: [RouteRegistry.TypeKey: [(RouteRegistry.TypeKey, String)]] = [:]
         for (plugin, coordinators) in tables {
             for coordinator in coordinators {
                 let from = RouteRegistry.TypeKey(plugin: plugin, type: coordinator.type)
-                for route in coordinator.routes {
-                    let passes =
-                        route.deepLink == ""
-                        || (coordinator.kind == .wrapper && route.transition == .child && route.deepLink == nil)
-                    guard passes, let target = RouteRegistry.target(of: route, declaredBy: plugin) else { continue }
+                for route in coordinator.routes where follows(coordinator, route) {
+                    guard let target = RouteRegistry.target(of: route, declaredBy: plugin) else { continue }
                     edges[from, default: []].append((target, route.name))
                 }
             }
         }
+        return edges
+    }
+
+    /// Every cycle of `edges` found by one depth-first walk in a stable order, as the issue `report` makes of the
+    /// edge that closes it (`path` runs from the cycle's first type back to it).
+    private static func cycles(
+        in edges: [RouteRegistry.TypeKey: [(RouteRegistry.TypeKey, String)]],
+        report: (RouteRegistry.TypeKey, String, [RouteRegistry.TypeKey]) -> CompositionIssue
+    ) -> [CompositionIssue] {
         var issues: [CompositionIssue] = []
         var state: [RouteRegistry.TypeKey: Int] = [:]  // 1 visiting, 2 done
+        var stack: [RouteRegistry.TypeKey] = []
         func visit(_ node: RouteRegistry.TypeKey) {
             state[node] = 1
+            stack.append(node)
             for (next, route) in edges[node] ?? [] {
                 if state[next] == 1 {
-                    issues.append(
-                        CompositionIssue(
-                            severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
-                            reason:
-                                "deep links can pass through \(next) without consuming a segment and come back here: a cycle"
-                        ))
+                    let start = stack.lastIndex(of: next) ?? 0
+                    issues.append(report(node, route, Array(stack[start...]) + [next]))
                 } else if state[next] == nil {
                     visit(next)
                 }
             }
+            stack.removeLast()
             state[node] = 2
         }
         for node in edges.keys.sorted(by: { $0.description < $1.description }) where state[node] == nil { visit(node) }
         return issues
+    }
+
+    /// Types that deep links can pass through without consuming a segment, in a cycle.
+    static func passThroughCycles(
+        _ tables: [(plugin: String, coordinators: [CoordinatorDeclaration])]
+    ) -> [CompositionIssue] {
+        let edges = typeEdges(tables) { coordinator, route in
+            route.deepLink == ""
+                || (coordinator.kind == .wrapper && route.transition == .child && route.deepLink == nil)
+        }
+        return cycles(in: edges) { node, route, path in
+            CompositionIssue(
+                severity: .error, plugin: node.plugin, type: node.type, route: route, category: .cycle,
+                reason:
+                    "deep links can pass through \(path.last.map(\.description) ?? "") without consuming a segment and come back here: a cycle"
+            )
+        }
     }
 }
