@@ -88,11 +88,10 @@ enum HostService {
             try await host.navigator.navigate(from: request.instance, steps: request.steps, requester: .control)
         },
         entry(OpenRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
-            guard let result = try await host.navigator.open(request.url, apply: true).result else {
-                throw ResponseError(.internalError, "no result")
-            }
-            return result
+            try await host.openLink(request)
         },
+        entry(DeepLinkCancelRequest.self) { host, request, _ in host.cancelLink(request.id) },
+        entry(DeepLinkPendingRequest.self) { host, _, _ in DeepLinkPendingRequest.Result(pending: host.pendingLink) },
         entry(ValidateRequest.self) { host, request, _ in
             do throws(ResponseError) {
                 return ValidateRequest.Result(

@@ -7,7 +7,10 @@ import SwitchyardProtocol
 /// scripts) or a running host over its control socket (`switchyard nav`, `dismissed`, `expect`…), so a command
 /// means the same, and is written the same, in both.
 protocol AppSession: Sendable {
-    func open(_ url: String) async throws -> NavigateRequest.Result
+    func open(_ request: OpenRequest.Params) async throws -> OpenRequest.Result
+    /// `deepLink/cancel`: the link it dropped, or nil.
+    func cancelDeepLink(id: Int?) async throws -> DeferredDeepLink?
+    func pendingDeepLink() async throws -> DeferredDeepLink?
     func validate(_ url: String) async throws -> ValidateRequest.Result
     func navigate(from instance: InstanceID?, _ steps: [NavigationStep]) async throws -> NavigateRequest.Result
     func userDismissed(instance: InstanceID, entry: EntryID) async throws -> NavigateRequest.Result
@@ -18,7 +21,7 @@ protocol AppSession: Sendable {
     func render(_ format: TreeRenderRequest.Format) async throws -> String
     func query(_ query: TreeQueryRequest.Params) async throws -> JSONValue
     func plugins() async throws -> [HostStatusRequest.Plugin]
-    /// One element per tree change from now on (for `wait`).
+    /// One element per tree change (and per deferred deep link's change) from now on (for `wait`).
     func treeChanges() async throws -> AsyncStream<Void>
 }
 
@@ -37,7 +40,10 @@ extension HostHandle: AppSession {
         return AsyncStream { continuation in
             let task = Task {
                 for await event in events {
-                    if case .treeChanged = event { continuation.yield() }
+                    switch event {
+                    case .treeChanged, .deepLinkChanged: continuation.yield()
+                    case .pluginChanged, .destroyed: break
+                    }
                 }
                 continuation.finish()
             }
@@ -58,8 +64,14 @@ struct RemoteSession: AppSession {
         }
     }
 
-    func open(_ url: String) async throws -> NavigateRequest.Result {
-        try await call(OpenRequest.self, .init(url: url))
+    func open(_ request: OpenRequest.Params) async throws -> OpenRequest.Result {
+        try await call(OpenRequest.self, request)
+    }
+    func cancelDeepLink(id: Int?) async throws -> DeferredDeepLink? {
+        try await call(DeepLinkCancelRequest.self, .init(id: id)).cancelled
+    }
+    func pendingDeepLink() async throws -> DeferredDeepLink? {
+        try await call(DeepLinkPendingRequest.self, Empty()).pending
     }
     func validate(_ url: String) async throws -> ValidateRequest.Result {
         try await call(ValidateRequest.self, .init(url: url))
@@ -96,7 +108,9 @@ struct RemoteSession: AppSession {
         return AsyncStream { continuation in
             let task = Task {
                 for await message in notifications {
-                    if case .notification(let method, _) = message, method == TreeChangedNotification.method {
+                    if case .notification(let method, _) = message,
+                        method == TreeChangedNotification.method || method == DeepLinkChangedNotification.method
+                    {
                         continuation.yield()
                     }
                 }

@@ -69,22 +69,59 @@ struct OpenCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "open",
         abstract: "Open a deep link in a running host (atomic: an invalid link changes nothing).",
-        discussion: "Prints the revision and the coordinator the link landed on; --tree prints the tree after it.")
+        discussion: """
+            Prints the revision and the coordinator the link landed on; --tree prints the tree after it. With --defer a \
+            link that cannot be applied yet (a guard defers it, or it needs a root that is not active: signed out) \
+            waits in the host and is applied once it can be; --pending shows it, --cancel drops it.
+            """)
 
     @Argument(help: "The deep link, e.g. switchyard://todos/todo/42.")
-    var url: String
+    var url: String?
 
-    @Flag(name: .long, help: "Only check the link (a dry run); print the chain it would apply.")
-    var validate = false
+    @Flag(name: .customLong("validate"), help: "Only check the link (a dry run); print the chain it would apply.")
+    var dryRun = false
+
+    @Flag(name: .customLong("defer"), help: "If the link cannot be applied yet, let it wait until it can.")
+    var deferLink = false
+
+    @Option(
+        name: .long, help: "How long a deferred link may wait, in milliseconds (default: the manifest's, or 300000).")
+    var deferMs: Int?
+
+    @Flag(name: .long, help: "Print the deep link waiting, if any.")
+    var pending = false
+
+    @Flag(name: .long, help: "Drop the deep link waiting.")
+    var cancel = false
 
     @Flag(name: .long, help: "Print the tree after the change.")
     var tree = false
 
     @OptionGroup var client: ClientOptions
 
+    func validate() throws {
+        if pending || cancel {
+            guard url == nil, !(pending && cancel) else { throw ValidationError("--pending and --cancel take no link") }
+        } else if url == nil {
+            throw ValidationError("give the deep link to open")
+        }
+    }
+
     func run() throws {
         let connection = try client.connect()
-        if validate {
+        if pending || cancel {
+            let link = try control { () throws(ControlClient.Failure) in
+                cancel
+                    ? try connection.call(DeepLinkCancelRequest.self, .init()).cancelled
+                    : try connection.call(DeepLinkPendingRequest.self, Empty()).pending
+            }
+            let text =
+                link.map { (cancel ? "cancelled: " : "") + DeferredLinkText.describe($0) } ?? "no deep link waits"
+            StandardOutput.write(text + "\n")
+            return
+        }
+        let url = self.url ?? ""
+        if dryRun {
             let result = try control { () throws(ControlClient.Failure) in
                 try connection.call(ValidateRequest.self, .init(url: url))
             }
@@ -93,8 +130,9 @@ struct OpenCommand: ParsableCommand {
                 "valid: " + (result.steps ?? []).map(Interpreter.describe).joined(separator: " > ") + "\n")
             return
         }
+        let request = OpenRequest.Params(url: url, defer: deferLink ? true : nil, deferMs: deferMs)
         let result = try control { () throws(ControlClient.Failure) in
-            try connection.call(OpenRequest.self, .init(url: url))
+            try connection.call(OpenRequest.self, request)
         }
         let snapshot = try control { () throws(ControlClient.Failure) in
             try connection.call(TreeGetRequest.self, Empty())
@@ -102,7 +140,15 @@ struct OpenCommand: ParsableCommand {
         let landed =
             snapshot.instance(result.instance).map { "\($0.plugin).\($0.type)\(result.instance)" }
             ?? "\(result.instance)"
-        StandardOutput.write("revision \(result.revision), landed on \(landed)\n")
+        if let waiting = result.deferred {
+            StandardOutput.write(DeferredLinkText.describe(waiting) + "\n")
+            if let error = result.redirectError { StandardOutput.write("the redirect failed: \(error.message)\n") }
+        } else {
+            StandardOutput.write("revision \(result.revision), landed on \(landed)\n")
+        }
+        if let replaced = result.replaced {
+            StandardOutput.write("it replaces the link that waited, \(replaced.url)\n")
+        }
         if tree { StandardOutput.write(TreeRenderer.text(snapshot)) }
     }
 }

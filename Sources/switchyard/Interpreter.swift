@@ -31,6 +31,9 @@ struct Interpreter {
     static let help = """
         Commands (one per line; # starts a comment):
           URL | open URL                  apply a deep link, e.g. switchyard://todos/todo/42
+          open --defer[=MS] URL           a link that cannot be applied yet waits (a guard defers it, or it
+                                          needs a root that is not active) and applies once it can
+          link | link cancel [ID]         show the deep link waiting; drop it
           validate URL                    check a deep link without applying it
           nav TARGET STEP [> STEP ...]    apply a chain atomically; STEP is OP [NAME|NUMBER] [JSON-PARAMS]
                                           ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
@@ -46,7 +49,7 @@ struct Interpreter {
                                           hasParent presentedCount
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
           expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
-                 | tabs TARGET TAB,... | badge TAB TEXT|-
+                 | tabs TARGET TAB,... | badge TAB TEXT|- | link URL|-
           expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
           wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
           history | help | quit
@@ -79,6 +82,15 @@ struct Interpreter {
             return .ok(
                 history.enumerated().map { "\($0.offset + 1)  \($0.element)" }.joined(separator: "\n"), changed: false)
         case "open": return try await open(rest)
+        case "link":
+            if rest.isEmpty {
+                let pending = try await app.pendingDeepLink()
+                return .ok(pending.map(DeferredLinkText.describe) ?? "no deep link waits", changed: false)
+            }
+            let (word, id) = rest.splitFirstWord()
+            guard word == "cancel", id.isEmpty || Int(id) != nil else { throw CommandError("link takes: cancel [ID]") }
+            let cancelled = try await app.cancelDeepLink(id: Int(id))
+            return .ok(cancelled.map { "cancelled \($0.url)" } ?? "no deep link waits", changed: false)
         case "validate":
             let result = try await app.validate(rest)
             if result.valid {
@@ -138,12 +150,29 @@ struct Interpreter {
         }
     }
 
-    private func open(_ url: String) async throws -> Outcome {
+    /// `open [--defer[=MS]] URL`.
+    private func open(_ text: String) async throws -> Outcome {
+        let (first, url) = text.splitFirstWord()
+        var request = OpenRequest.Params(url: text)
+        if first == "--defer" || first.hasPrefix("--defer=") {
+            let milliseconds = first.split(separator: "=", maxSplits: 1).dropFirst().first
+            guard milliseconds == nil || milliseconds.flatMap({ Int($0) }) != nil, !url.isEmpty else {
+                throw CommandError("open --defer[=MS] URL")
+            }
+            request = OpenRequest.Params(url: url, defer: true, deferMs: milliseconds.flatMap { Int($0) })
+        }
         let before = try await app.snapshot().revision
-        let result = try await app.open(url)
-        return .ok(
-            "revision \(result.revision), landed on \(try await label(result.instance))",
-            changed: result.revision != before)
+        let result = try await app.open(request)
+        let landed = "revision \(result.revision), landed on \(try await label(result.instance))"
+        guard let waiting = result.deferred else {
+            let replaced = result.replaced.map { "; it replaces the link that waited, \($0.url)" } ?? ""
+            return .ok(landed + replaced, changed: result.revision != before)
+        }
+        var lines = [DeferredLinkText.describe(waiting)]
+        if result.revision != before { lines.append("redirected: \(landed)") }
+        if let replaced = result.replaced { lines.append("it replaces the link that waited, \(replaced.url)") }
+        if let error = result.redirectError { lines.append("the redirect failed: \(error.message)") }
+        return .ok(lines.joined(separator: "\n"), changed: result.revision != before)
     }
 
     // MARK: - Targets
@@ -238,8 +267,9 @@ struct Interpreter {
         }
     }
 
-    /// `wait [MS] EXPECTATION`: re-checks after every tree change until it holds, for navigation a plugin starts on
-    /// its own (a finished registration signing the user in). Fails after MS milliseconds (default 5000).
+    /// `wait [MS] EXPECTATION`: re-checks after every tree change (and deferred deep link change) until it holds, for
+    /// navigation a plugin starts on its own (a finished registration signing the user in) or a deferred link the host
+    /// applies. Fails after MS milliseconds (default 5000).
     private func wait(_ text: String) async throws {
         let (first, afterFirst) = text.splitFirstWord()
         let milliseconds = Int(first) ?? 5000
@@ -317,6 +347,11 @@ struct Interpreter {
             guard actual == names else {
                 throw CommandError("expected \(target) to show the tabs \(names), found \(actual)")
             }
+        case "link":
+            let actual = try await app.pendingDeepLink()?.url
+            guard actual == (rest == "-" ? nil : rest) else {
+                throw CommandError("expected the deep link waiting to be '\(rest)', found '\(actual ?? "-")'")
+            }
         case "badge":
             let (tab, badge) = rest.splitFirstWord()
             let actual = tree.instances.lazy.compactMap { $0.tabs?.first { $0.route == tab } }.first?.badge
@@ -325,7 +360,7 @@ struct Interpreter {
             }
         default:
             throw CommandError(
-                "unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, error)")
+                "unknown expectation '\(what)' (root, top, tab, tabs, badge, stack, revision, instances, link, error)")
         }
     }
 }

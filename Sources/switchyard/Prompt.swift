@@ -39,6 +39,9 @@ struct Prompt {
                         "[plugin \(status.name): \(status.state)\(status.error.map { " — \($0.message)" } ?? "")]")
                 case .destroyed:
                     break
+                case .deepLinkChanged(let change):
+                    editor.announce(
+                        revision: nil, "[deep link \(change.link.url): \(DeferredLinkText.describe(change))]")
                 }
             }
         }

@@ -256,6 +256,19 @@ def walk(studio, args):
     if tree["instances"][0]["root"]["route"] != "unauthenticated":
         raise Failure("the demo app did not start signed out")
 
+    # A link into the signed-in app, opened signed out from the address bar, waits (spec §13.5): a banner says what
+    # for, and its Cancel button drops it.
+    address = studio.css("#address")
+    address.click()
+    address.send_keys("switchyard://todos/todo/42", Keys.ENTER)
+    wait("the waiting link's banner", lambda: studio.css("#link-banner").is_displayed())
+    if "waits until root 'authenticated'" not in studio.css("#link-banner-text").text:
+        raise Failure("the banner does not say what the link waits for: " + studio.css("#link-banner-text").text)
+    studio.css("#link-cancel").click()
+    wait("the banner gone once cancelled", lambda: not studio.css("#link-banner").is_displayed())
+    address.clear()
+    studio.check("a deferred link cancelled: nothing changed")
+
     # Sign in through the login screen's route: registration, then its `done` route with a user name (the Python
     # plugin then asks Main, a Swift plugin, to switch root).
     unauthenticated = instance_of(tree, "unauthenticated", "unauthenticated")["id"]

@@ -132,9 +132,15 @@ struct InitPluginTests {
             Self.pluginCommand("python", in: directory, python: environment + "/python3"), in: directory,
             warns: ["param-types"])
         try await Self.runContractCheck(in: directory, path: environment + ":" + Self.executableSearchPath)
-        let test = try await Self.expectSuccess([environment + "/python3", "-m", "unittest", "-v"], in: directory)
+        // Its app test starts the app with `switchyard run`: the CLI on the PATH, the environment's python3 before it.
+        let test = try await Self.expectSuccess(
+            [environment + "/python3", "-m", "unittest", "-v"], in: directory,
+            environment: Self.scriptEnvironment(path: environment + ":" + Self.executableSearchPath))
         #expect(test.stderr.contains("OK"), "\(test.stderr)")
         #expect(test.stderr.contains { $0.hasPrefix("test_guard_refuses_item_zero") && $0.hasSuffix("ok") })
+        #expect(
+            test.stderr.contains { $0.hasPrefix("test_an_unasserted_change_fails_the_test") && $0.hasSuffix("ok") },
+            "the app test over a real host ran: \(test.stderr)")
     }
 
     @Test(
@@ -152,7 +158,8 @@ struct InitPluginTests {
         try await Self.expectPassesCheckPlugin(
             Self.pluginCommand("node", in: directory), in: directory, warns: ["param-types"])
         try await Self.runContractCheck(in: directory)
-        let test = try await Self.expectSuccess([npm, "test"], in: directory)
+        let test = try await Self.expectSuccess(
+            [npm, "test"], in: directory, environment: Self.scriptEnvironment(path: Self.executableSearchPath))
         #expect(test.stdout.contains("# fail 0"), "\(test.stdout)")
     }
 

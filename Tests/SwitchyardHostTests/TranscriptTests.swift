@@ -6,6 +6,7 @@ import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
 import SwitchyardSpec
+import Synchronization
 import Testing
 
 /// Every `Protocol/transcripts/*.jsonl` is replayed against the real code, so the spec cannot drift from it.
@@ -61,6 +62,7 @@ struct TranscriptTests {
             restart: RestartPolicy(policy: .temporary))
         let root = header.root.map { CoordinatorReference(plugin: "replay", type: $0) }
         try await withHost([plugin], root: root, logs: logs) { host in
+            let links = LinkChanges(EventLog(host))
             if let code = header.expectFailure {
                 let status = await host.status().first
                 #expect(status?.state == .failed)
@@ -69,7 +71,7 @@ struct TranscriptTests {
             }
             for item in header.drive {
                 let (action, expected) = try Self.split(item)
-                guard let answer = try await Self.perform(action, on: host, logs: logs) else { continue }
+                guard let answer = try await Self.perform(action, on: host, logs: logs, links: links) else { continue }
                 if let expected {
                     #expect(
                         Transcript.mismatch(pattern: expected, actual: answer) == nil,
@@ -126,16 +128,33 @@ struct TranscriptTests {
 
     /// Runs one drive action as a control client; returns its answer (`{"result": …}` or `{"error": …}`), or nil for
     /// actions that have none.
-    static func perform(_ action: String, on host: HostHandle, logs: LogCapture) async throws -> JSONValue? {
+    static func perform(
+        _ action: String, on host: HostHandle, logs: LogCapture, links: LinkChanges
+    ) async throws -> JSONValue? {
         func argument(_ prefix: String) -> String { String(action.dropFirst(prefix.count)) }
         if action == "ping" {
             _ = try await host.ping("replay")
         } else if action.hasPrefix("wait:") {
             try await logs.waitFor("transcript-replayer: sync \(argument("wait:"))")
+        } else if action.hasPrefix("open:{") {
+            let request = try Coding.decode(OpenRequest.Params.self, from: try JSONParser.parse(argument("open:")))
+            return try await Self.answer { () async throws(ResponseError) in try await host.open(request) }
         } else if action.hasPrefix("open:") {
             return try await Self.answer { () async throws(ResponseError) -> NavigateRequest.Result in
                 try await host.open(argument("open:"))
             }
+        } else if action.hasPrefix("deepLink/cancel:") {
+            let request = try Coding.decode(
+                DeepLinkCancelRequest.Params.self, from: try JSONParser.parse(argument("deepLink/cancel:")))
+            return try await Self.answer { () async throws(ResponseError) in
+                DeepLinkCancelRequest.Result(cancelled: try await host.cancelDeepLink(id: request.id))
+            }
+        } else if action.hasPrefix("deepLink/pending:") {
+            return try await Self.answer { () async throws(ResponseError) in
+                DeepLinkPendingRequest.Result(pending: try await host.pendingDeepLink())
+            }
+        } else if action == DeepLinkChangedNotification.method {
+            return try Coding.encode(try await links.next())
         } else if action.hasPrefix("validate:") {
             let result = await host.validate(argument("validate:"))
             return ["result": try Coding.encode(result)]
@@ -231,5 +250,23 @@ struct TranscriptTests {
             }
         }
         #expect(try await process.waitForExit() == 0, "a plugin exits 0 on exit after shutdown")
+    }
+}
+
+/// The `deepLink/changed` notifications a host replay has not matched yet, in order (drive item `deepLink/changed`).
+final class LinkChanges: Sendable {
+    private let events: EventLog
+    private let matched = Mutex(0)
+
+    init(_ events: EventLog) { self.events = events }
+
+    /// The next notification, once the host has sent it.
+    func next() async throws -> DeepLinkChangedNotification.Params {
+        let index = matched.withLock { $0 }
+        try await events.wait(for: "deepLink/changed #\(index + 1)") { all in
+            all.filter { if case .deepLinkChanged = $0 { true } else { false } }.count > index
+        }
+        matched.withLock { $0 += 1 }
+        return events.linkChanges[index]
     }
 }

@@ -165,8 +165,39 @@ struct SchemaTests {
                     ], selectedTab: "a"),
             ])
         #expect(try validator.validate(try Coding.encode(snapshot), against: "tree.json") == [])
+        try deferredLinksValidate()
         // And the schemas are not vacuous:
         #expect(try validator.validate(["op": "teleport"], against: "common.json#/$defs/NavigationStep") != [])
         #expect(try validator.validate(["protocolVersion": 1], against: "initialize.json#/$defs/result") != [])
+    }
+
+    /// §13.5's types: a guard's deferral, the link waiting, `open` deferred, `deepLink/cancel` and `deepLink/changed`.
+    func deferredLinksValidate() throws {
+        let link = DeferredDeepLink(
+            id: 1, url: "switchyard://todos/todo/42", until: .root("authenticated", instance: InstanceID(1)),
+            deferMs: 300_000)
+        let deferral = LinkDeferral(until: .tab("inbox", plugin: "authenticated", type: "home"), redirect: [.popToRoot])
+        #expect(try validator.validate(deferral.json, against: "common.json#/$defs/LinkDeferral") == [])
+        let opened = OpenRequest.Result(revision: 4, instance: InstanceID(1), deferred: link, replaced: link)
+        #expect(try validator.validate(try Coding.encode(opened), against: "open.json#/$defs/result") == [])
+        let request = OpenRequest.Params(url: link.url, defer: true, deferMs: 1_000)
+        #expect(try validator.validate(try Coding.encode(request), against: "open.json#/$defs/params") == [])
+        for cancelled in [link, nil] {
+            let result = DeepLinkCancelRequest.Result(cancelled: cancelled)
+            #expect(
+                try validator.validate(try Coding.encode(result), against: "deepLink.cancel.json#/$defs/result") == [])
+        }
+        for state in DeepLinkChangedNotification.State.allCases {
+            let change = DeepLinkChangedNotification.Params(
+                state: state, link: link, revision: 5, instance: InstanceID(7),
+                error: ResponseError(.rejectedByGuard, "no"), replacedBy: "switchyard://todos")
+            #expect(
+                try validator.validate(try Coding.encode(change), against: "deepLink.changed.json#/$defs/params") == [])
+        }
+        // A condition names one of root or tab, never both, never neither.
+        #expect(try validator.validate(["root": "a", "tab": "b"], against: "common.json#/$defs/DeferCondition") != [])
+        #expect(try validator.validate(["instance": 1], against: "common.json#/$defs/DeferCondition") != [])
+        #expect(throws: (any Error).self) { try Coding.decode(DeferCondition.self, from: ["root": "a", "tab": "b"]) }
+        #expect(try Coding.decode(DeferCondition.self, from: ["tab": "inbox"]) == .tab("inbox"))
     }
 }

@@ -5,8 +5,9 @@ final class HomeCoordinator: TabsCoordinator {
     @Tab(target: .coordinator("navigation", in: "todos"), deepLink: "todos") var todos = makeTodos
     @Tab(target: .coordinator("projects", in: "projects"), deepLink: "projects") var projects = makeProjects
     @Tab(target: .coordinator("profile", in: "profile"), deepLink: "profile") var profile = makeProfile
-    /// Not shown at sign-in: the app adds it at run time with `setTabs` (SUICoordinator's `setPages`).
-    @Tab var inbox = makeInbox
+    /// Not shown at sign-in: the app adds it at run time with `setTabs` (SUICoordinator's `setPages`). A link to it
+    /// opened with defer waits until it is shown (Protocol/README.md §13.5).
+    @Tab(deepLink: "inbox") var inbox = makeInbox
 
     private(set) var retaps = 0
 

@@ -1,5 +1,5 @@
 // Types of client.mjs, the control client (Protocol/README.md §15). Checked with `tsc --noEmit -p Protocol/sdk/node`.
-import type { ErrorBody, JSONObject, Step } from './switchyard.js';
+import type { DeferCondition, ErrorBody, JSONObject, Step } from './switchyard.js';
 
 export type { Step };
 
@@ -31,6 +31,9 @@ export declare function applyTreeChange(tree: TreeSnapshot | undefined, change: 
 /** JSON Patch (RFC 6902): `document` with the operations applied, `document` itself unchanged. */
 export declare function applyPatch<T>(document: T, patch: JSONObject[]): T;
 
+/** A deep link waiting in the host (§13.5). */
+export interface DeferredDeepLink { id: number; url: string; until: DeferCondition; deferMs: number }
+
 /** A connection to a host's control socket; any number of calls in flight. */
 export declare class ControlClient {
   /** Connects to the host at `path` (default: defaultSocketPath(app)); resolves once connected. */
@@ -39,8 +42,14 @@ export declare class ControlClient {
   readonly timeoutMs: number | null;
   /** Applies a chain of steps atomically; `instance` defaults to the root. */
   navigate(steps: Step[], instance?: number): Promise<{ revision: number; instance: number }>;
-  /** Applies a deep link (validated first, then one atomic chain). */
-  open(url: string): Promise<{ revision: number; instance: number }>;
+  /** Applies a deep link (validated first, then one atomic chain); with `defer`, one that cannot be applied yet waits. */
+  open(url: string, options?: { defer?: boolean; deferMs?: number }): Promise<{
+    revision: number; instance: number; deferred?: DeferredDeepLink; replaced?: DeferredDeepLink; redirectError?: ErrorBody;
+  }>;
+  /** Drops the deep link waiting (the one with `id`, or any); resolves to it, or null. */
+  cancelDeepLink(id?: number): Promise<DeferredDeepLink | null>;
+  /** The deep link waiting now, or null. */
+  pendingDeepLink(): Promise<DeferredDeepLink | null>;
   /** The dry run of open(): changes nothing. */
   validate(url: string): Promise<{ valid: boolean; steps?: Step[]; error?: ErrorBody }>;
   /** The current snapshot. */

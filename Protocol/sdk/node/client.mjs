@@ -238,8 +238,19 @@ export class ControlClient {
   // -- the control methods (Protocol/README.md §15) ------------------------------------------------------------------
   /** Applies a chain of steps atomically; `instance` defaults to the root. Resolves to {revision, instance}. */
   navigate(steps, instance) { return this.call('navigate', instance === undefined ? { steps } : { instance, steps }); }
-  /** Applies a deep link (validated first, then one atomic chain). Resolves to {revision, instance}. */
-  open(url) { return this.call('open', { url }); }
+  /**
+   * Applies a deep link (validated first, then one atomic chain). Resolves to {revision, instance}. With
+   * `options.defer`, a link that cannot be applied yet waits in the host (at most `options.deferMs`) and is applied once
+   * it can be: the answer then has `deferred`, and `deepLink/changed` notifications tell what became of it (§13.5).
+   */
+  open(url, options) {
+    const { defer, deferMs } = options || {};
+    return this.call('open', Object.assign({ url }, defer !== undefined ? { defer } : {}, deferMs !== undefined ? { deferMs } : {}));
+  }
+  /** Drops the deep link waiting (the one with `id`, or any); resolves to it, or null when none was waiting. */
+  cancelDeepLink(id) { return this.call('deepLink/cancel', id === undefined ? {} : { id }).then((result) => result.cancelled); }
+  /** The deep link waiting now, or null. */
+  pendingDeepLink() { return this.call('deepLink/pending', {}).then((result) => result.pending); }
   /** The dry run of open(): changes nothing. Resolves to {valid, steps?, error?}. */
   validate(url) { return this.call('validate', { url }); }
   /** The current snapshot (Protocol/schema/tree.json): {revision, root, instances}. */

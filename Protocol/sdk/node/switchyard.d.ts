@@ -126,8 +126,28 @@ export declare class RPCError extends Error {
   toJSON(): ErrorBody;
 }
 
-/** A guard's refusal, to throw from a route method: -32013 rejectedByGuard, the tree stays as it was. */
-export declare function reject(reason: string, data?: unknown): RPCError;
+/** What a deferred deep link waits for (§13.5): exactly one of `root` or `tab`, and the coordinator it is about. */
+export type DeferCondition = ({ root: string; tab?: never } | { tab: string; root?: never }) & {
+  instance?: number; plugin?: string; type?: string;
+};
+
+/** Where a deferral's condition looks: an instance, else any instance of a type (plugin: this one by default). */
+export interface ConditionTarget { instance?: number; plugin?: string; type?: string }
+
+/**
+ * A guard's refusal, to throw from a route method: -32013 rejectedByGuard, the tree stays as it was. With
+ * `options.deferUntil` a "not yet": a deep link opened with `defer` waits until the condition holds, and
+ * `options.redirect` is what to show meanwhile (§13.5).
+ */
+export declare function reject(
+  reason: string, data?: unknown, options?: { deferUntil?: DeferCondition; redirect?: Step[] },
+): RPCError;
+
+/** A deferral's condition: `route` is the active root (of the coordinator `where` names, else the refused one). */
+export declare function untilRoot(route: string, where?: ConditionTarget): DeferCondition;
+
+/** A deferral's condition: the tab `route` is shown (of the coordinator `where` names, else the refused one). */
+export declare function untilTab(route: string, where?: ConditionTarget): DeferCondition;
 
 /**
  * What a request the plugin sent will answer: a Promise of the result, rejected with an RPCError when the host

@@ -7,7 +7,7 @@
 // plugin (a plugin process and its handshake), connection (the protocol endpoint: lines, ids, answers now or when a
 // promise settles), async (the helpers for that), errors (codes and RPCError).
 
-const { codes, RPCError, reject } = require('./lib/errors');
+const { codes, RPCError, reject, untilRoot, untilTab } = require('./lib/errors');
 const { screen, coordinator, routes } = require('./lib/declarations');
 const { Reply } = require('./lib/async');
 const { Connection } = require('./lib/connection');
@@ -18,5 +18,5 @@ const { Plugin, PROTOCOL_VERSIONS } = require('./lib/plugin');
 const { version } = require('./package.json');
 
 module.exports = {
-  Plugin, Coordinator, Connection, Reply, RPCError, reject, screen, coordinator, routes, codes, PROTOCOL_VERSIONS, version,
+  Plugin, Coordinator, Connection, Reply, RPCError, reject, untilRoot, untilTab, screen, coordinator, routes, codes, PROTOCOL_VERSIONS, version,
 };

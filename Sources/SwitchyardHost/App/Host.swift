@@ -100,6 +100,8 @@ actor Host: UVLoopActor {
     var restartRequested = Set<String>()
     var restartWaiters: [String: [CheckedContinuation<Result<HostStatusRequest.Plugin, ResponseError>, Never>]] = [:]
     let navigator: Navigator
+    /// The deep link waiting to be applied, its deadline timer and tree watch (Host+DeferredLinks.swift).
+    var linkWaiting = LinkWaiting()
     /// The protocol trace: on with a trace file, at log level `trace`, or while a control client subscribes.
     let trace: ProtocolTrace
 
@@ -452,6 +454,7 @@ actor Host: UVLoopActor {
         signals.removeAll()
         keepAlive?.close()
         keepAlive = nil
+        closeLinkTimer()
         let waiters = stopWaiters
         stopWaiters.removeAll()
         for waiter in waiters { waiter.resume() }

@@ -18,6 +18,8 @@ public struct Manifest: Codable, Sendable, Equatable {
     /// Another manifest this one builds on: its plugins are kept, a plugin here with the same name replaces the
     /// inherited one, new names are added; `app`, `root` and `strict` here win. Relative to this manifest.
     public var extends: String?
+    /// How `open` treats a link that cannot be applied yet (Protocol/README.md §13.5).
+    public var deepLinks: DeepLinkOptions?
     /// Where the manifest was loaded from (not part of the file).
     public var directory: String?
     /// What loading tolerated but a reader should see (unknown keys under `allowUnknownKeys`; not part of the file).
@@ -35,7 +37,7 @@ public struct Manifest: Codable, Sendable, Equatable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case app, root, strict, extends, plugins
+        case app, root, strict, extends, plugins, deepLinks
     }
 
     /// `plugins` may be left out (a manifest that only `extends` another, to rename the app or change its root).
@@ -46,6 +48,33 @@ public struct Manifest: Codable, Sendable, Equatable {
         strict = try container.decodeIfPresent(Bool.self, forKey: .strict)
         extends = try container.decodeIfPresent(String.self, forKey: .extends)
         plugins = try container.decodeIfPresent([PluginManifest].self, forKey: .plugins) ?? []
+        deepLinks = try container.decodeIfPresent(DeepLinkOptions.self, forKey: .deepLinks)
+    }
+}
+
+/// The app's default for deep links that cannot be applied yet (a guard defers them, or they lead through a root
+/// that is not active): whether `open` defers them, and for how long (Protocol/README.md §13.5). A request's own
+/// `defer` and `deferMs` win.
+public struct DeepLinkOptions: Codable, Sendable, Equatable {
+    /// `open` defers such links unless the request says `defer: false`. Default false.
+    public var `defer`: Bool?
+    /// How long a deferred link may wait, in milliseconds (1 to 86,400,000). Default 300,000 (five minutes).
+    public var deferMs: Int?
+
+    /// What a deferred link may wait when neither the request nor the manifest says: five minutes, long enough to
+    /// sign in (a password manager, a second factor), short enough that a link opened and forgotten does not move
+    /// the user an hour later.
+    public static let defaultDeferMs = 300_000
+    /// The longest a link may wait: a day.
+    public static let maxDeferMs = 86_400_000
+
+    enum CodingKeys: String, CodingKey, CaseIterable {
+        case `defer`, deferMs
+    }
+
+    public init(defer: Bool? = nil, deferMs: Int? = nil) {
+        self.defer = `defer`
+        self.deferMs = deferMs
     }
 }
 

@@ -193,6 +193,7 @@ extension Manifest {
             app: app ?? base.app, root: root ?? base.root, strict: strict ?? base.strict, plugins: plugins,
             directory: directory)
         merged.extends = extends
+        merged.deepLinks = deepLinks ?? base.deepLinks
         merged.warnings = base.warnings + warnings
         return merged
     }
@@ -207,6 +208,12 @@ extension Manifest {
                 source.diagnostic(
                     "app name '\(app)' must be letters, digits, '.', - or _ (it names the control socket)",
                     at: [.key("app")]))
+        }
+        if let deferMs = deepLinks?.deferMs, !(1...DeepLinkOptions.maxDeferMs).contains(deferMs) {
+            problems.append(
+                source.diagnostic(
+                    "'deepLinks.deferMs' is \(deferMs): a deferred link waits 1 to \(DeepLinkOptions.maxDeferMs) ms",
+                    at: [.key("deepLinks"), .key("deferMs")]))
         }
         var firstUse: [String: Int] = [:]
         for (index, plugin) in plugins.enumerated() {
@@ -313,6 +320,7 @@ enum ManifestSchema {
     static let plugin = PluginManifest.CodingKeys.allCases.map(\.rawValue)
     static let limits = LimitOverrides.CodingKeys.allCases.map(\.rawValue)
     static let restart = RestartPolicy.CodingKeys.allCases.map(\.rawValue)
+    static let deepLinks = DeepLinkOptions.CodingKeys.allCases.map(\.rawValue)
     /// `CoordinatorReference`'s fields (a protocol type, decoded the same way).
     static let reference = ["plugin", "type"]
 
@@ -323,6 +331,9 @@ enum ManifestSchema {
         var found = check(top, known: Self.manifest, at: [], context: "the manifest")
         if case .object(let root)? = top["root"] {
             found += check(root, known: reference, at: [.key("root")], context: "root")
+        }
+        if case .object(let links)? = top["deepLinks"] {
+            found += check(links, known: deepLinks, at: [.key("deepLinks")], context: "deepLinks")
         }
         if case .array(let plugins)? = top["plugins"] {
             for (index, entry) in plugins.enumerated() {

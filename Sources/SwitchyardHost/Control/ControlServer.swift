@@ -170,6 +170,9 @@ final class ControlServer {
                     CoordinatorDestroyedNotification.self, .init(plugin: plugin, instance: instance, type: type))
             else { return }
             for session in subscribers { session.write(line) }
+        case .deepLinkChanged(let params):
+            guard let line = Self.line(DeepLinkChangedNotification.self, params) else { return }
+            for session in subscribers { session.write(line) }
         }
     }
 

@@ -67,9 +67,26 @@ public final class HostHandle: Sendable {
         try await perform(NavigateRequest.self, .init(instance: instance, steps: steps))
     }
 
-    /// Applies a deep link (validated first; atomic).
+    /// Applies a deep link (validated first; atomic), or with the manifest's `deepLinks.defer` may keep it waiting:
+    /// see the overload that takes `OpenRequest.Params`.
     @concurrent public func open(_ url: String) async throws(ResponseError) -> NavigateRequest.Result {
-        try await perform(OpenRequest.self, .init(url: url))
+        try await perform(OpenRequest.self, .init(url: url)).navigation
+    }
+
+    /// `open` with every option: with `defer`, a link that cannot be applied yet waits (its result says
+    /// `deferred`) and is applied as its own revision once it can be (Protocol/README.md §13.5).
+    @concurrent public func open(_ request: OpenRequest.Params) async throws(ResponseError) -> OpenRequest.Result {
+        try await perform(OpenRequest.self, request)
+    }
+
+    /// Drops the deep link waiting (the one named `id`, or any); returns it, or nil when none was waiting.
+    @concurrent public func cancelDeepLink(id: Int? = nil) async throws(ResponseError) -> DeferredDeepLink? {
+        try await perform(DeepLinkCancelRequest.self, .init(id: id)).cancelled
+    }
+
+    /// The deep link waiting now, if any.
+    @concurrent public func pendingDeepLink() async throws(ResponseError) -> DeferredDeepLink? {
+        try await perform(DeepLinkPendingRequest.self, Empty()).pending
     }
 
     /// The dry run of ``open(_:)``: is the link valid, and which chain would it apply?
@@ -162,7 +179,7 @@ public final class HostHandle: Sendable {
     /// difference across a piece of work is the host's own cost for it, whatever else the machine was doing.
     public var loopCPUNanoseconds: UInt64? { host.executor.remote.threadCPUNanoseconds }
 
-    /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements.
+    /// Every event from now on: tree changes, plugin state changes, destroy acknowledgements, deferred deep links.
     public func events() -> AsyncStream<HostEvent> {
         let (stream, continuation) = AsyncStream<HostEvent>.makeStream(bufferingPolicy: .unbounded)
         let host = self.host

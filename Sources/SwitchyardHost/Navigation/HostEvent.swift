@@ -9,6 +9,8 @@ public enum HostEvent: Sendable {
     case pluginChanged(PluginStatus)
     /// A plugin acknowledged `coordinator/destroy` for one of its instances.
     case destroyed(plugin: String, instance: InstanceID, type: String)
+    /// A deferred deep link became pending or ended (`deepLink/changed`, Protocol/README.md §13.5).
+    case deepLinkChanged(DeepLinkChangedNotification.Params)
 }
 
 /// A new revision of the tree. Its ``snapshot`` costs O(instances) and is built only when read, so a change nobody

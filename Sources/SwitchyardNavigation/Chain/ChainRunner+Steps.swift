@@ -115,16 +115,18 @@ extension ChainRunner {
             guard let position = current.entries.firstIndex(where: { $0.id == entry }) else {
                 throw .entryNotFound(current, entry)
             }
-            // The user cannot swipe away what is presented with interactive dismissal disabled (§12.8), nor what lies
-            // under it.
+            // The user cannot swipe away what is presented with interactive dismissal disabled (§12.8), nor anything
+            // whose removal would take it: what lies under it in its stack, or an entry holding a flow that shows it.
             if dismissReason == .user,
-                let locked = current.entries[position...].first(where: {
-                    $0.presentation?.interactiveDismissDisabled == true
-                })
+                let (owner, locked) = tree.lockedEntry(removing: current.entries[position...], of: current)
             {
+                let under =
+                    locked.id == entry
+                    ? ""
+                    : ", nor entry \(entry)\(owner.id == current.id ? "" : " of \(ResponseError.describe(current))"), whose removal would take it"
                 throw .notAllowed(
-                    current,
-                    "entry \(locked.id) ('\(locked.route)') is presented with interactiveDismissDisabled: the user cannot dismiss it",
+                    owner,
+                    "entry \(locked.id) ('\(locked.route)') is presented with interactiveDismissDisabled: the user cannot dismiss it\(under)",
                     entry: locked.id)
             }
             try removeEntries(of: current.id, from: position)
@@ -161,22 +163,23 @@ extension ChainRunner {
         case .popToInitialRoute:
             try requireKind(current, .stack, operation: "popToInitialRoute")
             try authorize(current, "popToInitialRoute")
-            try removeEntries(of: current.id, from: 0)
-            // Whatever sits above this coordinator in the stacks it was pushed onto goes too, up to a tab boundary.
+            // Its own entries go, and whatever the stacks it was pushed onto show above it, up to a tab boundary.
+            // What an outer stack shows above the flow is shown above everything inside it, so the outermost stack's
+            // entries are removed (and reported) first: §12.1's top first, across the coordinators.
+            var removals = [(stack: current.id, from: 0)]
             var node = current
             while let link = node.parent {
                 let parent = try instance(link.instance)
                 if parent.kind == .tabs { break }
-                if parent.kind == .stack, let position = parent.entries.firstIndex(where: { $0.id == link.entry }) {
+                if parent.kind == .stack {
                     try authorize(parent, "popToInitialRoute")
-                    try removeEntries(of: parent.id, from: position + 1)
-                } else if parent.kind == .stack {
-                    // This coordinator is the parent's root: everything the parent shows above it goes.
-                    try authorize(parent, "popToInitialRoute")
-                    try removeEntries(of: parent.id, from: 0)
+                    // Above the entry holding the flow; everything above its root when the flow is the root's.
+                    let position = parent.entries.firstIndex { $0.id == link.entry }.map { $0 + 1 } ?? 0
+                    removals.append((parent.id, position))
                 }
-                node = try instance(parent.id)
+                node = parent
             }
+            for removal in removals.reversed() { try removeEntries(of: removal.stack, from: removal.from) }
             land(current.id)
 
         case .dismiss:

@@ -31,6 +31,12 @@ public final class ChainRunner {
     var stepIndex = 0
     var pendingLanding: InstanceID?
     var effects: [ChainEffect] = []
+    /// The destroys of the step being applied: they follow every report of that step (§12.1), also when the step
+    /// removes entries of several coordinators (``flushDestroys()`` moves them to ``effects`` between steps).
+    private var stepDestroys: [ChainEffect] = []
+    /// Where the step's last report is in ``effects``: its destroys go right after it (before a tab selection the
+    /// step made, as §12.9 orders them).
+    private var stepReportsEnd: Int?
     var touched = Set<InstanceID>()
     var created: [(instance: InstanceID, plugin: String, type: String)] = []
     private var removed = Set<InstanceID>()
@@ -97,6 +103,7 @@ public final class ChainRunner {
             }
         }
         while true {
+            flushDestroys()
             if creationHead < creations.count {
                 let question = creations[creationHead]
                 creationHead += 1
@@ -287,20 +294,31 @@ public final class ChainRunner {
         effects.append(
             .dismissed(
                 instance: owner.id, plugin: owner.plugin, entry: entry.id, route: entry.route, reason: dismissReason))
+        stepReportsEnd = effects.count
     }
 
+    /// Takes an instance and everything below it out of the working tree; their destroys (deepest first, the later
+    /// shown first) follow the step's reports.
     func destroySubtree(_ id: InstanceID) {
         let doomed = tree.subtree(of: id)
         for node in doomed {
             guard let instance = tree[node] else { continue }
             // A placeholder was never created in its plugin: there is nothing to destroy there.
             if !instance.isPending {
-                effects.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type))
+                stepDestroys.append(.destroy(instance: node, plugin: instance.plugin, type: instance.type))
             }
             tree.remove(node)
             removed.insert(node)
             touched.insert(node)
         }
+    }
+
+    /// Ends a step's effects: its destroys right after all its reports.
+    private func flushDestroys() {
+        defer { stepReportsEnd = nil }
+        guard !stepDestroys.isEmpty else { return }
+        effects.insert(contentsOf: stepDestroys, at: min(stepReportsEnd ?? effects.count, effects.count))
+        stepDestroys.removeAll()
     }
 
     private func createRoot(_ root: RouteRegistry.TypeKey, params: JSONValue?) {

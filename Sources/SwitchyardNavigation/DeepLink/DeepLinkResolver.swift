@@ -6,6 +6,9 @@ public struct DeepLinkPlan: Sendable, Equatable {
     public let start: InstanceID
     public let steps: [NavigationStep]
     public let links: [Int: DeepLinkContext]
+    /// Only from a resolver that may defer: the link resolves once this holds (a root that is not active, a tab
+    /// not shown yet), and must wait for it (§13.5); the steps are then only what it would take.
+    public let until: DeferCondition?
 }
 
 /// A question for a plugin that resolves deep links into one of its types itself (`coordinator/deepLink`).
@@ -29,6 +32,12 @@ public enum DeepLinkOutcome: Sendable {
 /// active root (whatever params the link gives it) or else set, a push or modal route is taken; a wrapper is passed
 /// through. The link is valid only if every segment is consumed; otherwise the error names the first segment that
 /// could not be matched.
+///
+/// A resolver that may defer (`deferrable`, for `open` with `defer`, §13.5) resolves exactly as above first. Only a
+/// link that fails so is tried again through the other root routes of the existing stacks it passed, whose patterns
+/// match at that point: a link that resolves through one of them waits until that root is active (it never sets it:
+/// switching roots is the app's, §13.3). A tab the link names that a tabs coordinator does not show yet (§12.7) is
+/// waited for the same way.
 public final class DeepLinkResolver {
     private enum Position {
         case instance(InstanceID)
@@ -36,64 +45,88 @@ public final class DeepLinkResolver {
         case screen(String)
     }
 
+    /// Where the cursor is; copied whole at a choice point, so that trying another root restores it.
+    private struct State {
+        var position: Position
+        var cursor = 0
+        var steps: [NavigationStep] = []
+        var links: [Int: DeepLinkContext] = [:]
+        var hops = 0
+        var until: DeferCondition?
+    }
+
+    /// Another way through an existing stack: one of its root routes that is not active, and what it matches.
+    private struct Alternative {
+        let state: State
+        let stack: InstanceID
+        let route: RouteDeclaration
+        let key: RouteRegistry.TypeKey
+        let consumed: Int
+    }
+
     private let link: DeepLinkURL
     private let tree: NavigationTree
     private let registry: RouteRegistry
-    private var position: Position
-    private var cursor = 0
-    private var steps: [NavigationStep] = []
-    private var links: [Int: DeepLinkContext] = [:]
-    private var hops = 0
+    private let deferrable: Bool
+    private var state: State
+    private var alternatives: [Alternative] = []
+    /// The error of the first way tried: what an undeferrable link fails with.
+    private var firstError: ResponseError?
     private var waiting: (type: CoordinatorDeclaration, key: RouteRegistry.TypeKey)?
     private var outcome: DeepLinkOutcome?
     private let start: InstanceID?
 
-    public init(link: DeepLinkURL, tree: NavigationTree, registry: RouteRegistry) {
+    public init(link: DeepLinkURL, tree: NavigationTree, registry: RouteRegistry, deferrable: Bool = false) {
         self.link = link
         self.tree = tree
         self.registry = registry
+        self.deferrable = deferrable
         self.start = tree.rootID
-        self.position = tree.rootID.map(Position.instance) ?? .screen("the empty tree")
+        self.state = State(position: tree.rootID.map(Position.instance) ?? .screen("the empty tree"))
     }
 
     public func advance() -> DeepLinkOutcome {
-        if let outcome { return outcome }
-        if let waiting {
-            return .needs(question(for: waiting.type, key: waiting.key))
-        }
-        do throws(ResponseError) {
-            while true {
-                guard let start else {
-                    throw ResponseError(.instanceNotFound, "the tree is empty: no root to open \(link.url) from")
-                }
-                if cursor == link.segments.count {
-                    let plan = DeepLinkPlan(start: start, steps: steps, links: links)
-                    outcome = .resolved(plan)
-                    return .resolved(plan)
-                }
-                hops += 1
-                if hops > 256 { throw invalid("too many hops without consuming the link (a pass-through cycle?)") }
-                let (declaration, key) = try currentType()
-                if declaration.customDeepLinks == true {
-                    waiting = (declaration, key)
-                    return .needs(question(for: declaration, key: key))
-                }
-                if let (route, consumed, captures) = bestMatch(key) {
-                    try take(
-                        route, declaration: declaration, key: key, consumed: consumed,
-                        params: try params(captures, route))
-                } else if declaration.kind == .wrapper,
-                    let child = declaration.routes.first(where: { $0.transition == .child })
-                {
-                    try take(child, declaration: declaration, key: key, consumed: 0, params: nil)
-                } else {
-                    throw invalid("no route of \(key) matches (patterns: \(patterns(declaration)))")
-                }
+        while true {
+            if let outcome { return outcome }
+            if let waiting {
+                return .needs(question(for: waiting.type, key: waiting.key))
             }
-        } catch {
-            outcome = .invalid(error)
-            return .invalid(error)
+            do throws(ResponseError) {
+                if let result = try step() { return result }
+            } catch {
+                fail(error)
+            }
         }
+    }
+
+    /// Matches one hop; returns what the caller must hear (a question, the plan), or nil to go on.
+    private func step() throws(ResponseError) -> DeepLinkOutcome? {
+        guard let start else {
+            throw ResponseError(.instanceNotFound, "the tree is empty: no root to open \(link.url) from")
+        }
+        if state.cursor == link.segments.count {
+            let plan = DeepLinkPlan(start: start, steps: state.steps, links: state.links, until: state.until)
+            outcome = .resolved(plan)
+            return .resolved(plan)
+        }
+        state.hops += 1
+        if state.hops > 256 { throw invalid("too many hops without consuming the link (a pass-through cycle?)") }
+        let (declaration, key) = try currentType()
+        if declaration.customDeepLinks == true {
+            waiting = (declaration, key)
+            return .needs(question(for: declaration, key: key))
+        }
+        if let (route, consumed, captures) = bestMatch(key) {
+            if deferrable { noteOtherRoots(of: key, besides: route) }
+            try take(route, declaration: declaration, key: key, consumed: consumed, params: try params(captures, route))
+        } else if declaration.kind == .wrapper, let child = declaration.routes.first(where: { $0.transition == .child })
+        {
+            try take(child, declaration: declaration, key: key, consumed: 0, params: nil)
+        } else {
+            if deferrable { noteOtherRoots(of: key, besides: nil) }
+            throw invalid("no route of \(key) matches (patterns: \(patterns(declaration)))")
+        }
+        return nil
     }
 
     /// The plugin's answer to the last `coordinator/deepLink` question.
@@ -106,37 +139,72 @@ public final class DeepLinkResolver {
                 throw ResponseError.invalidAnswer(
                     key.plugin, "deep link answered with unknown route '\(decision.route)' of \(key.type)")
             }
-            let remaining = link.segments.count - cursor
+            let remaining = link.segments.count - state.cursor
             guard decision.consumed >= 0 && decision.consumed <= remaining else {
                 throw ResponseError.invalidAnswer(
                     key.plugin, "deep link answer consumed \(decision.consumed) of \(remaining) segments")
             }
             try take(route, declaration: declaration, key: key, consumed: decision.consumed, params: decision.params)
         } catch {
-            if error.code == .deepLinkInvalid && error.data?["url"] == nil {
-                outcome = .invalid(invalid(error.message))
-            } else {
-                outcome = .invalid(error)
-            }
+            fail(error.code == .deepLinkInvalid && error.data?["url"] == nil ? invalid(error.message) : error)
         }
     }
 
+    /// The way being tried failed: the next root that is not active, if any is left to try; else the link is
+    /// invalid, with the error of the first way (the one a link that may not defer fails with).
+    private func fail(_ error: ResponseError) {
+        if firstError == nil { firstError = error }
+        guard error.code == .deepLinkInvalid, let alternative = alternatives.popLast() else {
+            outcome = .invalid(firstError ?? error)
+            return
+        }
+        // The link waits for this root: it passes through it as through an active one, and never sets it.
+        state = alternative.state
+        state.until = DeferCondition(.root, alternative.route.name, instance: alternative.stack)
+        state.steps.append(.hasRoot(alternative.route.name))
+        let target = RouteRegistry.target(of: alternative.route, declaredBy: alternative.key.plugin)
+        state.position = target.map(Position.prospective) ?? .screen(alternative.route.name)
+        state.cursor += alternative.consumed
+    }
+
+    /// At an existing stack, the root routes other than the one taken (and not active) whose patterns match here:
+    /// the ways a link that fails may still wait for. Tried in the order of the patterns' specificity.
+    private func noteOtherRoots(of key: RouteRegistry.TypeKey, besides taken: RouteDeclaration?) {
+        guard state.until == nil, case .instance(let id) = state.position, let stack = tree[id], stack.kind == .stack
+        else { return }
+        let others = registry.linkRoutes(of: key).filter { candidate in
+            candidate.route.transition == .root && candidate.route.name != taken?.name
+                && candidate.route.name != stack.root?.route
+        }
+        var found: [(Alternative, (Int, Int, Int))] = []
+        for candidate in others {
+            guard let (consumed, _) = candidate.pattern.match(link.segments[state.cursor...]) else { continue }
+            found.append(
+                (
+                    Alternative(state: state, stack: id, route: candidate.route, key: key, consumed: consumed),
+                    candidate.pattern.rank(consumed: consumed)
+                ))
+        }
+        // Popped from the end: the most specific last.
+        alternatives += found.sorted { $0.1 < $1.1 }.map(\.0)
+    }
+
     private func question(for declaration: CoordinatorDeclaration, key: RouteRegistry.TypeKey) -> DeepLinkQuestion {
-        let instance: InstanceID? = if case .instance(let id) = position { id } else { nil }
+        let instance: InstanceID? = if case .instance(let id) = state.position { id } else { nil }
         return DeepLinkQuestion(
             plugin: key.plugin,
             request: CoordinatorDeepLinkRequest.Params(
-                instance: instance, type: key.type, segments: Array(link.segments[cursor...]), query: link.query,
-                dryRun: true))
+                instance: instance, type: key.type, segments: Array(link.segments[state.cursor...]),
+                query: link.query, dryRun: true))
     }
 
     private func invalid(_ reason: String) -> ResponseError {
-        let segment = cursor < link.segments.count ? link.segments[cursor] : nil
-        return .deepLinkInvalid(link.url, segment: segment, index: cursor, reason)
+        let segment = state.cursor < link.segments.count ? link.segments[state.cursor] : nil
+        return .deepLinkInvalid(link.url, segment: segment, index: state.cursor, reason)
     }
 
     private func currentType() throws(ResponseError) -> (CoordinatorDeclaration, RouteRegistry.TypeKey) {
-        switch position {
+        switch state.position {
         case .screen(let name):
             throw invalid("'\(name)' shows a screen; nothing can follow it")
         case .instance(let id):
@@ -165,10 +233,10 @@ public final class DeepLinkResolver {
     /// The most specific matching pattern; between equally specific root routes, the active root wins, so two
     /// pass-through roots (`""`) follow whichever flow the user is in (Stinsen's `hasRoot` check before a link).
     private func bestMatch(_ key: RouteRegistry.TypeKey) -> (RouteDeclaration, Int, [String: String])? {
-        let activeRoot: String? = if case .instance(let id) = position { tree[id]?.root?.route } else { nil }
+        let activeRoot: String? = if case .instance(let id) = state.position { tree[id]?.root?.route } else { nil }
         var best: (route: RouteDeclaration, consumed: Int, captures: [String: String], rank: (Int, Int, Int, Int))?
         for candidate in registry.linkRoutes(of: key) {
-            guard let (consumed, captures) = candidate.pattern.match(link.segments[cursor...]) else { continue }
+            guard let (consumed, captures) = candidate.pattern.match(link.segments[state.cursor...]) else { continue }
             let specificity = candidate.pattern.rank(consumed: consumed)
             let rank = (specificity.0, specificity.1, specificity.2, candidate.route.name == activeRoot ? 1 : 0)
             if let current = best, current.rank >= rank { continue }
@@ -215,7 +283,7 @@ public final class DeepLinkResolver {
                 throw invalid("route '\(route.name)': \(reason)")
             }
         }
-        let context = DeepLinkContext(url: link.url, segments: link.segments, index: cursor, query: link.query)
+        let context = DeepLinkContext(url: link.url, segments: link.segments, index: state.cursor, query: link.query)
         let target = RouteRegistry.target(of: route, declaredBy: key.plugin)
         func next(from existing: Content?) -> Position {
             if let existing {
@@ -226,33 +294,38 @@ public final class DeepLinkResolver {
             }
             return target.map(Position.prospective) ?? .screen(route.name)
         }
-        let existing: Instance? = if case .instance(let id) = position { tree[id] } else { nil }
+        let existing: Instance? = if case .instance(let id) = state.position { tree[id] } else { nil }
         switch route.transition {
         case .tab:
-            steps.append(.selectTab(route.name))
-            position = next(from: existing?.tabs.first { $0.route == route.name }?.content)
+            state.steps.append(.selectTab(route.name))
+            let shown = existing?.tabs.first { $0.route == route.name }
+            if deferrable, let existing, shown == nil, state.until == nil {
+                // A tab its owner has not added yet (§12.7): the link waits for it.
+                state.until = DeferCondition(.tab, route.name, instance: existing.id)
+            }
+            state.position = next(from: shown?.content)
         case .root:
             if let root = existing?.root, root.route == route.name {
                 // The active root: pass through it. The link's params for it are neither compared nor applied, so a
                 // link (untrusted input: `?user=…`) never replaces the active root; switching roots is the app's own
                 // navigation (setRoot). Stinsen's README checks `hasRoot(\.authenticated)` before a link the same way.
-                steps.append(.hasRoot(route.name))
-                position = next(from: root.content)
+                state.steps.append(.hasRoot(route.name))
+                state.position = next(from: root.content)
             } else {
                 try validate()
-                links[steps.count] = context
-                steps.append(.setRoot(route.name, params))
-                position = next(from: nil)
+                state.links[state.steps.count] = context
+                state.steps.append(.setRoot(route.name, params))
+                state.position = next(from: nil)
             }
         case .push, .modal, .fullScreen:
             try validate()
-            links[steps.count] = context
-            steps.append(.route(route.name, params))
-            position = next(from: nil)
+            state.links[state.steps.count] = context
+            state.steps.append(.route(route.name, params))
+            state.position = next(from: nil)
         case .child:
-            steps.append(.child)
-            position = next(from: existing?.child?.content)
+            state.steps.append(.child)
+            state.position = next(from: existing?.child?.content)
         }
-        cursor += consumed
+        state.cursor += consumed
     }
 }

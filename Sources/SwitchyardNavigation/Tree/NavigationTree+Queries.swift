@@ -147,3 +147,29 @@ public func sameParams(_ lhs: JSONValue?, _ rhs: JSONValue?) -> Bool {
     }
     return normalized(lhs) == normalized(rhs)
 }
+
+extension NavigationTree {
+    /// The first entry presented with `interactiveDismissDisabled` (§12.8) that removing `entries` of `owner` would
+    /// take out of the tree, in display order: one of them, or an entry shown by a coordinator one of them holds, in
+    /// any stack below (§12.3). A user's dismissal that would take it is refused: the option binds the user
+    /// everywhere below the locked entry (SwiftUI's meaning; Stinsen's `.modalNonDismissible`).
+    public func lockedEntry<Entries: Sequence<Entry>>(
+        removing entries: Entries, of owner: Instance
+    ) -> (owner: Instance, entry: Entry)? {
+        lockedEntry(removing: entries, of: owner, level: 0)
+    }
+
+    private func lockedEntry<Entries: Sequence<Entry>>(
+        removing entries: Entries, of owner: Instance, level: Int
+    ) -> (owner: Instance, entry: Entry)? {
+        for entry in entries {
+            if entry.presentation?.interactiveDismissDisabled == true { return (owner, entry) }
+            if level < 10_000, let child = entry.content.coordinator, let shown = self[child],
+                let locked = lockedEntry(removing: shown.allEntries, of: shown, level: level + 1)
+            {
+                return locked
+            }
+        }
+        return nil
+    }
+}

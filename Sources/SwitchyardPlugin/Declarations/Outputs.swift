@@ -94,13 +94,35 @@ public struct PluginTarget: Sendable, Equatable {
 
 /// Thrown by a route factory, it rejects the route like a guard: the host answers `-32013 rejectedByGuard` and the
 /// tree stays exactly as it was.
+///
+/// A rejection with `deferUntil` is a "not yet" (Protocol/README.md §13.5): a deep link opened with `defer` waits
+/// until the condition holds, then is applied; `redirect` is what to show meanwhile (a sign-in), steps the host
+/// applies once from this coordinator. Any other request fails as with a plain rejection.
 public struct Rejection: Error, Sendable, CustomStringConvertible {
     /// Why: the message of the error the navigation fails with, shown to whoever asked (a user, a script, a log).
     public let reason: String
+    /// What a deferred deep link waits for, and what to show meanwhile; nil for a plain rejection.
+    public let deferral: LinkDeferral?
     /// A rejection with the reason the caller will see.
-    public init(_ reason: String) { self.reason = reason }
+    public init(_ reason: String) {
+        self.reason = reason
+        self.deferral = nil
+    }
+    /// "Not yet": a deferred deep link waits `until` the condition holds (`.root("authenticated")`), with
+    /// `redirect` shown meanwhile (`[.popToRoot]`).
+    public init(_ reason: String, deferUntil until: DeferCondition, redirect: [NavigationStep] = []) {
+        self.reason = reason
+        self.deferral = LinkDeferral(until: until, redirect: redirect.isEmpty ? nil : redirect)
+    }
     /// The reason, so a rejection prints as what it says.
     public var description: String { reason }
+
+    /// The refusal's `data`: the route refused, and the deferral when there is one.
+    func data(route: String) -> JSONValue {
+        var data: JSONObject = ["route": .string(route)]
+        if let deferral { data["defer"] = deferral.json }
+        return .object(data)
+    }
 }
 
 /// The input of a route that takes none.

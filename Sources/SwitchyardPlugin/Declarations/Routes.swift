@@ -154,7 +154,7 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
         do {
             return try factory(typed, input).routeContent(context)
         } catch let rejection as Rejection {
-            throw ResponseError(.rejectedByGuard, rejection.reason, data: ["route": .string(name)])
+            throw ResponseError(.rejectedByGuard, rejection.reason, data: rejection.data(route: name))
         }
     }
 }

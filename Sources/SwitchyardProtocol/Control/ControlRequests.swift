@@ -4,22 +4,71 @@
 /// `open` (client → host): apply a deep link. Validated first (a dry run through the composed route tables); then
 /// applied as one atomic chain, hop by hop through the owning plugins. An invalid link changes nothing and
 /// `-32014 deepLinkInvalid` says which segment failed (`data.segment`, `data.index`).
+///
+/// Opened with `defer` (or under the manifest's `deepLinks.defer`), a link that cannot be applied yet (a guard on
+/// its path defers it, or it leads through a root that is not active) is answered at once as pending (`deferred`)
+/// and applied as its own revision once it can be (§13.5).
 public enum OpenRequest: ControlRequest {
     public static let method = "open"
 
     public struct Params: Codable, Sendable, Equatable {
         public var url: String
-        public init(url: String) { self.url = url }
+        /// Wait for the link to become valid instead of failing (default: the manifest's `deepLinks.defer`, else
+        /// false).
+        public var `defer`: Bool?
+        /// How long it may wait, in milliseconds (default: the manifest's `deepLinks.deferMs`, else 300,000).
+        public var deferMs: Int?
+
+        public init(url: String, defer: Bool? = nil, deferMs: Int? = nil) {
+            self.url = url
+            self.defer = `defer`
+            self.deferMs = deferMs
+        }
     }
 
-    public typealias Result = NavigateRequest.Result
+    public struct Result: Codable, Sendable, Equatable {
+        /// The tree's revision afterwards (after the redirect, for a link that waits).
+        public var revision: UInt64
+        /// Where the link landed; for a link that waits, where the redirect landed, else the root.
+        public var instance: InstanceID
+        /// The link waits (it was not applied).
+        public var deferred: DeferredDeepLink?
+        /// The link that waited before and is dropped for this one.
+        public var replaced: DeferredDeepLink?
+        /// Why the redirect a guard asked for could not be applied (the link waits all the same).
+        public var redirectError: ResponseError?
+
+        public init(
+            revision: UInt64, instance: InstanceID, deferred: DeferredDeepLink? = nil,
+            replaced: DeferredDeepLink? = nil, redirectError: ResponseError? = nil
+        ) {
+            self.revision = revision
+            self.instance = instance
+            self.deferred = deferred
+            self.replaced = replaced
+            self.redirectError = redirectError
+        }
+
+        /// What a link applied at once answers, as `navigate` would.
+        public init(_ applied: NavigateRequest.Result, replaced: DeferredDeepLink? = nil) {
+            self.init(revision: applied.revision, instance: applied.instance, replaced: replaced)
+        }
+
+        /// The revision and the instance, as `navigate` answers them.
+        public var navigation: NavigateRequest.Result {
+            NavigateRequest.Result(revision: revision, instance: instance)
+        }
+    }
 }
 
 /// `validate` (client → host): the dry run of `open` alone; nothing changes.
 public enum ValidateRequest: ControlRequest {
     public static let method = "validate"
 
-    public typealias Params = OpenRequest.Params
+    public struct Params: Codable, Sendable, Equatable {
+        public var url: String
+        public init(url: String) { self.url = url }
+    }
 
     public struct Result: Codable, Sendable, Equatable {
         public var valid: Bool

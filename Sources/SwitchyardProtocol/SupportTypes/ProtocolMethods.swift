@@ -48,9 +48,12 @@ public enum ProtocolMethods {
         Entry(method: PluginSignalRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginRestartRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginToxicsRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: DeepLinkCancelRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: DeepLinkPendingRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: TraceEventNotification.method, kind: .notification, direction: .hostToClient),
+        Entry(method: DeepLinkChangedNotification.method, kind: .notification, direction: .hostToClient),
     ]
 }

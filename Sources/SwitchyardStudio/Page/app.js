@@ -79,6 +79,35 @@ async function loadDescriptions() {
   state.faults = Boolean(connection.hello && connection.hello.faults && state.descriptions.faults);
 }
 
+// MARK: - Deferred deep links (Protocol/README.md §13.5)
+
+const pendingLink = { id: undefined };
+const describeCondition = (until) => {
+  const subject = until.instance !== undefined ? ` of #${until.instance}` : until.type ? ` of ${until.plugin ? until.plugin + '.' : ''}${until.type}` : '';
+  return until.root !== undefined ? `root '${until.root}'${subject} is active` : `tab '${until.tab}'${subject} is shown`;
+};
+/** The banner shows the link waiting, if any, with a button that cancels it. */
+function showPendingLink(link) {
+  pendingLink.id = link ? link.id : undefined;
+  $('#link-banner').hidden = !link;
+  if (link) $('#link-banner-text').textContent = `⏳ ${link.url} waits until ${describeCondition(link.until)}`;
+}
+const linkOutcomes = {
+  applied: (change) => `deep link ${change.link.url} applied (revision ${change.revision})`,
+  replaced: (change) => `deep link ${change.link.url} replaced by ${change.replacedBy}`,
+  timedOut: (change) => `deep link ${change.link.url} timed out`,
+  cancelled: (change) => `deep link ${change.link.url} cancelled`,
+  invalid: (change) => `deep link ${change.link.url} is invalid after all: ${change.error ? change.error.message : ''}`,
+};
+function linkChanged(change) {
+  if (change.state === 'pending') return showPendingLink(change.link);
+  if (pendingLink.id === change.link.id) showPendingLink(null);
+  say(linkOutcomes[change.state](change), change.state === 'invalid' || change.state === 'timedOut' ? 'error' : 'info');
+}
+$('#link-cancel').addEventListener('click', () => {
+  connection.call('deepLink/cancel', pendingLink.id === undefined ? {} : { id: pendingLink.id }).catch(report);
+});
+
 connection.addEventListener('state', async (event) => {
   const { connected } = event.detail;
   document.body.dataset.connection = connected ? 'connected' : 'disconnected';
@@ -88,7 +117,10 @@ connection.addEventListener('state', async (event) => {
   $('#socket').textContent = event.detail.hello.socket;
   try {
     await connection.call('trace/subscribe', {});
-    const [snapshot, status] = await Promise.all([connection.call('tree/subscribe', {}), connection.call('host/status'), loadDescriptions()]);
+    const [snapshot, status, waiting] = await Promise.all([
+      connection.call('tree/subscribe', {}), connection.call('host/status'), connection.call('deepLink/pending'), loadDescriptions(),
+    ]);
+    showPendingLink(waiting.pending);
     if (state.snapshot && state.snapshot.revision !== snapshot.revision) timeline.add(state.snapshot, snapshot, 'while this page was disconnected');
     else if (!state.snapshot) timeline.add(null, snapshot, 'the tree when this page connected');
     state.snapshot = snapshot;
@@ -130,6 +162,9 @@ connection.addEventListener('notification', (event) => {
     }
     case 'trace/event':
       traffic.add(params, text);
+      break;
+    case 'deepLink/changed':
+      linkChanged(params);
       break;
     default:
       break;
@@ -189,7 +224,10 @@ $('#address-form').addEventListener('submit', (event) => {
   event.preventDefault();
   const url = address.value.trim();
   if (!url) return;
-  change('open', { url }, `open ${url}`).then(() => say(`opened ${url}`)).catch(report);
+  // Opened as an app opens a link it was sent: one that cannot be applied yet (signed out) waits (the banner).
+  change('open', { url, defer: true }, `open ${url}`)
+    .then((result) => { if (!result.deferred) say(`opened ${url}`); })
+    .catch(report);
 });
 
 // MARK: - Inspector tabs and keyboard

@@ -6,6 +6,7 @@ extension PluginTemplate {
             GeneratedFile(path: "package.json", text: nodePackage),
             GeneratedFile(path: "\(names.plugin).js", text: nodePlugin, isExecutable: true),
             GeneratedFile(path: "test/\(names.plugin).test.js", text: nodeTest),
+            GeneratedFile(path: "test/app.test.mjs", text: nodeAppTest),
             GeneratedFile(path: "switchyard.json", text: manifest(command: ["node", "\(names.plugin).js"])),
             GeneratedFile(path: "scenario.txt", text: scenario),
             GeneratedFile(path: ".gitignore", text: "node_modules/\n"),

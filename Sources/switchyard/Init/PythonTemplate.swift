@@ -5,6 +5,7 @@ extension PluginTemplate {
         [
             GeneratedFile(path: "\(names.snake).py", text: pythonPlugin, isExecutable: true),
             GeneratedFile(path: "test_\(names.snake).py", text: pythonTest),
+            GeneratedFile(path: "test_app.py", text: pythonAppTest),
             GeneratedFile(path: "switchyard.json", text: manifest(command: ["python3", "\(names.snake).py"])),
             GeneratedFile(path: "scenario.txt", text: scenario),
             GeneratedFile(path: ".gitignore", text: "__pycache__/\n.venv/\n"),

@@ -69,6 +69,15 @@ check(changed.revision === 2 && changed.snapshot === undefined, 'subscribe: tree
 const badLink = await expectError('deepLinkInvalid', () => host.open('switchyard://todos/todo/42'));
 check(badLink.kind === 'response' && badLink.code === -32014 && badLink.codeName === 'deepLinkInvalid' && badLink.data.segment === 'todos',
   'open: a typed error with code, name and data', { code: badLink.code, name: badLink.codeName, data: badLink.data });
+// Opened with defer, the same link waits for the authenticated root (§13.5); cancelled, it is gone.
+const waiting = await host.open('switchyard://todos/todo/42', { defer: true, deferMs: 60000 });
+check(waiting.revision === 2 && waiting.deferred.until.root === 'authenticated' && waiting.deferred.until.instance === 1
+  && waiting.deferred.deferMs === 60000, 'open({ defer: true }): the link waits for the authenticated root', waiting);
+const pendingChange = (await host.nextNotification('deepLink/changed')).params;
+check(pendingChange.state === 'pending' && pendingChange.link.id === waiting.deferred.id, 'deepLink/changed: pending', pendingChange);
+check((await host.pendingDeepLink()).id === waiting.deferred.id, 'pendingDeepLink: the link waiting');
+check((await host.cancelDeepLink(waiting.deferred.id)).url === waiting.deferred.url, 'cancelDeepLink: the link dropped');
+check((await host.pendingDeepLink()) === null && (await host.cancelDeepLink()) === null, 'nothing waits any more');
 
 const login = await host.navigate([step('setRoot', 'authenticated', { params: { user: 'alice' } })]);
 check(login.revision === 3, 'navigate: a chain applied as revision 3', login);

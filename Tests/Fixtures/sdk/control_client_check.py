@@ -62,6 +62,15 @@ with ControlClient(socket_path, timeout=20) as host:
     error = expect_error("deepLinkInvalid", lambda: host.open("switchyard://todos/todo/42"))
     check(error.code == -32014 and error.name == "deepLinkInvalid" and error.data["segment"] == "todos",
           "open: a typed error with code, name and data", (error.code, error.name, error.data))
+    # Opened with defer, the same link waits for the authenticated root (§13.5); cancelled, it is gone.
+    waiting = host.open("switchyard://todos/todo/42", defer=True, defer_ms=60000)
+    check(waiting["revision"] == 2 and waiting["deferred"]["until"] == {"root": "authenticated", "instance": 1}
+          and waiting["deferred"]["deferMs"] == 60000, "open(defer=True): the link waits for the authenticated root", waiting)
+    pending = host.next_notification("deepLink/changed").params
+    check(pending["state"] == "pending" and pending["link"] == waiting["deferred"], "deepLink/changed: pending", pending)
+    check(host.pending_deep_link() == waiting["deferred"], "pending_deep_link: the link waiting")
+    check(host.cancel_deep_link(waiting["deferred"]["id"]) == waiting["deferred"], "cancel_deep_link: the link dropped")
+    check(host.pending_deep_link() is None and host.cancel_deep_link() is None, "nothing waits any more")
 
     login = host.navigate([step("setRoot", "authenticated", params={"user": "alice"})])
     check(login["revision"] == 3, "navigate: a chain applied as revision 3", login)

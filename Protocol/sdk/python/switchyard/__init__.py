@@ -8,7 +8,7 @@ Protocol/sdk/python/README.md.
 The modules, by concern: `declarations` (routes, contents, params), `coordinator` (the base class of a type),
 `plugin` (a plugin process and its handshake), `connection` (the protocol endpoint: lines, ids, answers now or
 awaited), `reply` (the answer to a request the plugin sent), `errors` (codes and RPCError). Everything public is
-importable from `switchyard` itself.
+importable from `switchyard` itself. `switchyard.testing` (`AppTest`) tests an app's navigation over a real host.
 """
 from .connection import MAX_TRACEBACK_CHARS, Connection, NotificationHandler, RequestHandler
 from .coordinator import Coordinator, DeepLinkResolution, NavigateResult
@@ -17,7 +17,8 @@ from .declarations import (Content, Link, ParamDeclaration, Params, RouteDeclara
 from .errors import (COMPOSITION_ERROR, CONFLICT, DEEP_LINK_INVALID, INSTANCE_NOT_FOUND, INTERNAL_ERROR,
                      INVALID_ANSWER, INVALID_PARAMS, INVALID_REQUEST, LIMIT_EXCEEDED, METHOD_NOT_FOUND, NOT_ALLOWED,
                      NOT_INITIALIZED, NOT_OWNER, PARSE_ERROR, PLUGIN_UNAVAILABLE, REJECTED_BY_GUARD, ROUTE_NOT_FOUND,
-                     SHUTTING_DOWN, TIMEOUT, UNAUTHORIZED, UNSUPPORTED_PROTOCOL_VERSION, ErrorCode, RPCError, reject)
+                     SHUTTING_DOWN, TIMEOUT, UNAUTHORIZED, UNSUPPORTED_PROTOCOL_VERSION, ErrorCode, RPCError, reject,
+                     until_root, until_tab)
 from ._async import MaybeAwaitable
 from ._json import InvalidJSON
 from .plugin import PROTOCOL_VERSIONS, Plugin
@@ -29,6 +30,7 @@ __version__ = "1.1.0"
 
 __all__ = [
     "Plugin", "Coordinator", "Connection", "Reply", "RPCError", "ErrorCode", "InvalidJSON", "reject",
+    "until_root", "until_tab",
     "root", "push", "modal", "full_screen", "tab", "child", "RouteHelper", "screen", "coordinator",
     "Params", "Content", "Step", "Link", "RouteDeclaration", "ParamDeclaration", "NavigateResult",
     "DeepLinkResolution", "MaybeAwaitable", "Done", "RequestHandler", "NotificationHandler",

@@ -215,9 +215,29 @@ class ControlClient:
             params["instance"] = instance
         return self._object("navigate", params)
 
-    def open(self, url: str) -> Dict[str, Any]:
-        """Applies a deep link (validated first, then one atomic chain). Returns {revision, instance}."""
-        return self._object("open", {"url": url})
+    def open(self, url: str, defer: Optional[bool] = None, defer_ms: Optional[int] = None) -> Dict[str, Any]:
+        """Applies a deep link (validated first, then one atomic chain). Returns {revision, instance}.
+
+        With `defer`, a link that cannot be applied yet (a guard defers it, or it needs a root that is not active)
+        waits in the host, at most `defer_ms`, and is applied once it can be: the answer then has `deferred` (the
+        waiting link), and `deepLink/changed` notifications tell what became of it (§13.5)."""
+        params: Dict[str, Any] = {"url": url}
+        if defer is not None:
+            params["defer"] = defer
+        if defer_ms is not None:
+            params["deferMs"] = defer_ms
+        return self._object("open", params)
+
+    def cancel_deep_link(self, id: Optional[int] = None) -> Optional[Dict[str, Any]]:
+        """Drops the deep link waiting (the one with `id`, or any); returns it, or None if none was waiting."""
+        cancelled: Optional[Dict[str, Any]] = self._object("deepLink/cancel", {} if id is None else {"id": id})[
+            "cancelled"]
+        return cancelled
+
+    def pending_deep_link(self) -> Optional[Dict[str, Any]]:
+        """The deep link waiting now, or None."""
+        pending: Optional[Dict[str, Any]] = self._object("deepLink/pending")["pending"]
+        return pending
 
     def validate(self, url: str) -> Dict[str, Any]:
         """The dry run of open(): changes nothing. Returns {valid, steps?, error?}."""

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import Any
+from typing import Any, Dict, List, Optional, Sequence
 
 __all__ = [
-    "ErrorCode", "RPCError", "reject",
+    "ErrorCode", "RPCError", "reject", "until_root", "until_tab",
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "TIMEOUT",
     "NOT_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "PLUGIN_UNAVAILABLE", "LIMIT_EXCEEDED", "SHUTTING_DOWN",
     "INVALID_ANSWER", "UNAUTHORIZED", "ROUTE_NOT_FOUND", "NOT_ALLOWED", "NOT_OWNER", "REJECTED_BY_GUARD",
@@ -104,7 +104,44 @@ class RPCError(Exception):
         return body
 
 
-def reject(reason: str, data: Any = None) -> RPCError:
+def reject(reason: str, data: Any = None, *, defer_until: Optional[Dict[str, Any]] = None,
+           redirect: Optional[Sequence[Dict[str, Any]]] = None) -> RPCError:
     """A guard's refusal, to raise from a route method: the route is not taken, the whole request fails with
-    `-32013 rejectedByGuard` and the tree stays as it was (§8, `coordinator/route`)."""
-    return RPCError(REJECTED_BY_GUARD, reason, data)
+    `-32013 rejectedByGuard` and the tree stays as it was (§8, `coordinator/route`).
+
+    With `defer_until` it is a "not yet" (§13.5): a deep link opened with `defer` waits until the condition holds
+    (`until_root(...)`, `until_tab(...)`), then is applied; `redirect` is what to show meanwhile (a sign-in), steps
+    the host applies once from this coordinator, as `navigate` would (`[{"op": "popToRoot"}]`). A deep link that
+    may not wait, and any other request, fails as with a plain refusal."""
+    if defer_until is None:
+        if redirect is not None:
+            raise ValueError("reject(redirect=...) needs defer_until: a redirect is what to show while a link waits")
+        return RPCError(REJECTED_BY_GUARD, reason, data)
+    if data is not None and not isinstance(data, dict):
+        raise ValueError("reject(defer_until=...) sends its deferral in data.defer, so data must be a dict")
+    deferral: Dict[str, Any] = {"until": dict(defer_until)}
+    if redirect is not None:
+        deferral["redirect"] = [dict(step) for step in redirect]
+    return RPCError(REJECTED_BY_GUARD, reason, dict(data or {}, **{"defer": deferral}))
+
+
+def _condition(kind: str, route: str, instance: Optional[int], plugin: Optional[str],
+               type: Optional[str]) -> Dict[str, Any]:
+    condition: Dict[str, Any] = {kind: route}
+    for key, value in (("instance", instance), ("plugin", plugin), ("type", type)):
+        if value is not None:
+            condition[key] = value
+    return condition
+
+
+def until_root(route: str, *, instance: Optional[int] = None, plugin: Optional[str] = None,
+               type: Optional[str] = None) -> Dict[str, Any]:
+    """A deferral's condition (§13.5): `route` is the active root of a stack coordinator: `instance`, else any
+    instance of `plugin`.`type` (the plugin defaults to this one), else the coordinator whose route was refused."""
+    return _condition("root", route, instance, plugin, type)
+
+
+def until_tab(route: str, *, instance: Optional[int] = None, plugin: Optional[str] = None,
+              type: Optional[str] = None) -> Dict[str, Any]:
+    """A deferral's condition (§13.5): a tabs coordinator shows the tab `route` (chosen as for `until_root`)."""
+    return _condition("tab", route, instance, plugin, type)
