@@ -167,6 +167,12 @@ enum HostService {
         entry(PluginRestartRequest.self) { host, request, _ throws(ResponseError) in
             try await host.restartPlugin(request.plugin)
         },
+        entry(PluginUpgradeRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.upgradePlugin(request)
+        },
+        entry(HostReloadRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.reload(force: request.force ?? false)
+        },
     ])
 
     private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {

@@ -84,7 +84,12 @@ extension Host {
         }
         return await withCheckedContinuation { continuation in
             startWaiters[name, default: []].append(continuation)
-            _ = supervisor.startAgain()
+            // A lazy or hibernated plugin is woken, as a request would wake it (spec §20.3).
+            if supervisor.state == .lazy || supervisor.state == .hibernated {
+                supervisor.wake()
+            } else {
+                _ = supervisor.startAgain()
+            }
         }
     }
 

@@ -47,6 +47,8 @@ public enum ProtocolMethods {
         Entry(method: HostPluginsRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginSignalRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginRestartRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: PluginUpgradeRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: HostReloadRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),
