@@ -63,7 +63,10 @@ public final class PluginCore {
 
     private func register(_ type: any Coordinatable.Type) {
         let (prototype, initialised) = RouteBinding.collecting { type.init() }
-        let routes = Self.namedRoutes(prototype)
+        let named = Self.namedRoutes(prototype)
+        // Every wrapper lines up with the layout; only the routes not switched off are declared and served.
+        let disabled = type.disabledRoutes
+        let routes = disabled.isEmpty ? named : named.filter { !disabled.contains($0.name) }
         let kind: CoordinatorKind =
             if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else
             { .stack }
@@ -88,7 +91,7 @@ public final class PluginCore {
         types[type.typeName] = TypeInfo(
             name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes,
             declaration: declaration,
-            encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: routes))
+            encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: named))
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
         laneTypes[ObjectIdentifier(type)] = LaneType(name: type.typeName, routes: routes, encodeState: encodeState)

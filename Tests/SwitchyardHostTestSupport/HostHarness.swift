@@ -39,6 +39,12 @@ package final class LogCapture: Sendable {
     package func waitFor(_ text: String, seconds: Double = defaultTimeout) async throws {
         try await changes.wait("log line containing '\(text)'", seconds: seconds) { self.contains(text) }
     }
+    /// Waits until at least `count` lines containing `text` have been logged.
+    package func waitFor(_ text: String, count: Int, seconds: Double = defaultTimeout) async throws {
+        try await changes.wait("\(count) log lines containing '\(text)'", seconds: seconds) {
+            self.lines.withLock { $0.count(where: { $0.contains(text) }) } >= count
+        }
+    }
     package var all: [String] { lines.withLock { $0 } }
     package func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
 }

@@ -1,5 +1,7 @@
 import SwitchyardPlugin
 
+// One build plays the releases an upgrade replaces it with (Releases.swift): `--release`, `--with-history`, ….
 Plugin(
-    "todos", version: "1.0.0", coordinators: [NavigationCoordinator.self, TodosCoordinator.self, ShareCoordinator.self]
+    "todos", version: TodosRelease.version,
+    coordinators: [NavigationCoordinator.self, TodosCoordinator.self, ShareCoordinator.self]
 ).run()

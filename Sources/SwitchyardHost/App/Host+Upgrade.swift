@@ -210,11 +210,14 @@ extension Host {
         let (previous, previousTable) = (supervisor.plugin, supervisor.routeTable)
         let revision = navigator.commitSwitch(statesAfter)
         if let composition = check.composition { navigator.adopt(composition) }
+        let onProbation = plan.rollback && plan.probationMs > 0
+        // Published once, by the adoption: the new pid and version, both versions named.
+        supervisor.lifecycle.upgrade = PluginUpgradeStatus(
+            from: plan.fromVersion, to: toVersion, phase: onProbation ? .probation : .upgraded)
         supervisor.adopt(candidate, as: plan.target, table: table)
         navigator.unfreeze(name)
         let held = supervisor.releaseHold()
         let heldMicroseconds = (UVLoop.hrtime - heldAt) / 1_000
-        let onProbation = plan.rollback && plan.probationMs > 0
         if onProbation {
             supervisor.beginProbation(
                 Probation(
@@ -223,7 +226,6 @@ extension Host {
                     statesAfter: statesAfter,
                     newVersion: toVersion))
         }
-        supervisor.upgradePhase(onProbation ? .probation : .upgraded, from: plan.fromVersion, to: toVersion)
         logger.notice(
             "plugin '\(name)' upgraded \(plan.fromVersion ?? "?") → \(toVersion): \(requests.count) instances moved in revision \(revision), \(held) requests held for \(heldMicroseconds) µs\(onProbation ? ", on probation for \(plan.probationMs) ms" : "")"
         )

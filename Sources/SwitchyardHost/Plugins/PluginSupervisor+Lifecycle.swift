@@ -141,6 +141,9 @@ extension PluginSupervisor {
         guard state != .failed, state != .stopped else {
             return .failure(.pluginUnavailable(name, lastError?.message ?? "it is \(state)"))
         }
+        logger.debug(
+            "a request to plugin '\(name)' waits (at most \(timeoutMs) ms): \(lifecycle.gate.isHeld ? "held by an upgrade" : "the plugin starts (\(state))")"
+        )
         let refusal: ResponseError? = await withCheckedContinuation { continuation in
             lifecycle.gate.wait(continuation, deadline: loop.now + UInt64(max(0, timeoutMs)))
             armGateTimer()

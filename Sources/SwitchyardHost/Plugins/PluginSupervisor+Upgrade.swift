@@ -102,7 +102,7 @@ extension PluginSupervisor {
         lifecycle.tableFromContract = false
         lastError = nil
         if let old, old !== candidate { retire(old) }
-        if state == .ready { onStateChange(self) } else { setState(.ready) }
+        if state == .ready { lifecycle.onPublish(self) } else { setState(.ready) }
     }
 
     /// Opens the gate an upgrade held; the requests that waited go to the serving session. Returns how many waited.

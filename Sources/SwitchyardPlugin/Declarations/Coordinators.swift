@@ -14,6 +14,9 @@ public protocol Coordinatable: AnyObject, RouteOutput {
     /// The type's name in the route table. Default: the class name without a `Coordinator` suffix, first letter
     /// lowercased (`TodosCoordinator` → `todos`).
     static var typeName: String { get }
+    /// Routes this process leaves out of the type's route table: feature flags, a route shipped dark and turned on
+    /// by a later release (Protocol/README.md §20). Read once at start; the host never routes to them. Default: none.
+    static var disabledRoutes: Set<String> { get }
     /// After the host created (or restored, or restarted) this instance.
     func didCreate(_ context: CreationContext)
     /// After the instance left the tree.
@@ -65,6 +68,9 @@ extension Coordinatable {
         if name.hasSuffix("Coordinator") && name != "Coordinator" { name.removeLast("Coordinator".count) }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
+
+    /// None: every declared route is in the table.
+    public static var disabledRoutes: Set<String> { [] }
 
     /// Does nothing: most coordinators need no set-up beyond `init()`.
     public func didCreate(_ context: CreationContext) {}

@@ -1,0 +1,95 @@
+#!/usr/bin/env python3
+"""A plugin in several versions, for the tests of upgrades, reloads, lazy start and hibernation (spec §20).
+
+One type, `notes` (a stack): a `home` root, a pushed `note` (`note/:id`) and a pushed `extra`. Every route it shows
+counts itself in the instance's state, so a test sees that state survive. Flags make the versions:
+
+  --version V        the version it reports (default 1.0.0)
+  --without ROUTE    leaves ROUTE out of its table (a breaking change if the tree uses it)
+  --rename-state     its state names the count `total` instead of `count`, and it migrates states written before
+  --fail-migrate     refuses to migrate (an upgrade to it rolls back)
+  --crash-after-ms N exits with status 3 N ms after it has migrated an instance (a crash after the switch)
+  --state-bytes N    pads each instance's state to about N bytes (hibernation's bound)
+  --opens PLUGIN     its `extra` route opens PLUGIN's `notes` instead of showing a screen
+  --block-on FIFO    the `note` route with id "block" answers only once a line can be read from FIFO (a request in
+                     flight for as long as the test wants)
+"""
+import asyncio
+import os
+import sys
+import threading
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Protocol", "sdk", "python"))
+import switchyard  # noqa: E402
+from switchyard import coordinator, screen  # noqa: E402
+
+
+def option(flag, default=None):
+    return sys.argv[sys.argv.index(flag) + 1] if flag in sys.argv[:-1] else default
+
+
+VERSION = option("--version", "1.0.0")
+WITHOUT = {sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--without"}
+RENAME = "--rename-state" in sys.argv
+FAIL_MIGRATE = "--fail-migrate" in sys.argv
+CRASH_AFTER_MS = option("--crash-after-ms")
+STATE_BYTES = int(option("--state-bytes", "0"))
+OPENS = option("--opens")
+BLOCK_ON = option("--block-on")
+COUNT = "total" if RENAME else "count"
+
+plugin = switchyard.Plugin("versioned", VERSION)
+extra = switchyard.push("extra", deep_link="extra", target="notes", plugin=OPENS) if OPENS else \
+    switchyard.push("extra", deep_link="extra")
+ROUTES = [switchyard.root("home"), switchyard.push("note", deep_link="note/:id", params=["id"]), extra]
+
+
+@plugin.coordinator
+class Notes(switchyard.Coordinator):
+    type_name = "notes"
+    initial = "home"
+    routes = [route for route in ROUTES if route["name"] not in WITHOUT]
+
+    def home(self, params, link):
+        self.count()
+        return screen("Home", version=VERSION)
+
+    def note(self, params, link):
+        if BLOCK_ON and params["id"] == "block":
+            return self.blocked(params)
+        self.count()
+        return screen("Note", id=params["id"], version=VERSION)
+
+    async def blocked(self, params):
+        print("note 'block' waits for its FIFO", file=sys.stderr, flush=True)
+
+        def wait():
+            with open(BLOCK_ON) as fifo:
+                fifo.readline()
+        await asyncio.get_running_loop().run_in_executor(None, wait)
+        self.count()
+        return screen("Note", id=params["id"], version=VERSION)
+
+    def extra(self, params, link):
+        self.count()
+        return coordinator("notes", plugin=OPENS) if OPENS else screen("Extra", version=VERSION)
+
+    def count(self):
+        state = dict(self.state or {})
+        state[COUNT] = state.get(COUNT, 0) + 1
+        if STATE_BYTES:
+            state["padding"] = "x" * STATE_BYTES
+        self.state = state
+
+    def migrate(self, from_version, state):
+        if FAIL_MIGRATE:
+            raise ValueError("version %s cannot read the state of version %s" % (VERSION, from_version))
+        if CRASH_AFTER_MS is not None:
+            threading.Timer(int(CRASH_AFTER_MS) / 1000, lambda: os._exit(3)).start()
+        if RENAME and isinstance(state, dict) and "count" in state:
+            state = dict(state)
+            state["total"] = state.pop("count")
+        return state
+
+
+plugin.run()
