@@ -63,7 +63,8 @@ struct UpgradeGenerationTests {
     /// The demo app signed in with four share flows open, the load for ``seconds``, and (`upgrading`) the three
     /// upgrades during it, each after the previous one's probation.
     static func run(upgrading: Bool) async throws -> Run {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        let logs = LogCapture()
+        return try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
             let events = EventLog(host)
             _ = try await host.navigate([.setRoot("authenticated", ["user": "load"])])
             var shares: [InstanceID] = []
@@ -94,14 +95,29 @@ struct UpgradeGenerationTests {
                 return results
             }
             await load.run(rate: rate, seconds: seconds)
-            let results = try await upgrades.value
-            try await withDeadline(seconds: 60, "every request answered") { await load.finished() }
+            let results: [PluginUpgradeRequest.Result]
+            do {
+                results = try await withDeadline(seconds: 60, "the upgrades") { try await upgrades.value }
+                try await withDeadline(seconds: 60, "every request answered") { await load.finished() }
+            } catch {
+                Self.printLog(logs)
+                print("lanes busy: \(load.inLanes)")
+                throw error
+            }
             let phases = events.all.compactMap { event -> String? in
                 guard case .pluginChanged(let status) = event, status.name == "todos", let upgrade = status.upgrade
                 else { return nil }
                 return "\(upgrade.phase.rawValue) \(upgrade.from ?? "-")→\(upgrade.to ?? "-")"
             }
+            if !load.totals.failures.isEmpty { Self.printLog(logs) }
             return Run(setup: setup, end: await host.snapshot(), load: load.totals, results: results, phases: phases)
+        }
+    }
+
+    /// What the host said about the todos plugin (its upgrades, the requests that waited): to see why a run failed.
+    static func printLog(_ logs: LogCapture) {
+        for line in logs.all where line.contains("todos") || line.contains("waits") || line.contains("upgrad") {
+            print(line.prefix(300))
         }
     }
 
@@ -145,7 +161,7 @@ final class Load: Sendable {
     let todos: InstanceID
     let shares: [InstanceID]
     private let lanes: [AsyncSemaphore]
-    private let state = Mutex((totals: Totals(), tasks: [Task<Void, Never>]()))
+    private let state = Mutex((totals: Totals(), tasks: [Task<Void, Never>](), inLane: [Int: String]()))
 
     init(host: HostHandle, todos: InstanceID, shares: [InstanceID]) {
         self.host = host
@@ -155,6 +171,9 @@ final class Load: Sendable {
     }
 
     var totals: Totals { state.withLock { $0.totals } }
+
+    /// The request each lane runs now (where it was sent from): what a hang is stuck on.
+    var inLanes: [Int: String] { state.withLock { $0.inLane } }
 
     /// Offers `rate` requests per second for `seconds`; returns when the last is sent (not answered).
     func run(rate: Int, seconds: Double) async {
@@ -196,15 +215,26 @@ final class Load: Sendable {
     }
 
     /// Sends one request in the todos stack's lane.
-    func sendInTodosLane(_ body: @Sendable () async throws(ResponseError) -> NavigateRequest.Result) async {
-        await send(lane: shares.count, body)
+    func sendInTodosLane(
+        line: Int = #line, _ body: @Sendable () async throws(ResponseError) -> NavigateRequest.Result
+    ) async {
+        await send(lane: shares.count, line: line, body)
     }
 
     /// Sends one request in `lane` (one at a time there) and counts its outcome.
-    func send(lane: Int, _ body: @Sendable () async throws(ResponseError) -> NavigateRequest.Result) async {
+    func send(
+        lane: Int, _ what: String = #function, line: Int = #line,
+        _ body: @Sendable () async throws(ResponseError) -> NavigateRequest.Result
+    ) async {
         await lanes[lane].acquire()
-        defer { lanes[lane].release() }
-        state.withLock { $0.totals.sent += 1 }
+        defer {
+            state.withLock { $0.inLane[lane] = nil }
+            lanes[lane].release()
+        }
+        state.withLock {
+            $0.totals.sent += 1
+            $0.inLane[lane] = "line \(line)"
+        }
         do throws(ResponseError) {
             _ = try await body()
             state.withLock { $0.totals.answered += 1 }

@@ -30,7 +30,12 @@ extension Navigator {
     /// Waits while `result` changes an instance of a frozen plugin (checked again after each unfreeze).
     func waitWhileFrozen(_ result: ChainResult, base: NavigationTree) async {
         while changesFrozen(result, base: base) {
-            await withCheckedContinuation { freeze.waiters.append($0) }
+            // Checked again where the waiter is registered: an unfreeze may come between.
+            await withCheckedContinuation { continuation in
+                guard changesFrozen(result, base: base) else { return continuation.resume() }
+                logger.debug("a chain waits to commit: it changes instances of \(freeze.plugins.sorted()), which move")
+                freeze.waiters.append(continuation)
+            }
         }
     }
 

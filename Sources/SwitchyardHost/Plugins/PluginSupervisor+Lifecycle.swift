@@ -123,30 +123,20 @@ extension PluginSupervisor {
     /// already consulted this version, and finishes there (an upgrade waits for it). Otherwise a plugin that does not
     /// serve fails the request at once, as before (§16).
     func session(waitingUpTo timeoutMs: Int, bypassHold: Bool) async -> Result<PluginSession, ResponseError> {
-        if state == .ready, let session, session.state == .ready, !lifecycle.gate.isHeld || bypassHold {
-            return .success(session)
-        }
-        switch state {
-        case _ where lifecycle.gate.isHeld:
-            break  // an upgrade: the new version serves it (a lazy plugin is not started as its old version)
-        case .lazy, .hibernated:
-            wake()
-        case .stopping where lifecycle.hibernating != nil:
-            break  // started again once stopped (see `hibernated(as:)`)
-        case .starting where lifecycle.waking, .restarting where lifecycle.waking:
-            break
-        default:
-            return .failure(.pluginUnavailable(name, lastError?.message ?? "it is \(state)"))
-        }
-        guard state != .failed, state != .stopped else {
-            return .failure(.pluginUnavailable(name, lastError?.message ?? "it is \(state)"))
-        }
-        logger.debug(
-            "a request to plugin '\(name)' waits (at most \(timeoutMs) ms): \(lifecycle.gate.isHeld ? "held by an upgrade" : "the plugin starts (\(state))")"
-        )
+        if case .serve(let session) = admission(bypassHold: bypassHold) { return .success(session) }
+        // Decided again where the waiter is registered: the task may resume there after other work on the loop
+        // (an upgrade's switch, a wake's end), which must not slip between the decision and the registration.
         let refusal: ResponseError? = await withCheckedContinuation { continuation in
-            lifecycle.gate.wait(continuation, deadline: loop.now + UInt64(max(0, timeoutMs)))
-            armGateTimer()
+            switch admission(bypassHold: bypassHold) {
+            case .serve: continuation.resume(returning: nil)
+            case .refuse(let error): continuation.resume(returning: error)
+            case .wait:
+                logger.debug(
+                    "a request to plugin '\(name)' waits (at most \(timeoutMs) ms): \(lifecycle.gate.isHeld ? "held by an upgrade" : "the plugin starts (\(state))")"
+                )
+                lifecycle.gate.wait(continuation, deadline: loop.now + UInt64(max(0, timeoutMs)))
+                armGateTimer()
+            }
         }
         if let refusal { return .failure(refusal) }
         guard state == .ready, let session, session.state == .ready else {
@@ -154,6 +144,35 @@ extension PluginSupervisor {
         }
         return .success(session)
     }
+
+    private enum Admission {
+        case serve(PluginSession)
+        case wait
+        case refuse(ResponseError)
+    }
+
+    /// Whether a request goes to the plugin now, waits for it, or fails; wakes a lazy or hibernated plugin.
+    private func admission(bypassHold: Bool) -> Admission {
+        if state == .ready, let session, session.state == .ready, !lifecycle.gate.isHeld || bypassHold {
+            return .serve(session)
+        }
+        switch state {
+        case _ where lifecycle.gate.isHeld:
+            return .wait  // an upgrade: the new version serves it (a lazy plugin is not started as its old version)
+        case .lazy, .hibernated:
+            wake()
+            // A spawn can fail at once: the plugin is failed then, and says why.
+            return state == .failed || state == .stopped ? refusal : .wait
+        case .stopping where lifecycle.hibernating != nil:
+            return .wait  // started again once stopped (see `hibernated(as:)`)
+        case .starting where lifecycle.waking, .restarting where lifecycle.waking:
+            return .wait
+        default:
+            return refusal
+        }
+    }
+
+    private var refusal: Admission { .refuse(.pluginUnavailable(name, lastError?.message ?? "it is \(state)")) }
 
     /// Starts a lazy or hibernated plugin because something needs it; it is restored before it serves.
     func wake() {

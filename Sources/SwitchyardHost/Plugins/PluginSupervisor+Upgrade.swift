@@ -125,6 +125,8 @@ extension PluginSupervisor {
     /// Arms the probation: until it ends, an abnormal end of the new version brings `probation.previous` back.
     func beginProbation(_ probation: Probation) {
         var armed = probation
+        // The loop's time is the start of this iteration's: a long one would end the probation early.
+        loop.updateTime()
         let timer = try? UVTimer(loop: loop)
         try? timer?.start(after: UInt64(probation.milliseconds)) { [weak self] in self?.endProbation(failure: nil) }
         armed.timer = timer
@@ -134,13 +136,17 @@ extension PluginSupervisor {
     /// Waits for the end of the running probation: nil once passed, else why it failed (answered once the old
     /// version serves again, or could not).
     func probationOutcome() async -> String? {
-        if lifecycle.probation != nil {
-            return await withCheckedContinuation { lifecycle.probation?.waiters.append($0) }
+        // Decided where the waiter is registered: the probation may end between a check and the registration.
+        await withCheckedContinuation { continuation in
+            if lifecycle.probation != nil {
+                lifecycle.probation?.waiters.append(continuation)
+            } else if lifecycle.rollingBack != nil {
+                lifecycle.rollingBack?.waiters.append(continuation)
+            } else {
+                continuation.resume(
+                    returning: lifecycle.upgrade?.phase == .rolledBack ? lifecycle.rollbackReason : nil)
+            }
         }
-        if lifecycle.rollingBack != nil {
-            return await withCheckedContinuation { lifecycle.rollingBack?.waiters.append($0) }
-        }
-        return lifecycle.upgrade?.phase == .rolledBack ? lifecycle.rollbackReason : nil
     }
 
     /// The old version serves again after a failed probation (or could not be brought back): whoever waited for the
