@@ -85,8 +85,18 @@ package func withHost<T: Sendable>(
     _ plugins: [PluginManifest], root: CoordinatorReference? = nil, options: HostOptions? = nil,
     logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
 ) async throws -> T {
+    try await withHost(
+        manifest: Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot), options: options,
+        logs: logs, body)
+}
+
+/// ``withHost(_:root:options:logs:_:)`` for a manifest of its own (one loaded from a file, which a reload reads
+/// again).
+package func withHost<T: Sendable>(
+    manifest: Manifest, options: HostOptions? = nil, logs: LogCapture = LogCapture(),
+    _ body: @Sendable (HostHandle) async throws -> T
+) async throws -> T {
     TestSweep.once()
-    let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
     var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     configured.productsDirectory = productsDirectory
     let options = configured

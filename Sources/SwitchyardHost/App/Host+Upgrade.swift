@@ -104,13 +104,16 @@ extension Host {
         let supervisor = plan.supervisor
         let name = supervisor.name
         guard !shuttingDown else { throw ResponseError(.shuttingDown, "the host is shutting down") }
-        guard !supervisor.lifecycle.upgrading, supervisor.lifecycle.probation == nil,
-            supervisor.lifecycle.rollingBack == nil
-        else {
+        guard !supervisor.lifecycle.upgrading, supervisor.lifecycle.rollingBack == nil else {
             throw ResponseError(
                 .notAllowed,
-                "plugin '\(name)' is being upgraded (\(supervisor.lifecycle.upgrade?.phase.rawValue ?? "?")); one upgrade at a time, after its probation",
+                "plugin '\(name)' is being upgraded (\(supervisor.lifecycle.upgrade?.phase.rawValue ?? "?")); one upgrade at a time",
                 data: ["plugin": .string(name)])
+        }
+        if supervisor.lifecycle.probation != nil {
+            // The operator moves on: the version on probation is kept, and is what this upgrade would roll back to.
+            logger.notice("plugin '\(name)': a new upgrade ends the probation of \(plan.fromVersion ?? "?")")
+            supervisor.endProbation(failure: nil)
         }
         guard [.ready, .lazy, .hibernated].contains(supervisor.state) else {
             throw .pluginUnavailable(name, "it is \(supervisor.state): an upgrade replaces a version that serves")
