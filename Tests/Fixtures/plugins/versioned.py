@@ -11,6 +11,7 @@ counts itself in the instance's state, so a test sees that state survive. Flags 
   --crash-after-ms N exits with status 3 N ms after it has migrated an instance (a crash after the switch)
   --state-bytes N    pads each instance's state to about N bytes (hibernation's bound)
   --opens PLUGIN     its `extra` route opens PLUGIN's `notes` instead of showing a screen
+  --crash-on-restore exits with status 5 when asked to restore an instance (a restore that crashes)
   --block-on FIFO    the `note` route with id "block" answers only once a line can be read from FIFO (a request in
                      flight for as long as the test wants)
 """
@@ -91,5 +92,14 @@ class Notes(switchyard.Coordinator):
             state["total"] = state.pop("count")
         return state
 
+
+if "--crash-on-restore" in sys.argv:
+    create = plugin.handlers["coordinator/create"]
+
+    def crash_on_restore(params):
+        if params.get("reason") == "restore":
+            os._exit(5)
+        return create(params)
+    plugin.handlers["coordinator/create"] = crash_on_restore
 
 plugin.run()
