@@ -209,10 +209,10 @@ struct Interpreter {
     static func describe(_ plugins: [HostStatusRequest.Plugin]) -> String {
         plugins.map { plugin in
             var line = "\(plugin.name)  \(plugin.state)"
-            // Whether it has a process: `running`, or `lazy`/`hibernated` (already its state then), spec §20.
-            if let residency = plugin.residency, residency != plugin.state { line += "  \(residency)" }
             if let pid = plugin.pid { line += "  pid \(pid)" }
             if let version = plugin.version { line += "  v\(version)" }
+            // Whether it has a process: `running`, or `lazy`/`hibernated` (its state says so then), spec §20.
+            if let residency = plugin.residency, residency != plugin.state { line += "  \(residency)" }
             if let upgrade = plugin.upgrade {
                 line += "  upgrade \(upgrade.from ?? "?") → \(upgrade.to ?? "?"): \(upgrade.phase)"
             }

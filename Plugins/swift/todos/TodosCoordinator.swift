@@ -30,7 +30,7 @@ final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     /// Shipped dark, turned on by release 1.1 (`--with-history`, Releases.swift).
     @Route(.push, deepLink: "history") var history = makeHistory
 
-    static var disabledRoutes: Set<String> { TodosRelease.withHistory ? [] : ["history"] }
+    static var disabledRoutes: Set<String> { TodosRelease.disabledRoutes }
 
     init() {}
 
