@@ -35,7 +35,7 @@ final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     init() {}
 
     /// The list is visible again (a todo popped, a sheet dismissed): where an app would reload it (§12.9).
-    func appeared(entry: EntryID) { print("todos: entry \(entry) appeared") }
+    func appeared(entry: EntryID) { log("todos: entry \(entry) appeared") }
 
     /// The todo screen's "complete" button (Jump's `onNext`): the coordinator, not the screen, decides what follows,
     /// and here that is going back to where the user came from.
