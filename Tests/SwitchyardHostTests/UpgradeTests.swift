@@ -142,13 +142,23 @@ struct UpgradeTests {
     @Test("a crash of the new version within the probation brings the old one back, restored from the tree")
     func crashWithinProbationRollsBack() async throws {
         try await withHost([Versioned.entry()], root: Versioned.root()) { host in
+            let events = EventLog(host)
             _ = try await host.navigate([.route("note", ["id": "1"])])
             let before = await host.snapshot()
-            let result = try await host.upgradePlugin(
-                .init(
-                    plugin: "notes",
-                    command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-after-ms", "100"]),
-                    probationMs: 20_000, waitForProbation: true))
+            let upgrade = Task {
+                try await host.upgradePlugin(
+                    .init(
+                        plugin: "notes",
+                        command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
+                        probationMs: 20_000, waitForProbation: true))
+            }
+            defer { upgrade.cancel() }
+            try await events.wait(for: "the switch") { events in
+                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
+            }
+            // The new version serves now; asked for `extra` it crashes, within its probation.
+            await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
+            let result = try await upgrade.value
             #expect(result.outcome == .rolledBack && result.probation.state == .failed)
             #expect(result.reason?.contains("within its probation") == true, "\(result.reason ?? "")")
             let status = try #require(await host.status().first)
@@ -171,9 +181,10 @@ struct UpgradeTests {
             let events = EventLog(host)
             let result = try await host.upgradePlugin(
                 .init(
-                    plugin: "notes", command: Versioned.command(["--version", "2.0.0", "--crash-after-ms", "100"]),
+                    plugin: "notes", command: Versioned.command(["--version", "2.0.0", "--crash-on", "extra"]),
                     noRollback: true))
-            #expect(result.probation.state == .off)
+            #expect(result.outcome == .upgraded && result.probation.state == .off)
+            await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
             try await events.waitUntilReady(host, "notes", restarts: 1)
             let status = try #require(await host.status().first)
             #expect(status.version == "2.0.0" && status.upgrade?.phase == .upgraded)

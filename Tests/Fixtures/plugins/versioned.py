@@ -8,7 +8,7 @@ counts itself in the instance's state, so a test sees that state survive. Flags 
   --without ROUTE    leaves ROUTE out of its table (a breaking change if the tree uses it)
   --rename-state     its state names the count `total` instead of `count`, and it migrates states written before
   --fail-migrate     refuses to migrate (an upgrade to it rolls back)
-  --crash-after-ms N exits with status 3 N ms after it has migrated an instance (a crash after the switch)
+  --crash-on ROUTE   exits with status 3 when asked to show ROUTE (a crash after the switch, when the test wants it)
   --state-bytes N    pads each instance's state to about N bytes (hibernation's bound)
   --opens PLUGIN     its `extra` route opens PLUGIN's `notes` instead of showing a screen
   --crash-on-restore exits with status 5 when asked to restore an instance (a restore that crashes)
@@ -18,7 +18,6 @@ counts itself in the instance's state, so a test sees that state survive. Flags 
 import asyncio
 import os
 import sys
-import threading
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "Protocol", "sdk", "python"))
 import switchyard  # noqa: E402
@@ -33,13 +32,19 @@ VERSION = option("--version", "1.0.0")
 WITHOUT = {sys.argv[i + 1] for i, arg in enumerate(sys.argv[:-1]) if arg == "--without"}
 RENAME = "--rename-state" in sys.argv
 FAIL_MIGRATE = "--fail-migrate" in sys.argv
-CRASH_AFTER_MS = option("--crash-after-ms")
+CRASH_ON = option("--crash-on")
 STATE_BYTES = int(option("--state-bytes", "0"))
 OPENS = option("--opens")
 BLOCK_ON = option("--block-on")
 COUNT = "total" if RENAME else "count"
 
 plugin = switchyard.Plugin("versioned", VERSION)
+
+
+def crash_if_asked(route):
+    if route == CRASH_ON:
+        os._exit(3)
+
 extra = switchyard.push("extra", deep_link="extra", target="notes", plugin=OPENS) if OPENS else \
     switchyard.push("extra", deep_link="extra")
 ROUTES = [switchyard.root("home"), switchyard.push("note", deep_link="note/:id", params=["id"]), extra]
@@ -56,6 +61,7 @@ class Notes(switchyard.Coordinator):
         return screen("Home", version=VERSION)
 
     def note(self, params, link):
+        crash_if_asked("note")
         if BLOCK_ON and params["id"] == "block":
             return self.blocked(params)
         self.count()
@@ -72,6 +78,7 @@ class Notes(switchyard.Coordinator):
         return screen("Note", id=params["id"], version=VERSION)
 
     def extra(self, params, link):
+        crash_if_asked("extra")
         self.count()
         return coordinator("notes", plugin=OPENS) if OPENS else screen("Extra", version=VERSION)
 
@@ -85,8 +92,6 @@ class Notes(switchyard.Coordinator):
     def migrate(self, from_version, state):
         if FAIL_MIGRATE:
             raise ValueError("version %s cannot read the state of version %s" % (VERSION, from_version))
-        if CRASH_AFTER_MS is not None:
-            threading.Timer(int(CRASH_AFTER_MS) / 1000, lambda: os._exit(3)).start()
         if RENAME and isinstance(state, dict) and "count" in state:
             state = dict(state)
             state["total"] = state.pop("count")
