@@ -124,25 +124,30 @@ extension PluginSupervisor {
     /// serve fails the request at once, as before (§16).
     func session(waitingUpTo timeoutMs: Int, bypassHold: Bool) async -> Result<PluginSession, ResponseError> {
         if case .serve(let session) = admission(bypassHold: bypassHold) { return .success(session) }
-        // Decided again where the waiter is registered: the task may resume there after other work on the loop
-        // (an upgrade's switch, a wake's end), which must not slip between the decision and the registration.
-        let refusal: ResponseError? = await withCheckedContinuation { continuation in
-            switch admission(bypassHold: bypassHold) {
-            case .serve: continuation.resume(returning: nil)
-            case .refuse(let error): continuation.resume(returning: error)
-            case .wait:
-                logger.debug(
-                    "a request to plugin '\(name)' waits (at most \(timeoutMs) ms): \(lifecycle.gate.isHeld ? "held by an upgrade" : "the plugin starts (\(state))")"
-                )
-                lifecycle.gate.wait(continuation, deadline: loop.now + UInt64(max(0, timeoutMs)))
-                armGateTimer()
+        let deadline = loop.now + UInt64(max(0, timeoutMs))
+        while true {
+            // Decided again where the waiter is registered: the task may resume there after other work on the loop
+            // (an upgrade's switch, a wake's end), which must not slip between the decision and the registration.
+            let refusal: ResponseError? = await withCheckedContinuation { continuation in
+                switch admission(bypassHold: bypassHold) {
+                case .serve: continuation.resume(returning: nil)
+                case .refuse(let error): continuation.resume(returning: error)
+                case .wait:
+                    logger.debug(
+                        "a request to plugin '\(name)' waits (at most \(timeoutMs) ms): \(lifecycle.gate.isHeld ? "held by an upgrade" : "the plugin starts (\(state))")"
+                    )
+                    lifecycle.gate.wait(continuation, deadline: deadline)
+                    armGateTimer()
+                }
+            }
+            if let refusal { return .failure(refusal) }
+            if state == .ready, let session, session.state == .ready { return .success(session) }
+            // Released, but the plugin stopped again before this task ran (a busy loop let it hibernate): it is
+            // started again on this need, within the same deadline (admission decides again).
+            guard serves else {
+                return .failure(.pluginUnavailable(name, lastError?.message ?? "it is \(state)"))
             }
         }
-        if let refusal { return .failure(refusal) }
-        guard state == .ready, let session, session.state == .ready else {
-            return .failure(.pluginUnavailable(name, lastError?.message ?? "it is \(state)"))
-        }
-        return .success(session)
     }
 
     private enum Admission {
@@ -190,7 +195,10 @@ extension PluginSupervisor {
             lifecycle.waking = false
             armIdleTimer()
             guard !lifecycle.gate.isHeld else { return }
-            for waiter in lifecycle.gate.releaseAll() { waiter.resume(returning: nil) }
+            let released = lifecycle.gate.releaseAll()
+            // The released tasks run later: the first idle check must not count the time before they do.
+            if !released.isEmpty { lifecycle.requestsAtLastCheck = -1 }
+            for waiter in released { waiter.resume(returning: nil) }
         case .failed, .stopped:
             lifecycle.waking = false
             let error = lastError ?? .pluginUnavailable(name, "it is \(state)")
