@@ -167,6 +167,12 @@ enum HostService {
             try await host.restartPlugin(request.plugin)
         },
         entry(PluginToxicsRequest.self) { host, request, _ throws(ResponseError) in try host.setToxics(request) },
+        entry(PluginUpgradeRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.upgradePlugin(request)
+        },
+        entry(HostReloadRequest.self) { host, request, _ throws(ResponseError) in
+            try await host.reload(force: request.force ?? false)
+        },
     ])
 
     private static func subscribe(_ subscriber: (any ControlSubscriber)?, _ request: TreeSubscribeRequest.Params) {

@@ -63,7 +63,10 @@ public final class PluginCore {
 
     private func register(_ type: any Coordinatable.Type) {
         let (prototype, initialised) = RouteBinding.collecting { type.init() }
-        let routes = Self.namedRoutes(prototype)
+        let named = Self.namedRoutes(prototype)
+        // Every wrapper lines up with the layout; only the routes not switched off are declared and served.
+        let disabled = type.disabledRoutes
+        let routes = disabled.isEmpty ? named : named.filter { !disabled.contains($0.name) }
         let kind: CoordinatorKind =
             if prototype is any TabsCoordinator { .tabs } else if prototype is any WrapperCoordinator { .wrapper } else
             { .stack }
@@ -88,7 +91,7 @@ public final class PluginCore {
         types[type.typeName] = TypeInfo(
             name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes,
             declaration: declaration,
-            encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: routes))
+            encodeState: encodeState, layout: RouteBinding.layout(collected: initialised, named: named))
         typeOrder.append(type.typeName)
         prototypesByClass[ObjectIdentifier(type)] = prototype
         laneTypes[ObjectIdentifier(type)] = LaneType(name: type.typeName, routes: routes, encodeState: encodeState)
@@ -194,12 +197,23 @@ public final class PluginCore {
         object.state = try Coding.decode(S.State.self, from: value)
     }
 
+    /// An upgrade's state: what the previous version wrote, through the type's migration hook.
+    private static func migrateState(_ object: any Coordinatable, from version: String, _ value: JSONValue?) throws {
+        guard let value, let stateful = object as? any StatefulCoordinator else { return }
+        try migrate(stateful, from: version, value)
+    }
+
+    private static func migrate<S: StatefulCoordinator>(_ object: S, from version: String, _ value: JSONValue) throws {
+        object.state = try S.migrate(from: version, state: value)
+    }
+
     // MARK: - Protocol handlers
 
     /// `coordinator/create`.
     public func create(_ params: CoordinatorCreateRequest.Params) throws -> CoordinatorCreateRequest.Result {
         let (object, info) = try instantiate(params)
         if params.reason == .restore { return CoordinatorCreateRequest.Result() }
+        if params.reason == .upgrade { return CoordinatorCreateRequest.Result(state: Self.encodeState(object)) }
         var result = try initialContent(of: object, info, params)
         result.state = Self.encodeState(object)
         return result
@@ -216,20 +230,35 @@ public final class PluginCore {
             switch params.reason {
             case .restart: instances[params.instance]
             case .new: adopt(params)
-            case .restore: nil
+            case .restore, .upgrade: nil
             }
         let (object, bound) = existing.map { ($0, false) } ?? make(info)
         register(object, as: params.instance, bound: bound)
-        do {
-            try Self.restoreState(object, params.state ?? (params.reason == .new ? params.params : nil))
-        } catch {
-            throw ResponseError(
-                .invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)",
-                data: ["field": "state"])
+        if params.reason == .upgrade {
+            let from = params.fromVersion ?? ""
+            do { try Self.migrateState(object, from: from, params.state) } catch {
+                instances[params.instance] = nil
+                throw ResponseError(
+                    .internalError,
+                    "cannot migrate the state of \(params.type)\(params.instance) from version \(from.isEmpty ? "?" : from): \(error)",
+                    data: [
+                        "field": "state", "type": .string("\(type(of: error))"),
+                        "description": .string(String(reflecting: error)),
+                    ])
+            }
+        } else {
+            do {
+                try Self.restoreState(object, params.state ?? (params.reason == .new ? params.params : nil))
+            } catch {
+                throw ResponseError(
+                    .invalidParams, "cannot restore the state of \(params.type)\(params.instance): \(error)",
+                    data: ["field": "state"])
+            }
         }
-        object.didCreate(
-            CreationContext(
-                instance: params.instance, reason: params.reason, params: params.params, parent: params.parent))
+        var context = CreationContext(
+            instance: params.instance, reason: params.reason, params: params.params, parent: params.parent)
+        context.fromVersion = params.fromVersion
+        object.didCreate(context)
         return (object, info)
     }
 

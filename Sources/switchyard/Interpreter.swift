@@ -240,6 +240,11 @@ struct Interpreter {
             var line = "\(plugin.name)  \(plugin.state)"
             if let pid = plugin.pid { line += "  pid \(pid)" }
             if let version = plugin.version { line += "  v\(version)" }
+            // Whether it has a process: `running`, or `lazy`/`hibernated` (its state says so then), spec §20.
+            if let residency = plugin.residency, residency != plugin.state { line += "  \(residency)" }
+            if let upgrade = plugin.upgrade {
+                line += "  upgrade \(upgrade.from ?? "?") → \(upgrade.to ?? "?"): \(upgrade.phase)"
+            }
             if plugin.restarts > 0 { line += "  restarts \(plugin.restarts)" }
             if let error = plugin.error {
                 line += "  — \(error.message)" + (error.authorDetails.map { "\n" + $0 } ?? "")

@@ -18,7 +18,7 @@ struct Switchyard: AsyncParsableCommand {
         subcommands: [
             RunCommand.self, OpenCommand.self, PromptCommand<ValidateSpec>.self, PromptCommand<NavSpec>.self,
             PromptCommand<DismissedSpec>.self, PromptCommand<ActionSpec>.self, PromptCommand<QuerySpec>.self,
-            TreeCommand.self, StatusCommand.self,
+            TreeCommand.self, StatusCommand.self, UpgradeCommand.self, ReloadCommand.self,
             PromptCommand<ExpectSpec>.self, PromptCommand<WaitSpec>.self, WatchCommand.self, ShutdownCommand.self,
             StudioCommand.self,
             ChaosCommand.self, CheckPluginCommand.self, ContractCommand.self, InitCommand.self,

@@ -41,6 +41,12 @@ package final class LogCapture: Sendable {
     package func waitFor(_ text: String, seconds: Double = defaultTimeout) async throws {
         try await changes.wait("log line containing '\(text)'", seconds: seconds) { self.contains(text) }
     }
+    /// Waits until at least `count` lines containing `text` have been logged.
+    package func waitFor(_ text: String, count: Int, seconds: Double = defaultTimeout) async throws {
+        try await changes.wait("\(count) log lines containing '\(text)'", seconds: seconds) {
+            self.lines.withLock { $0.count(where: { $0.contains(text) }) } >= count
+        }
+    }
     package var all: [String] { lines.withLock { $0 } }
     package func contains(_ text: String) -> Bool { lines.withLock { $0.contains { $0.contains(text) } } }
 }
@@ -102,12 +108,22 @@ package func withHost<T: Sendable>(
     options: HostOptions? = nil,
     logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
 ) async throws -> T {
+    try await withHost(
+        manifest: Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot), tier: tier,
+        options: options, logs: logs, body)
+}
+
+/// ``withHost(_:tier:root:options:logs:_:)`` for a manifest of its own (one loaded from a file, which a reload reads
+/// again).
+package func withHost<T: Sendable>(
+    manifest: Manifest, tier: Tier = .processes, options: HostOptions? = nil, logs: LogCapture = LogCapture(),
+    _ body: @Sendable (HostHandle) async throws -> T
+) async throws -> T {
     TestSweep.once()
-    let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
     var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     configured.productsDirectory = productsDirectory
     if tier == .inProcess {
-        let unknown = plugins.map(\.name).filter { InProcessDemo.plugins[$0] == nil }
+        let unknown = manifest.plugins.map(\.name).filter { InProcessDemo.plugins[$0] == nil }
         guard unknown.isEmpty else {
             throw TestFailure("no in-process stand-in for \(unknown): this test runs only as processes")
         }

@@ -320,6 +320,28 @@ struct PluginSessionTests {
 
 // MARK: - The lab: a session on a recording transport and a manual clock
 
+extension PluginSessionTests {
+    @Test("an upgrade's drain: called at once when nothing is pending, else once the last request has its answer")
+    func drain() throws {
+        let lab = try Lab.ready()
+        var drained = 0
+        lab.session.whenNoRequestsPending { drained += 1 }
+        #expect(drained == 1)
+        lab.session.sendRaw(method: "coordinator/route", params: nil) { _ in }
+        lab.session.sendRaw(method: "coordinator/route", params: nil) { _ in }
+        lab.session.whenNoRequestsPending { drained += 1 }
+        lab.deliver(#"{"jsonrpc":"2.0","id":2,"result":{}}"#)
+        #expect(drained == 1)
+        lab.deliver(#"{"jsonrpc":"2.0","id":3,"result":{}}"#)
+        #expect(drained == 2)
+        // A plugin that ends with requests pending drains too: they fail, and nothing waits for them any more.
+        lab.session.sendRaw(method: "coordinator/route", params: nil) { _ in }
+        lab.session.whenNoRequestsPending { drained += 1 }
+        lab.transport.end(.exited(1))
+        #expect(drained == 3)
+    }
+}
+
 private final class Lab {
     let transport = RecordingTransport()
     let clock = ManualClock()

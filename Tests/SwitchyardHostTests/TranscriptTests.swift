@@ -212,6 +212,8 @@ struct TranscriptTests {
         "hello-swift": (product("HelloPlugin"), []),
         "hello-python": (TestPlugins.python, ["\(packageRoot)/Plugins/python/hello.py"]),
         "todos": (product("DemoTodos"), []),
+        // Release 1.2, which renames a state field and migrates what 1.0 wrote (upgrade.jsonl, §20.1).
+        "todos-1.2": (product("DemoTodos"), ["--release", "1.2.0", "--share-state-v2"]),
         "profile": (TestPlugins.python, ["\(packageRoot)/Plugins/python/profile.py"]),
         "projects": (TestPlugins.node, ["\(packageRoot)/Plugins/node/projects.js"]),
     ]

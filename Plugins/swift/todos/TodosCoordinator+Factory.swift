@@ -5,6 +5,7 @@ extension TodosCoordinator {
     func makeList() -> Screen { Screen("TodoList", ["count": .int(Int64(TodosStore.todos.count))]) }
 
     func makeTodo(_ id: String) throws -> Screen {
+        TodosRelease.crashIfAsked()
         // Plugin code prints: the SDK keeps stdout for the protocol, so this goes to the host log.
         print("opening todo \(id)")
         guard let title = TodosStore.todos[id] else { throw Rejection("there is no todo '\(id)'") }

@@ -27,6 +27,10 @@ final class TodosCoordinator: StackCoordinator, AppearanceObserving {
     @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id")
     var project = makeProject
     @Route(.modal, deepLink: "share/:id") var share = makeShare
+    /// Shipped dark, turned on by release 1.1 (`--with-history`, Releases.swift).
+    @Route(.push, deepLink: "history") var history = makeHistory
+
+    static var disabledRoutes: Set<String> { TodosRelease.disabledRoutes }
 
     init() {}
 

@@ -235,6 +235,8 @@ export declare class Coordinator<Params = any> {
   initialRoot(): MaybePromise<[string | undefined, unknown]>;
   /** For a tabs coordinator: the tabs shown at creation (undefined: all). */
   initialTabs(): MaybePromise<string[] | undefined>;
+  /** A new version takes this instance over (§20.1): `state` as `fromVersion` wrote it, in this version's shape. */
+  migrate(fromVersion: string, state: unknown): MaybePromise<unknown>;
   /** The instance left the tree. */
   didDestroy(): MaybePromise<void>;
   /** An entry of this instance left the tree. */

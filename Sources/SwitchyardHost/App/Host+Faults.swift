@@ -59,7 +59,7 @@ extension Host {
         guard !shuttingDown else { throw ResponseError(.shuttingDown, "the host is shutting down") }
         let stopsNow: Bool
         switch supervisor.state {
-        case .failed, .stopped: return try await startPlugin(plugin).get()
+        case .failed, .stopped, .lazy, .hibernated: return try await startPlugin(plugin).get()
         case .stopping: stopsNow = false
         case .starting, .restarting, .ready: stopsNow = true
         }

@@ -83,8 +83,17 @@ extension Host {
             return .success(supervisor.status.wire)
         }
         return await withCheckedContinuation { continuation in
+            // Decided here again: the task may resume here after other work on the loop.
+            if supervisor.state == .ready, navigator.creatingPlaceholders[name] == nil {
+                return continuation.resume(returning: .success(supervisor.status.wire))
+            }
             startWaiters[name, default: []].append(continuation)
-            _ = supervisor.startAgain()
+            // A lazy or hibernated plugin is woken, as a request would wake it (spec §20.3).
+            if supervisor.state == .lazy || supervisor.state == .hibernated {
+                supervisor.wake()
+            } else {
+                _ = supervisor.startAgain()
+            }
         }
     }
 

@@ -68,7 +68,8 @@ actor Host: UVLoopActor {
     nonisolated let executor: UVLoopExecutor
 
     let loop: UVLoop
-    let manifest: Manifest
+    /// The app as the manifest describes it; a reload replaces it (spec §20.2).
+    var manifest: Manifest
     let options: HostOptions
     let logger: Logger
     /// The supervisors, one per plugin the manifest names: what the navigator sees of the plugins.
@@ -96,6 +97,10 @@ actor Host: UVLoopActor {
     /// Plugins that did not serve when the tree was created or restored: the instances a state file held for them
     /// are restored when they first serve.
     var unrestored = Set<String>()
+    /// Supervisors of plugins a reload removed, until their processes have ended (spec §20.2).
+    var retiredSupervisors: [PluginSupervisor] = []
+    /// A reload runs (one at a time).
+    var reloading = false
     /// Plugins being stopped by `plugin/restart`, started again once stopped; and who waits for them to serve.
     var restartRequested = Set<String>()
     var restartWaiters: [String: [CheckedContinuation<Result<HostStatusRequest.Plugin, ResponseError>, Never>]] = [:]
@@ -203,21 +208,7 @@ actor Host: UVLoopActor {
                 let resolved = try entry.resolve(
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
-                let supervisor = PluginSupervisor(
-                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian,
-                    transports: options.transports)
-                if options.allowFaults { equipForFaults(supervisor) }
-                supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
-                supervisor.onRequest = { supervisor, id, method, params in
-                    self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
-                }
-                supervisor.onRestarted = { supervisor, session, done in
-                    self.spawn {
-                        await self.restoreRestarted(supervisor, via: session)
-                        done()
-                    }
-                }
-                plugins.add(supervisor)
+                plugins.add(makeSupervisor(resolved))
             } catch {
                 // `file:line:column: error: plugin 'p' cannot be started: …`, the one report of this failure.
                 logger.error("\(error.diagnostics.first?.description ?? error.message)")
@@ -230,8 +221,28 @@ actor Host: UVLoopActor {
                         startupMicroseconds: nil))
             }
         }
-        for supervisor in plugins.all { supervisor.start() }
+        for supervisor in plugins.all { launch(supervisor) }
         checkStartup()
+    }
+
+    /// A supervisor for a resolved manifest entry, its events wired to this host.
+    func makeSupervisor(_ resolved: ResolvedPlugin) -> PluginSupervisor {
+        let supervisor = PluginSupervisor(
+            plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian,
+            transports: options.transports)
+        if options.allowFaults { equipForFaults(supervisor) }
+        supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
+        supervisor.onRequest = { supervisor, id, method, params in
+            self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }
+        }
+        supervisor.onRestarted = { supervisor, session, done in
+            self.spawn {
+                await self.restoreRestarted(supervisor, via: session)
+                done()
+            }
+        }
+        wireLifecycle(supervisor)
+        return supervisor
     }
 
     private func installSignalHandlers() {
@@ -243,10 +254,23 @@ actor Host: UVLoopActor {
             }
             signals.append(watcher)
         }
+        // SIGHUP reads the manifest again (spec §20.2), as daemons do.
+        if let watcher = try? UVSignal(loop: loop) {
+            try? watcher.start(signal: SIGHUP) { _ in
+                self.logger.notice("received SIGHUP; reloading the manifest")
+                self.spawn {
+                    do throws(ResponseError) { _ = try await self.reload(force: false) } catch {
+                        self.logger.error("reload on SIGHUP refused: \(error.message)")
+                    }
+                }
+            }
+            signals.append(watcher)
+        }
     }
 
     /// A restarted plugin's instances, re-created in its new process before it counts as ready.
     private func restoreRestarted(_ supervisor: PluginSupervisor, via session: PluginSession) async {
+        if await restoreWoken(supervisor, via: session) { return }
         unrestored.remove(supervisor.name)
         let owned = navigator.tree.instances(of: supervisor.name).filter { !$0.isPending }.count
         let failures = await navigator.restore([(supervisor.name, session)])[supervisor.name] ?? []
@@ -255,6 +279,7 @@ actor Host: UVLoopActor {
 
     private func stateChanged(_ supervisor: PluginSupervisor) {
         navigator.publish(.pluginChanged(supervisor.status))
+        if !retiredSupervisors.isEmpty { retiredSupervisors.removeAll { !$0.hasLiveProcesses } }
         checkStartup()
         if shuttingDown { checkStopped() }
         guard startupComplete, startupError == nil, !shuttingDown else { return }
@@ -267,7 +292,7 @@ actor Host: UVLoopActor {
             } else {
                 answerStartWaiters(supervisor)
             }
-        case .starting, .restarting, .stopping: break
+        case .starting, .restarting, .stopping, .lazy, .hibernated: break
         }
     }
 
@@ -284,7 +309,8 @@ actor Host: UVLoopActor {
 
     /// Once every plugin is ready or failed: compose their route tables and create the tree.
     private func compose() async {
-        let ready = plugins.all.filter { $0.state == .ready }
+        // A lazy plugin takes part through its contract (spec §20.3).
+        let ready = plugins.all.filter { $0.state == .ready || $0.state == .lazy }
         let tables = ready.compactMap { supervisor in
             supervisor.routeTable.map { (plugin: supervisor.name, coordinators: $0.coordinators) }
         }
@@ -355,6 +381,7 @@ actor Host: UVLoopActor {
             logger.debug("the app cannot start: \(error.message)")
         } else {
             logger.info("started: \(ready) of \(plugins.count) plugins ready, tree revision \(navigator.tree.revision)")
+            settleLazyPlugins()
         }
         let waiters = startupWaiters
         startupWaiters.removeAll()
@@ -439,10 +466,10 @@ actor Host: UVLoopActor {
         checkStopped()
     }
 
-    private func checkStopped() {
+    func checkStopped() {
         guard stopBegun, !closed else { return }
         guard plugins.all.allSatisfy({ $0.state == .stopped || $0.state == .failed }),
-            plugins.all.allSatisfy({ $0.session == nil || $0.session?.state == .terminated })
+            plugins.all.allSatisfy({ !$0.hasLiveProcesses }), retiredSupervisors.allSatisfy({ !$0.hasLiveProcesses })
         else { return }
         control?.stop()
         control = nil

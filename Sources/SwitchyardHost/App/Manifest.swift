@@ -22,6 +22,8 @@ public struct Manifest: Codable, Sendable, Equatable {
     public var deepLinks: DeepLinkOptions?
     /// Where the manifest was loaded from (not part of the file).
     public var directory: String?
+    /// The file it was loaded from (not part of the file): what a reload reads again (spec §20.2).
+    public var path: String?
     /// What loading tolerated but a reader should see (unknown keys under `allowUnknownKeys`; not part of the file).
     public var warnings: [ManifestDiagnostic] = []
 
@@ -104,6 +106,15 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     /// `contracts/NAME.json` beside it. Only `switchyard contract check` reads it: the host composes what plugins
     /// declare when they start.
     public var contract: String?
+    /// `eager` (default): started with the app; `lazy`: started on first need, the app composed from its contract
+    /// meanwhile (spec §20.3).
+    public var start: StartMode?
+    /// Stop the plugin once it has been idle this long (no request, none of its instances on the selected path),
+    /// keeping its instances' state, and start it again on need (spec §20.3). Absent: never.
+    public var hibernateAfterMs: Int?
+    /// The most state the host keeps for a hibernated plugin's instances (default 1 MiB): a plugin whose instances
+    /// hold more keeps running.
+    public var maxHibernatedStateBytes: Int?
     /// The folder of the manifest that declared this plugin, which its relative paths start from (not part of the
     /// file: set on load, so plugins inherited through `extends` keep their own manifest's folder).
     public var directory: String?
@@ -113,6 +124,26 @@ public struct PluginManifest: Codable, Sendable, Equatable {
 
     enum CodingKeys: String, CodingKey, CaseIterable {
         case name, product, command, args, cwd, env, inheritEnv, limits, startTimeoutMs, restart, contract
+        case start, hibernateAfterMs, maxHibernatedStateBytes
+    }
+
+    /// When a plugin starts.
+    public enum StartMode: String, Codable, Sendable {
+        /// With the app.
+        case eager
+        /// On first need: a route, a link, a tab or a restore that needs it.
+        case lazy
+    }
+
+    /// The default of `maxHibernatedStateBytes`: 1 MiB, Android's binder bound on saved instance state.
+    public static let defaultMaxHibernatedStateBytes = 1 << 20
+
+    /// Whether a change from `old` to this entry needs a new process (what the plugin is started with or is told
+    /// in `initialize`); other fields apply to the running one (spec §20.2).
+    public func needsNewProcess(comparedTo old: PluginManifest) -> Bool {
+        product != old.product || command != old.command || args != old.args || cwd != old.cwd || env != old.env
+            || inheritEnv != old.inheritEnv || limits != old.limits || startTimeoutMs != old.startTimeoutMs
+            || directory != old.directory
     }
 
     /// Where its contract file is: `contract`, else `contracts/NAME.json`, relative to the folder of the manifest that
@@ -125,8 +156,12 @@ public struct PluginManifest: Codable, Sendable, Equatable {
     public init(
         name: String, product: String? = nil, command: [String]? = nil, args: [String]? = nil, cwd: String? = nil,
         env: [String: String]? = nil, inheritEnv: [String]? = nil, limits: LimitOverrides? = nil,
-        startTimeoutMs: Int? = nil, restart: RestartPolicy? = nil
+        startTimeoutMs: Int? = nil, restart: RestartPolicy? = nil, start: StartMode? = nil,
+        hibernateAfterMs: Int? = nil, maxHibernatedStateBytes: Int? = nil
     ) {
+        self.start = start
+        self.hibernateAfterMs = hibernateAfterMs
+        self.maxHibernatedStateBytes = maxHibernatedStateBytes
         self.name = name
         self.product = product
         self.command = command

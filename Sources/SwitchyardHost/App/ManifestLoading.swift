@@ -134,6 +134,7 @@ extension Manifest {
         let absolute = path.hasPrefix("/") ? path : "\(FileSystem.currentDirectory)/\(path)"
         let directory = FileSystem.parentDirectory(of: absolute)
         manifest.directory = directory
+        manifest.path = absolute
         manifest.warnings = warnings
         for index in manifest.plugins.indices {
             manifest.plugins[index].directory = directory
@@ -194,6 +195,7 @@ extension Manifest {
             directory: directory)
         merged.extends = extends
         merged.deepLinks = deepLinks ?? base.deepLinks
+        merged.path = path
         merged.warnings = base.warnings + warnings
         return merged
     }
@@ -252,6 +254,16 @@ extension Manifest {
                 problems.append(
                     source.diagnostic("plugin '\(plugin.name)' has an empty 'command'", at: entry + [.key("command")]))
             default: break
+            }
+            for (key, value) in [
+                ("hibernateAfterMs", plugin.hibernateAfterMs),
+                ("maxHibernatedStateBytes", plugin.maxHibernatedStateBytes),
+            ] {
+                guard let value, value <= 0 else { continue }
+                problems.append(
+                    source.diagnostic(
+                        "plugin '\(plugin.name)': '\(key)' must be a positive number, not \(value)",
+                        at: entry + [.key(key)]))
             }
             if let contract = plugin.contract, contract.isEmpty || contract.hasSuffix("/") {
                 problems.append(

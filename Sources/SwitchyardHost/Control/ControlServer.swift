@@ -366,6 +366,7 @@ extension PluginStatus {
     var wire: HostStatusRequest.Plugin {
         HostStatusRequest.Plugin(
             name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error,
-            startupMicroseconds: startupMicroseconds)
+            startupMicroseconds: startupMicroseconds, residency: residency?.rawValue,
+            upgrade: upgrade.map { .init(from: $0.from, to: $0.to, phase: $0.phase.rawValue) })
     }
 }

@@ -150,6 +150,21 @@ public final class HostHandle: Sendable {
         try await perform(PluginToxicsRequest.self, params)
     }
 
+    /// Replaces a running plugin with a new version (`plugin/upgrade`, spec §20.1): its instances move over in one
+    /// revision, or nothing changes and the error says why.
+    @concurrent public func upgradePlugin(
+        _ request: PluginUpgradeRequest.Params
+    ) async throws(ResponseError)
+        -> PluginUpgradeRequest.Result
+    {
+        try await perform(PluginUpgradeRequest.self, request)
+    }
+
+    /// Reads the manifest again and applies what changed (`host/reload`, spec §20.2).
+    @concurrent public func reload(force: Bool = false) async throws(ResponseError) -> HostReloadRequest.Result {
+        try await perform(HostReloadRequest.self, .init(force: force))
+    }
+
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
     @concurrent private func perform<R: ControlRequest>(

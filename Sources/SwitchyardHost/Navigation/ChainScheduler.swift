@@ -64,6 +64,10 @@ package struct ChainScheduler<Waiter> {
     /// Whether any chain in flight has consulted `plugin` (a request from it would wait).
     package func isConsulted(_ plugin: String) -> Bool { consulted.values.contains { $0[plugin] != nil } }
 
+    /// Whether `chain` has consulted `plugin` already: it finishes with that version of the plugin, so an upgrade's
+    /// hold lets its requests through (and waits for it).
+    package func hasConsulted(_ plugin: String, by chain: Chain) -> Bool { consulted[chain.number]?[plugin] != nil }
+
     /// Queues `waiter` behind every chain that has already consulted `plugin`; returns it at once (to run now)
     /// when there is none.
     package mutating func whenChainsConsulting(_ plugin: String, finish waiter: Waiter) -> Waiter? {

@@ -11,9 +11,11 @@ extension Navigator {
     func action(_ params: UserActionRequest.Params) async throws(ResponseError) -> NavigateRequest.Result {
         try requestLimits.check(params: params.params, field: "params")
         let question = try tree.actionQuestion(params, registry: registry)
-        guard let session = plugins?.session(question.plugin) else {
-            throw .pluginUnavailable(question.plugin, "it is not running")
-        }
+        // Through the gate: a held, lazy or hibernated plugin is waited for (spec §20), as a chain waits for it.
+        let reached =
+            await plugins?.session(for: question.plugin, bypassHold: false)
+            ?? .failure(.pluginUnavailable(question.plugin, "it is not running"))
+        let session = try reached.get()
         let steps = try await session.request(CoordinatorActionRequest.self, question.request).get().steps ?? []
         guard !steps.isEmpty else { return NavigateRequest.Result(revision: tree.revision, instance: params.instance) }
         return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin))

@@ -69,11 +69,15 @@ extension Navigator {
             case .resolved(let plan):
                 return plan
             case .needs(let question):
-                guard let session = plugins?.session(question.plugin) else {
-                    resolver.resume(with: .failure(.pluginUnavailable(question.plugin, "it is not running")))
-                    continue
+                // Through the gate: a held, lazy or hibernated plugin is waited for (spec §20).
+                switch await plugins?.session(for: question.plugin, bypassHold: false)
+                    ?? .failure(.pluginUnavailable(question.plugin, "it is not running"))
+                {
+                case .success(let session):
+                    resolver.resume(with: await session.request(CoordinatorDeepLinkRequest.self, question.request))
+                case .failure(let error):
+                    resolver.resume(with: .failure(error))
                 }
-                resolver.resume(with: await session.request(CoordinatorDeepLinkRequest.self, question.request))
             }
         }
     }

@@ -12,6 +12,10 @@ import SwitchyardUV
 protocol PluginDirectory: AnyObject {
     /// The session of a ready plugin, if it is ready.
     func session(_ plugin: String) -> PluginSession?
+    /// The session a chain's request goes to: at once if the plugin serves; after a wait (bounded by the request's
+    /// deadline) if an upgrade holds it or it is lazy or hibernated and starts now (spec §20); else why not.
+    /// `bypassHold`: the chain already consulted this version of the plugin, and finishes with it.
+    func session(for plugin: String, bypassHold: Bool) async -> Result<PluginSession, ResponseError>
     /// Whether a plugin serves (for snapshots), and why not.
     func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?)
     /// The plugins not serving, with why (for ``TreeChange``: O(plugins), taken at each change).
@@ -23,13 +27,13 @@ protocol PluginDirectory: AnyObject {
 }
 
 final class Navigator {
-    private(set) var tree = NavigationTree() {
+    var tree = NavigationTree() {
         didSet { treeEpoch &+= 1 }
     }
     /// Bumped at every change of ``tree``: what a cached walk of the tree (``SnapshotEncoder``) is keyed by.
     private(set) var treeEpoch = 0
-    private(set) var registry = RouteRegistry()
-    private(set) var composition: CompositionReport?
+    var registry = RouteRegistry()
+    var composition: CompositionReport?
     private(set) var allocator = IDAllocator()
     let logger: Logger
     /// How the navigator sees the plugins (the host's supervisors); weak, as the host owns the navigator.
@@ -40,10 +44,13 @@ final class Navigator {
     private var nextObserver = 0
     private static let maxConflictRetries = 3
     /// Incarnations, `maxInstances` reservations and per-plugin ordering of the chains in flight.
-    private var scheduler = ChainScheduler<CheckedContinuation<Void, Never>>()
+    var scheduler = ChainScheduler<CheckedContinuation<Void, Never>>()
     /// Plugins whose placeholders are being created, and whether to look again when that is done (the plugin came
     /// back meanwhile): never two creations of one placeholder at once.
     var creatingPlaceholders: [String: Bool] = [:]
+    /// Plugins whose instances are being moved to a new version (spec §20.1): a chain that would change one of them
+    /// commits after the switch. See Navigator+Lifecycle.swift.
+    var freeze = FreezeState()
 
     init(logger: Logger) {
         self.logger = logger
@@ -251,6 +258,7 @@ final class Navigator {
             destroy(failure.created.map { ($0.instance, $0.plugin, $0.type) })
             return .failure(failure.error)
         case .success(let result):
+            if !freeze.plugins.isEmpty { await waitWhileFrozen(result, base: base) }
             do throws(ResponseError) {
                 try checkIncarnations(chain)
                 let changed = try tree.commit(result, startedFrom: base)
@@ -274,8 +282,14 @@ final class Navigator {
             case .failed(let failure):
                 return .failure(failure)
             case .needs(let need):
-                guard let session = plugins?.session(need.plugin) else {
-                    let error = ResponseError.pluginUnavailable(need.plugin, "it is not running")
+                let reached =
+                    await plugins?.session(
+                        for: need.plugin, bypassHold: scheduler.hasConsulted(need.plugin, by: chain))
+                    ?? .failure(.pluginUnavailable(need.plugin, "it is not running"))
+                let session: PluginSession
+                switch reached {
+                case .success(let serving): session = serving
+                case .failure(let error):
                     switch need {
                     case .route: runner.resume(with: .route(.failure(error)))
                     case .create: runner.resume(with: .create(.failure(error)))

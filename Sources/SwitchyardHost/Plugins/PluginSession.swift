@@ -90,6 +90,10 @@ final class PluginSession {
     /// Counters for status and benchmarks.
     private(set) var messagesReceived = 0
     private(set) var messagesSent = 0
+    /// Requests either way (heartbeats aside): what tells a plugin that serves from an idle one (spec §20.3).
+    private(set) var requestCount = 0
+    /// Called once no request to the plugin is pending (an upgrade's drain, spec §20.1).
+    private var drainWaiters: [() -> Void] = []
     private(set) var spawnedAt: UInt64 = 0
     /// Why the start failed, when it did: the supervisor retries a lack of resources, not a missing executable.
     private(set) var startFailure: UVError?
@@ -306,6 +310,23 @@ extension PluginSession {
         }
     }
 
+    /// Calls `body` once no request to the plugin is pending (at once when none is, or the plugin has ended): every
+    /// request ends exactly once, by its answer, its deadline or the plugin's end.
+    func whenNoRequestsPending(_ body: @escaping () -> Void) {
+        guard endpoint.pendingCount > 0, state != .terminated else {
+            body()
+            return
+        }
+        drainWaiters.append(body)
+    }
+
+    func checkDrained() {
+        guard !drainWaiters.isEmpty, endpoint.pendingCount == 0 || state == .terminated else { return }
+        let waiters = drainWaiters
+        drainWaiters.removeAll()
+        for waiter in waiters { waiter() }
+    }
+
     /// Runs `body` with the plugin's input corked: the requests it sends (a restore's batch of `coordinator/create`)
     /// leave in gathered writes of up to 64 KiB, not one syscall each.
     func batchingWrites(_ body: () -> Void) {
@@ -377,6 +398,7 @@ extension PluginSession {
         }
         let timeout = timeoutMs ?? plugin.limits.requestTimeoutMs
         let deadline = clock.runningNow + UInt64(timeout)
+        requestCount &+= 1
         writeFailure = nil
         let id = request(endpoint, deadline, timeout)
         if let error = writeFailure {
@@ -448,6 +470,7 @@ extension PluginSession: PluginTransportSink {
             while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
         }
         noteHeard()
+        if !drainWaiters.isEmpty { checkDrained() }
     }
 
     func outputEnded() {
@@ -573,6 +596,7 @@ extension PluginSession: PluginTransportSink {
                     .notInitialized, "'\(method)' before the handshake completed", data: ["method": .string(method)]))
             return
         }
+        requestCount &+= 1
         let verdict = admission.beginRequest(id)
         guard verdict == .accepted else {
             let error =
@@ -720,6 +744,7 @@ extension PluginSession {
             }
         }
         if state != .terminated, let next = endpoint.nextDeadline { armDeadline(next) }
+        if !drainWaiters.isEmpty { checkDrained() }
     }
 
     /// Pings the plugin when it has been silent for `heartbeatIntervalMs`; a ping unanswered for
@@ -872,6 +897,7 @@ extension PluginSession {
             onEvent(.handshakeFailed(error))
         }
         endpoint.close(.pluginUnavailable(name, "\(termination)"))
+        checkDrained()
         switch cause {
         case .stopped, .exitedCleanly: logger.debug("plugin '\(name)' \(termination)")
         default: logger.warning("plugin '\(name)' \(termination)")

@@ -18,6 +18,10 @@ public enum PluginState: Sendable, Equatable, CustomStringConvertible {
     case stopped
     /// Gave up: the handshake failed, it was excluded by the composition check, or it restarted too often.
     case failed
+    /// Not started yet: `"start": "lazy"`, started on first need (spec §20.3).
+    case lazy
+    /// Stopped while idle (`hibernateAfterMs`), its instances' state kept by the host; started again on need.
+    case hibernated
 
     public var description: String {
         switch self {
@@ -27,6 +31,8 @@ public enum PluginState: Sendable, Equatable, CustomStringConvertible {
         case .stopping: "stopping"
         case .stopped: "stopped"
         case .failed: "failed"
+        case .lazy: "lazy"
+        case .hibernated: "hibernated"
         }
     }
 }
@@ -42,6 +48,10 @@ public struct PluginStatus: Sendable, Equatable {
     public let version: String?
     /// Spawn to handshake done, in microseconds, for the last start.
     public let startupMicroseconds: UInt64?
+    /// Whether it has a process, or waits for a need without one (spec §20); nil when neither (stopped, failed).
+    public var residency: PluginResidency? = nil
+    /// Its last upgrade (spec §20.1).
+    public var upgrade: PluginUpgradeStatus? = nil
 }
 
 /// Owns one plugin's process over its lifetime: spawn, handshake, restart per policy, stop.
@@ -57,20 +67,24 @@ public struct PluginStatus: Sendable, Equatable {
 ///
 /// - Important: Loop thread only.
 final class PluginSupervisor {
-    let plugin: ResolvedPlugin
-    private let loop: UVLoop
-    private let logger: Logger
-    private let trace: ProtocolTrace
-    private weak var guardian: Guardian?
-    private(set) var session: PluginSession?
+    /// How the plugin is started: its manifest entry, resolved. Replaced by an upgrade or a reload (spec §20).
+    var plugin: ResolvedPlugin
+    let loop: UVLoop
+    let logger: Logger
+    let trace: ProtocolTrace
+    private(set) weak var guardian: Guardian?
+    var session: PluginSession?
     private(set) var state = PluginState.starting
-    private(set) var lastError: ResponseError?
-    private(set) var restarts = 0
-    private(set) var routeTable: InitializeRequest.Result?
-    /// Bumped at every spawn: a chain that consulted an earlier incarnation must not commit.
-    private(set) var incarnation = 0
+    var lastError: ResponseError?
+    var restarts = 0
+    var routeTable: InitializeRequest.Result?
+    /// Bumped at every spawn (and at an upgrade's switch): a chain that consulted an earlier incarnation must not
+    /// commit.
+    var incarnation = 0
     private var stopping = false
-    private var everReady = false
+    var everReady = false
+    /// Lazy start, hibernation and upgrades (spec §20): PluginSupervisor+Lifecycle.swift, +Upgrade.swift.
+    var lifecycle = LifecycleState()
     /// The guardian generation the running process was spawned under (see ``Guardian/lostNamespace(since:)``).
     private var guardianGeneration = 0
     private var handshakeError: ResponseError?
@@ -112,33 +126,41 @@ final class PluginSupervisor {
     }
 
     var status: PluginStatus {
-        let startup: UInt64? = session.flatMap { $0.readyAt > 0 ? ($0.readyAt - $0.spawnedAt) / 1_000 : nil }
-        return PluginStatus(
-            name: name, state: state, pid: session.map(\.pid).flatMap { $0 > 0 ? $0 : nil }, error: lastError,
-            restarts: restarts, version: routeTable?.plugin.version, startupMicroseconds: startup)
+        let live = session.flatMap { $0.state == .terminated ? nil : $0 }
+        let startup: UInt64? = live.flatMap { $0.readyAt > 0 ? ($0.readyAt - $0.spawnedAt) / 1_000 : nil }
+        var status = PluginStatus(
+            name: name, state: state, pid: live.map(\.pid).flatMap { $0 > 0 ? $0 : nil }, error: lastError,
+            restarts: restarts, version: live?.routeTable?.plugin.version ?? routeTable?.plugin.version,
+            startupMicroseconds: startup)
+        status.residency = residency
+        status.upgrade = lifecycle.upgrade
+        return status
+    }
+
+    /// A session for `plugin`, not started (the upgrade's candidate is one too).
+    func makeSession(for plugin: ResolvedPlugin) -> PluginSession {
+        let carrier =
+            transports?(plugin.manifest, loop)
+            ?? ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
+        // With fault injection on, the pipes go through the toxic relay (§22.1), an upgrade's new version's too.
+        let transport = pipeFaults.map { ToxicTransport(inner: carrier, loop: loop, faults: $0) } ?? carrier
+        return PluginSession(
+            plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace,
+            restarts: restarts)
     }
 
     func start() {
         incarnation += 1
         handshakeError = nil
-        let carrier =
-            transports?(plugin.manifest, loop)
-            ?? ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
-        let transport = pipeFaults.map { ToxicTransport(inner: carrier, loop: loop, faults: $0) } ?? carrier
-        let session = PluginSession(
-            plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace,
-            restarts: restarts)
+        let session = makeSession(for: plugin)
         self.session = session
-        session.onEvent = { [weak self, weak session] event in
-            guard let self, let session, session === self.session else { return }
-            self.handle(event, from: session)
-        }
+        listen(to: session)
         setState(.starting)
         guardianGeneration = guardian?.generation ?? 0
         session.start()
     }
 
-    private func handle(_ event: PluginSession.Event, from session: PluginSession) {
+    func handle(_ event: PluginSession.Event, from session: PluginSession) {
         switch event {
         case .ready(let table):
             if let previous = routeTable, previous.coordinators != table.coordinators {
@@ -150,12 +172,14 @@ final class PluginSupervisor {
                 logger.notice("plugin '\(name)' started after \(exhaustedAttempts) attempts that ran out of resources")
                 exhaustedAttempts = 0
             }
-            guard everReady else {
+            // A plugin woken from lazy or hibernated (spec §20.3) is restored, like one restarted, before it serves.
+            guard everReady || lifecycle.waking else {
                 everReady = true
                 lastError = nil
                 setState(.ready)
                 return
             }
+            everReady = true
             let current = incarnation
             onRestarted(self, session) { [weak self] in
                 guard let self, self.incarnation == current, self.state == .starting, session.state == .ready else {
@@ -184,6 +208,10 @@ final class PluginSupervisor {
     }
 
     private func terminated(_ termination: PluginTermination) {
+        if let target = lifecycle.hibernating {
+            hibernated(as: target)
+            return
+        }
         if state == .failed {
             onStateChange(self)  // still failed; the process is gone now
             return
@@ -213,6 +241,7 @@ final class PluginSupervisor {
             return
         }
         lastCrashAt = loop.now
+        if rollBackIfOnProbation(after: termination) { return }
         if let guardian, guardian.lostNamespace(since: guardianGeneration) {
             // Killed with its PID namespace because the guardian died: not the plugin's fault, so it restarts at
             // once and the restart does not count toward its intensity (its spawn starts the next guardian).
@@ -297,9 +326,10 @@ final class PluginSupervisor {
         }
     }
 
-    private func setState(_ new: PluginState) {
+    func setState(_ new: PluginState) {
         guard new != state || new == .starting else { return }
         state = new
+        settleWaiters()
         onStateChange(self)
     }
 
@@ -308,6 +338,7 @@ final class PluginSupervisor {
         stopping = true
         backoffTimer?.close()
         backoffTimer = nil
+        endLifecycle(graceMs: graceMs)
         guard let session, session.state != .terminated else {
             if state != .failed { setState(.stopped) }
             return
@@ -335,6 +366,7 @@ final class PluginSupervisor {
 
     /// Drops the owner's closures (they hold the host) once the loop has closed.
     func detach() {
+        lifecycle.detach()
         onStateChange = { _ in }
         onRequest = { _, _, _, _ in }
         onNotification = { _, _, _ in }
@@ -345,6 +377,7 @@ final class PluginSupervisor {
     func fail(_ error: ResponseError) {
         lastError = error
         stopping = true
+        lifecycle.waking = false
         backoffTimer?.close()
         backoffTimer = nil
         session?.kill(reason: error.message)

@@ -13,8 +13,8 @@ final class PluginSupervisors: PluginDirectory {
     private var byName: [String: PluginSupervisor] = [:]
     /// Entries that could not be resolved (no such product, no such file): failed before any process.
     private var unresolved: [PluginStatus] = []
-    /// The manifest's order of names, for status lists.
-    private let order: [String]
+    /// The manifest's order of names, for status lists (a reload changes it).
+    var order: [String]
 
     init(order: [String]) { self.order = order }
 
@@ -26,6 +26,14 @@ final class PluginSupervisors: PluginDirectory {
     func addUnresolved(_ status: PluginStatus) { unresolved.append(status) }
 
     subscript(_ name: String) -> PluginSupervisor? { byName[name] }
+
+    /// A plugin the manifest no longer names (a reload, spec §20.2): gone from every list.
+    func remove(_ name: String) {
+        all.removeAll { $0.name == name }
+        byName[name] = nil
+        unresolved.removeAll { $0.name == name }
+        order.removeAll { $0 == name }
+    }
 
     /// Plugins the manifest names, resolved or not.
     var count: Int { all.count + unresolved.count }
@@ -50,15 +58,21 @@ final class PluginSupervisors: PluginDirectory {
         return session
     }
 
+    func session(for plugin: String, bypassHold: Bool) async -> Result<PluginSession, ResponseError> {
+        guard let supervisor = byName[plugin] else { return .failure(.pluginUnavailable(plugin, "it is not running")) }
+        return await supervisor.session(
+            waitingUpTo: supervisor.plugin.limits.requestTimeoutMs, bypassHold: bypassHold)
+    }
+
     func availability(of plugin: String) -> (status: InstanceSnapshot.Status, reason: String?) {
         guard let supervisor = byName[plugin] else { return (.unavailable, "plugin '\(plugin)' is not running") }
-        if supervisor.state == .ready { return (.ok, nil) }
+        if supervisor.serves { return (.ok, nil) }
         return (.unavailable, supervisor.lastError?.message ?? "plugin '\(plugin)' is \(supervisor.state)")
     }
 
     var unavailablePlugins: [String: String?] {
         var result: [String: String?] = [:]
-        for (name, supervisor) in byName where supervisor.state != .ready {
+        for (name, supervisor) in byName where !supervisor.serves {
             result[name] = supervisor.lastError?.message ?? "plugin '\(name)' is \(supervisor.state)"
         }
         return result

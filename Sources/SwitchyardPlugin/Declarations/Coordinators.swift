@@ -14,6 +14,9 @@ public protocol Coordinatable: AnyObject, RouteOutput {
     /// The type's name in the route table. Default: the class name without a `Coordinator` suffix, first letter
     /// lowercased (`TodosCoordinator` → `todos`).
     static var typeName: String { get }
+    /// Routes this process leaves out of the type's route table: feature flags, a route shipped dark and turned on
+    /// by a later release (Protocol/README.md §20). Read once at start; the host never routes to them. Default: none.
+    static var disabledRoutes: Set<String> { get }
     /// After the host created (or restored, or restarted) this instance.
     func didCreate(_ context: CreationContext)
     /// After the instance left the tree.
@@ -42,15 +45,19 @@ public struct ScreenAction: Sendable {
 public struct CreationContext: Sendable {
     /// The host's id for this instance: what the tree, chains and `tree/query` call it.
     public let instance: InstanceID
-    /// `new` (a route opened it), `restart` (a chain's `restart` step: the same instance, its flow begun again) or
+    /// `new` (a route opened it), `restart` (a chain's `restart` step: the same instance, its flow begun again),
     /// `restore` (after this plugin restarted, or the host started from a state file: the tree still shows what the
-    /// instance showed, so no factory runs and only ``StatefulCoordinator/state`` comes back).
+    /// instance showed, so no factory runs and only ``StatefulCoordinator/state`` comes back) or `upgrade` (as
+    /// `restore`, from a previous version of the plugin: the state went through
+    /// ``StatefulCoordinator/migrate(from:state:)``).
     public let reason: CoordinatorCreateRequest.Reason
     /// The params the opening route passed (another plugin's ``PluginCoordinator/params``, or the state a local
     /// child coordinator was handed over with).
     public let params: JSONValue?
     /// The instance and route that opened this one; nil for the tree's root.
     public let parent: CoordinatorCreateRequest.Parent?
+    /// For `upgrade`: the version of the plugin the instance came from (its state already migrated).
+    public var fromVersion: String? = nil
 }
 
 extension Coordinatable {
@@ -61,6 +68,9 @@ extension Coordinatable {
         if name.hasSuffix("Coordinator") && name != "Coordinator" { name.removeLast("Coordinator".count) }
         return name.prefix(1).lowercased() + name.dropFirst()
     }
+
+    /// None: every declared route is in the table.
+    public static var disabledRoutes: Set<String> { [] }
 
     /// Does nothing: most coordinators need no set-up beyond `init()`.
     public func didCreate(_ context: CreationContext) {}
@@ -198,6 +208,17 @@ public protocol StatefulCoordinator: Coordinatable {
     /// The current state. Change it in factories and hooks; the SDK sends it with the next answer, and sets it
     /// before ``Coordinatable/didCreate(_:)`` when the host restores the instance.
     var state: State { get set }
+    /// A new version of the plugin takes the instance over from `version` (`coordinator/create`, reason `upgrade`,
+    /// spec §20.1): turn `state`, as that version wrote it, into this version's (Erlang's `code_change`). The
+    /// default decodes it as it is. Throwing refuses the upgrade: it rolls back, the old version serves on.
+    static func migrate(from version: String, state: JSONValue) throws -> State
+}
+
+extension StatefulCoordinator {
+    /// The state as the previous version wrote it: what a version whose `State` did not change needs.
+    public static func migrate(from version: String, state: JSONValue) throws -> State {
+        try Coding.decode(State.self, from: state)
+    }
 }
 
 /// A coordinator type that resolves deep links itself instead of the host matching its routes' patterns

@@ -21,6 +21,7 @@ enum CreateFastPath {
         var params: JSONValue?
         var parent: CoordinatorCreateRequest.Parent?
         var state: JSONValue?
+        var fromVersion: String?
         for (key, member) in object {
             switch (key, member) {
             case ("instance", .int(let number)): instance = number
@@ -32,16 +33,19 @@ enum CreateFastPath {
             // A null `params` or `state` is kept as null: the decoder reads a `JSONValue` member that way.
             case ("params", _): params = member
             case ("state", _): state = member
+            case ("fromVersion", .string(let text)): fromVersion = text
             case ("parent", .object(let fields)):
                 guard let link = Self.parent(fields) else { return nil }
                 parent = link
-            case ("instance", _), ("type", _), ("reason", _), ("parent", _), ("restore", _): return nil
+            case ("instance", _), ("type", _), ("reason", _), ("parent", _), ("restore", _), ("fromVersion", _):
+                return nil
             default: continue  // unknown members are ignored, as the decoder ignores them
             }
         }
         guard let instance, let type, let reason else { return nil }
         return CoordinatorCreateRequest.Params(
-            instance: InstanceID(instance), type: type, reason: reason, params: params, parent: parent, state: state)
+            instance: InstanceID(instance), type: type, reason: reason, params: params, parent: parent, state: state,
+            fromVersion: fromVersion)
     }
 
     private static func parent(_ object: JSONObject) -> CoordinatorCreateRequest.Parent? {
@@ -78,6 +82,9 @@ extension PluginCore {
     func createEncoded(_ params: CoordinatorCreateRequest.Params) throws -> [UInt8] {
         let (object, info) = try instantiate(params)
         guard params.reason != .restore else { return CreateFastPath.restored }
+        guard params.reason != .upgrade else {
+            return CreateFastPath.result(CoordinatorCreateRequest.Result(), state: info.encodeState?(object))
+        }
         let result = try initialContent(of: object, info, params)
         return CreateFastPath.result(result, state: info.encodeState?(object))
     }

@@ -189,10 +189,30 @@ public enum HostStatusRequest: ControlRequest {
         public var error: ResponseError?
         /// Spawn to handshake done for the running process, in µs.
         public var startupMicroseconds: UInt64?
+        /// `running` (it has a process), `lazy` (started on first need, not yet) or `hibernated` (stopped while
+        /// idle, its instances' state kept by the host); absent when it is none of these (stopped, failed,
+        /// waiting to restart). Spec §20.
+        public var residency: String?
+        /// The plugin's last upgrade (§20), naming both versions.
+        public var upgrade: Upgrade?
+
+        /// A plugin's last upgrade: from which version to which, and how far it got.
+        public struct Upgrade: Codable, Sendable, Equatable {
+            public var from: String?
+            public var to: String?
+            /// `starting`, `holding`, `migrating`, `probation`, `upgraded`, `rolledBack`, `refused` or `failed`.
+            public var phase: String
+
+            public init(from: String?, to: String?, phase: String) {
+                self.from = from
+                self.to = to
+                self.phase = phase
+            }
+        }
 
         public init(
             name: String, state: String, pid: Int32?, version: String?, restarts: Int, error: ResponseError?,
-            startupMicroseconds: UInt64? = nil
+            startupMicroseconds: UInt64? = nil, residency: String? = nil, upgrade: Upgrade? = nil
         ) {
             self.name = name
             self.state = state
@@ -201,6 +221,8 @@ public enum HostStatusRequest: ControlRequest {
             self.restarts = restarts
             self.error = error
             self.startupMicroseconds = startupMicroseconds
+            self.residency = residency
+            self.upgrade = upgrade
         }
     }
 

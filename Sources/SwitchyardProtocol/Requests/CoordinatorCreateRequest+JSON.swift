@@ -25,6 +25,7 @@ extension CoordinatorCreateRequest.Params: JSONWritable {
         }
         writer.member("state", state, first: &first)
         writer.member("restore", restore, first: &first)
+        writer.member("fromVersion", fromVersion, first: &first)
         writer.append(UInt8(ascii: "}"))
     }
 }

@@ -3,7 +3,9 @@
 ///
 /// For a new instance (`reason` `new` or `restart`) the plugin answers with the initial content: the root of a
 /// stack, the content of every tab, or a wrapper's child. For `restore` the host already holds the instance's
-/// tree (`restore`); the plugin rebuilds its own bookkeeping from it (and `state`) and answers `{}`.
+/// tree (`restore`); the plugin rebuilds its own bookkeeping from it (and `state`) and answers `{}`. For `upgrade`
+/// (a new version taking over a running one, spec §20) it also gets the version the state was written by
+/// (`fromVersion`), migrates the state and answers `{state}` (absent: the state as it was).
 public enum CoordinatorCreateRequest: HostToPluginRequest {
     public static let method = "coordinator/create"
 
@@ -14,6 +16,9 @@ public enum CoordinatorCreateRequest: HostToPluginRequest {
         case restart
         /// The plugin restarted (or the host restored a state file): rebuild from `restore`, change nothing.
         case restore
+        /// A new version of the plugin takes over the instance from the running one (spec §20): rebuild from
+        /// `restore` as for a restore, migrate `state` from `fromVersion`, and answer the migrated state.
+        case upgrade
     }
 
     public struct Parent: Codable, Sendable, Equatable {
@@ -36,12 +41,14 @@ public enum CoordinatorCreateRequest: HostToPluginRequest {
         public var parent: Parent?
         /// The state the plugin attached to this instance earlier (any JSON), handed back on restore and restart.
         public var state: JSONValue?
-        /// `restore` only: the instance as the host holds it.
+        /// `restore` and `upgrade`: the instance as the host holds it.
         public var restore: InstanceSnapshot?
+        /// `upgrade` only: the version of the plugin that wrote `state` (what its `initialize` reported).
+        public var fromVersion: String?
 
         public init(
             instance: InstanceID, type: String, reason: Reason, params: JSONValue? = nil, parent: Parent? = nil,
-            state: JSONValue? = nil, restore: InstanceSnapshot? = nil
+            state: JSONValue? = nil, restore: InstanceSnapshot? = nil, fromVersion: String? = nil
         ) {
             self.instance = instance
             self.type = type
@@ -50,6 +57,7 @@ public enum CoordinatorCreateRequest: HostToPluginRequest {
             self.parent = parent
             self.state = state
             self.restore = restore
+            self.fromVersion = fromVersion
         }
     }
 
@@ -86,7 +94,8 @@ public enum CoordinatorCreateRequest: HostToPluginRequest {
         public var selectedTab: String?
         /// `wrapper`: the child.
         public var child: RouteContent?
-        /// Any JSON the plugin wants back on restore (kept by the host, written to the state file).
+        /// Any JSON the plugin wants back on restore (kept by the host, written to the state file). For `upgrade`:
+        /// the migrated state (absent: the state as it was).
         public var state: JSONValue?
 
         public init(

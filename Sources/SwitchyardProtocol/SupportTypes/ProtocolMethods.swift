@@ -50,6 +50,8 @@ public enum ProtocolMethods {
         Entry(method: PluginToxicsRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: DeepLinkCancelRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: DeepLinkPendingRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: PluginUpgradeRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: HostReloadRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: PluginChangedNotification.method, kind: .notification, direction: .hostToClient),
         Entry(method: CoordinatorDestroyedNotification.method, kind: .notification, direction: .hostToClient),

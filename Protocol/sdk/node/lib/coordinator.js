@@ -32,6 +32,12 @@ class Coordinator {
   initialRoot() { return [this.constructor.initial, undefined]; }
   /** For a tabs coordinator: the tab names shown at creation, in order (undefined: every declared tab), spec §12.7. */
   initialTabs() { return undefined; }
+  /**
+   * A new version of the plugin takes this instance over from `fromVersion` (`coordinator/create`, reason `upgrade`,
+   * spec §20.1): return `state`, as that version wrote it, in this version's shape (Erlang's `code_change`); may be
+   * async. Default: the state as it is. Throwing refuses the upgrade, which rolls back.
+   */
+  migrate(_fromVersion, state) { return state; }
   /** The instance left the tree (`coordinator/destroy`): release what it holds. */
   didDestroy() {}
   /** An entry of this instance left the tree; `reason` is 'user' or 'navigation' (Stinsen's onDismiss). */

@@ -63,6 +63,12 @@ class Plugin extends Connection {
     c.state = params.state;
     this.instances.set(params.instance, c);
     if (params.reason === 'restore') return {};
+    if (params.reason === 'upgrade') {
+      return then(c.migrate(String(params.fromVersion ?? ''), params.state), (state) => {
+        c.state = state;
+        return withState(c, {});
+      });
+    }
     return then(this.initialContent(c), (result) => withState(c, result));
   }
 

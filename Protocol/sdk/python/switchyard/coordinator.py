@@ -73,6 +73,12 @@ class Coordinator:
         others can join later with a setTabs step (spec §12.7)."""
         return None
 
+    def migrate(self, from_version: str, state: Any) -> MaybeAwaitable[Any]:
+        """A new version of the plugin takes this instance over from `from_version` (`coordinator/create`, reason
+        `upgrade`, spec §20.1): return `state`, as that version wrote it, in this version's shape (Erlang's
+        `code_change`). Default: the state as it is. Raising refuses the upgrade, which rolls back."""
+        return state
+
     def did_destroy(self) -> MaybeAwaitable[None]:
         """The instance left the tree (`coordinator/destroy`): release what it holds."""
         return None

@@ -81,6 +81,11 @@ class Plugin(Connection):
         self.instances[instance_id] = coordinator
         if params.get("reason") == "restore":
             return {}
+        if params.get("reason") == "upgrade":
+            def migrated(state: Any) -> Dict[str, Any]:
+                coordinator.state = state
+                return self._with_state(coordinator, {})
+            return then(coordinator.migrate(str(params.get("fromVersion", "")), params.get("state")), migrated)
         return then(self._initial_content(coordinator), lambda result: self._with_state(coordinator, result))
 
     def _initial_content(self, coordinator: Coordinator) -> MaybeAwaitable[Dict[str, Any]]:

@@ -1,0 +1,88 @@
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardUV
+
+/// Whether a new version may replace the running one, and how its contract differs.
+struct UpgradeCheck {
+    /// Why not (`-32017`, each finding named); nil: it may.
+    let refusal: ResponseError?
+    /// The differences between the old and the new contract (§19.3), for the answer.
+    let changes: [ContractChange]
+    /// The app's composition with the new table in place of the old one (nil: not judged here).
+    let composition: CompositionReport?
+}
+
+extension Host {
+    /// Judges a new version's route table against the running app (spec §20.1) with the contract code of §19: the
+    /// composition of §14 with the new table in place of the old (the other modules' references to it, its own to
+    /// them), and everything the tree uses of the plugin (``ContractComparison/check(_:supports:)``).
+    ///
+    /// A reload judges several changes at once: it passes the composition of the whole new manifest (`composition`,
+    /// whose errors it reports itself) and the tree as its dismissals would leave it (`tree`).
+    func checkUpgrade(
+        _ supervisor: PluginSupervisor, to table: InitializeRequest.Result, tree: NavigationTree? = nil,
+        composition: CompositionReport? = nil
+    ) -> UpgradeCheck {
+        let name = supervisor.name
+        let report =
+            composition
+            ?? navigator.composition(
+                changing: [name: table.coordinators], declared: manifest.plugins.map(\.name), root: manifest.root)
+        let issues = composition == nil ? report.issues.filter { $0.severity == .error } : []
+        let new = RouteContract(
+            plugin: table.plugin, protocolVersion: table.protocolVersion, coordinators: table.coordinators)
+        let findings = ContractComparison.check(
+            new, supports: ContractUsage(tree: tree ?? navigator.tree, plugin: name))
+        let changes =
+            supervisor.routeTable.map { old in
+                ContractComparison.diff(
+                    RouteContract(
+                        plugin: old.plugin, protocolVersion: old.protocolVersion, coordinators: old.coordinators),
+                    new)
+            } ?? []
+        let wire = changes.map {
+            ContractChange(
+                rule: $0.rule.rawValue, breaking: $0.isBreaking, pointer: "\($0.pointer)", message: $0.message)
+        }
+        guard !issues.isEmpty || !findings.isEmpty else {
+            return UpgradeCheck(refusal: nil, changes: wire, composition: report)
+        }
+        let problems = findings.map { "[\($0.rule.rawValue)] \($0.pointer): \($0.message)" } + issues.map(\.description)
+        let from = supervisor.status.version ?? "?"
+        let refusal = ResponseError(
+            .compositionError,
+            "the upgrade of plugin '\(name)' \(from) → \(table.plugin.version) was refused, the old version serves on: \(problems.count) problem\(problems.count == 1 ? "" : "s"): \(problems.joined(separator: "; "))",
+            data: [
+                "plugin": .string(name), "from": .string(from), "to": .string(table.plugin.version),
+                "findings": .array(
+                    findings.map {
+                        [
+                            "rule": .string($0.rule.rawValue), "pointer": .string("\($0.pointer)"),
+                            "message": .string($0.message),
+                        ]
+                    }),
+                "issues": .array(issues.map { .string($0.description) }),
+            ])
+        return UpgradeCheck(refusal: refusal, changes: wire, composition: report)
+    }
+
+    /// Waits until every chain that consulted the plugin has finished and no request to `session` is pending, or
+    /// `milliseconds` have passed (false). New chains do not consult it meanwhile: the gate holds them.
+    func drain(_ supervisor: PluginSupervisor, _ session: PluginSession, withinMs milliseconds: Int) async -> Bool {
+        await withCheckedContinuation { continuation in
+            var finished = false
+            let timer = try? UVTimer(loop: loop)
+            let finish: (Bool) -> Void = { drained in
+                guard !finished else { return }
+                finished = true
+                timer?.close()
+                continuation.resume(returning: drained)
+            }
+            try? timer?.start(after: UInt64(max(0, milliseconds))) { finish(false) }
+            spawn {
+                await self.navigator.afterChainsConsulting(supervisor.name)
+                session.whenNoRequestsPending { finish(true) }
+            }
+        }
+    }
+}
