@@ -26,6 +26,7 @@ struct HostRelay {
         TreeRenderRequest.method, TreeQueryRequest.method, TreeSubscribeRequest.method, TreeUnsubscribeRequest.method,
         UserDismissedRequest.method, UserActionRequest.method, HostStatusRequest.method, HostPluginsRequest.method,
         PluginStartRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
+        TreeHistoryRequest.method,
     ]
     static let faultMethods: Set<String> = [PluginSignalRequest.method, PluginRestartRequest.method]
 

@@ -44,6 +44,8 @@ final class Navigator {
     /// Plugins whose placeholders are being created, and whether to look again when that is done (the plugin came
     /// back meanwhile): never two creations of one placeholder at once.
     var creatingPlaceholders: [String: Bool] = [:]
+    /// The last revisions with what made each (`tree/history`).
+    var history = RevisionHistory()
 
     init(logger: Logger) {
         self.logger = logger
@@ -147,6 +149,7 @@ final class Navigator {
         tree = loaded
         allocator = IDAllocator(continuing: loaded)
         logger.info("tree restored from the state file: \(loaded.count) instances, revision \(loaded.revision)")
+        recordRevision(.restore, summary: "the tree read from the state file (\(loaded.count) instances)")
         treeChanged()
     }
 
@@ -155,8 +158,9 @@ final class Navigator {
         let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
         let base = tree
         let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
-        _ = try await runChain(runner, base: base).get()
+        let (result, _) = try await runChain(runner, base: base).get()
         logger.info("tree created: \(tree.count) instances, revision \(tree.revision)")
+        recordRevision(.start, summary: "the app started: \(key) and its initial content", touched: result.touched)
         treeChanged()
     }
 
@@ -165,7 +169,7 @@ final class Navigator {
     /// Runs a chain of steps from `start` (default: the root) as one atomic revision.
     func navigate(
         from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
-        reason: CoordinatorDismissedNotification.Reason = .navigation
+        reason: CoordinatorDismissedNotification.Reason = .navigation, note: ChangeNote? = nil
     ) async throws(ResponseError) -> NavigateRequest.Result {
         let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: reason)
         var prepared = try prepare(request, checkLimits: true)
@@ -175,7 +179,11 @@ final class Navigator {
             switch outcome {
             case .success(let (result, changed)):
                 send(result.effects)
-                if changed { treeChanged(touched: result.touched) }
+                if changed {
+                    recordChain(
+                        steps, requester: requester, links: links, reason: reason, note: note, touched: result.touched)
+                    treeChanged(touched: result.touched)
+                }
                 finish(chain)
                 return NavigateRequest.Result(revision: tree.revision, instance: result.landedOn)
             case .failure(let error) where error.code == .conflict && attempt < Self.maxConflictRetries:
