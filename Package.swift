@@ -155,11 +155,16 @@ let package = Package(
             dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
         ),
 
-        // The host's side of a plugin connection, in-process, for plugin authors' tests: the one user of the SDK's
-        // `@_spi(Testing)` hooks, so the SDK's public API stays what a plugin's `main` needs. No libuv, no Foundation.
+        // Plugin authors' tests: one plugin driven over the protocol (`PluginTestConnection`), and plugins run inside
+        // the test by the real host with its navigation core (`NavigationTestStore`, the in-process tier). The one
+        // user of the SDK's `@_spi(Testing)` hooks, so the SDK's public API stays what a plugin's `main` needs. It
+        // links the host (libuv1-dev for tests); the SDK itself does not.
         .target(
             name: "SwitchyardPluginTesting",
-            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"]
+            dependencies: [
+                "SwitchyardPlugin", "SwitchyardProtocol", "SwitchyardHost", "SwitchyardNavigation", "SwitchyardUV",
+                "SwitchyardSystem", .product(name: "Logging", package: "swift-log"),
+            ]
         ),
 
         // Plugin logic tested in-process through SwitchyardPluginTesting: declarations, factories, guards, state,
@@ -224,24 +229,54 @@ let package = Package(
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),
-        .executableTarget(
-            name: "DemoMain",
+        // The plugin as a library (its coordinators and `Plugin` value) and a one-line executable serving it on stdio:
+        // the in-process test tier runs the library inside the test process.
+        .target(
+            name: "DemoMainPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/main",
+            exclude: ["main.swift"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "DemoMain",
+            dependencies: ["DemoMainPlugin", "SwitchyardPlugin"],
+            path: "Plugins/swift/main",
+            sources: ["main.swift"],
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
+        ),
+        // The plugin as a library (its coordinators and `Plugin` value) and a one-line executable serving it on stdio:
+        // the in-process test tier runs the library inside the test process.
+        .target(
+            name: "DemoAuthenticatedPlugin",
+            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            path: "Plugins/swift/authenticated",
+            exclude: ["main.swift"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         .executableTarget(
             name: "DemoAuthenticated",
-            dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
+            dependencies: ["DemoAuthenticatedPlugin", "SwitchyardPlugin"],
             path: "Plugins/swift/authenticated",
+            sources: ["main.swift"],
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),
-        .executableTarget(
-            name: "DemoTodos",
+        // The plugin as a library (its coordinators and `Plugin` value) and a one-line executable serving it on stdio:
+        // the in-process test tier runs the library inside the test process.
+        .target(
+            name: "DemoTodosPlugin",
             dependencies: ["SwitchyardPlugin", "SwitchyardProtocol"],
             path: "Plugins/swift/todos",
+            exclude: ["main.swift"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
+        .executableTarget(
+            name: "DemoTodos",
+            dependencies: ["DemoTodosPlugin", "SwitchyardPlugin"],
+            path: "Plugins/swift/todos",
+            sources: ["main.swift"],
             swiftSettings: [.defaultIsolation(MainActor.self)],
             linkerSettings: staticPlugin
         ),
@@ -268,10 +303,153 @@ let package = Package(
             swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
 
-        // MARK: - Integration tests: real host, real plugin processes, real pipes
+        // MARK: - Tests of the host: its semantics through the real host, each suite in both tiers where it can be
+        // (plugins in this process, or each its own process through real pipes), and its rules on a manual clock.
         .testTarget(
             name: "SwitchyardHostTests",
             dependencies: [
+                "DemoMainPlugin",
+                "DemoAuthenticatedPlugin",
+                "DemoTodosPlugin",
+                "InProcessDemo",
+                "SwitchyardPluginTesting",
+                "SwitchyardPlugin",
+                "SwitchyardConformance",
+                "SwitchyardHost",
+                "SwitchyardClient",
+                "SwitchyardNavigation",
+                "SwitchyardProtocol",
+                "SwitchyardSpec",
+                "SwitchyardSystem",
+                "SwitchyardUV",
+                "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // Built products the tests spawn; listing them makes `swift test` build them.
+                "switchyard",
+                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
+                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
+                "switchyard-studio",
+                "switchyard-guardian",
+                "HelloPlugin",
+                "misbehave",
+                "transcript-replayer",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
+                // Built and smoke-run (`--quick`, no timing assertions) so the benchmark cannot rot.
+                "switchyard-bench",
+            ]
+        ),
+        // Process-level behaviour: containment of descendants, orphans, stalls, floods, descriptors, lifecycle.
+        .testTarget(
+            name: "SwitchyardProcessTests",
+            dependencies: [
+                "InProcessDemo",
+                "SwitchyardPluginTesting",
+                "SwitchyardPlugin",
+                "SwitchyardConformance",
+                "SwitchyardHost",
+                "SwitchyardClient",
+                "SwitchyardNavigation",
+                "SwitchyardProtocol",
+                "SwitchyardSpec",
+                "SwitchyardSystem",
+                "SwitchyardUV",
+                "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // Built products the tests spawn; listing them makes `swift test` build them.
+                "switchyard",
+                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
+                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
+                "switchyard-studio",
+                "switchyard-guardian",
+                "HelloPlugin",
+                "misbehave",
+                "transcript-replayer",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
+                // Built and smoke-run (`--quick`, no timing assertions) so the benchmark cannot rot.
+                "switchyard-bench",
+            ]
+        ),
+        // The CLI as a user runs it: commands, the first hour, init templates, check-plugin, contracts, the README.
+        .testTarget(
+            name: "SwitchyardCLITests",
+            dependencies: [
+                "InProcessDemo",
+                "SwitchyardPluginTesting",
+                "SwitchyardPlugin",
+                "SwitchyardConformance",
+                "SwitchyardHost",
+                "SwitchyardClient",
+                "SwitchyardNavigation",
+                "SwitchyardProtocol",
+                "SwitchyardSpec",
+                "SwitchyardSystem",
+                "SwitchyardUV",
+                "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // Built products the tests spawn; listing them makes `swift test` build them.
+                "switchyard",
+                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
+                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
+                "switchyard-studio",
+                "switchyard-guardian",
+                "HelloPlugin",
+                "misbehave",
+                "transcript-replayer",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
+                // Built and smoke-run (`--quick`, no timing assertions) so the benchmark cannot rot.
+                "switchyard-bench",
+            ]
+        ),
+        // The Python and Node SDKs as packages, their type checks, async handlers, and plugins built elsewhere.
+        .testTarget(
+            name: "SwitchyardSDKTests",
+            dependencies: [
+                "InProcessDemo",
+                "SwitchyardPluginTesting",
+                "SwitchyardPlugin",
+                "SwitchyardConformance",
+                "SwitchyardHost",
+                "SwitchyardClient",
+                "SwitchyardNavigation",
+                "SwitchyardProtocol",
+                "SwitchyardSpec",
+                "SwitchyardSystem",
+                "SwitchyardUV",
+                "SwitchyardTestSupport",
+                "SwitchyardHostTestSupport",
+                .product(name: "Logging", package: "swift-log"),
+                // Built products the tests spawn; listing them makes `swift test` build them.
+                "switchyard",
+                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
+                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
+                "switchyard-studio",
+                "switchyard-guardian",
+                "HelloPlugin",
+                "misbehave",
+                "transcript-replayer",
+                "DemoMain",
+                "DemoAuthenticated",
+                "DemoTodos",
+                // Built and smoke-run (`--quick`, no timing assertions) so the benchmark cannot rot.
+                "switchyard-bench",
+            ]
+        ),
+        // The Studio in headless Chromium.
+        .testTarget(
+            name: "SwitchyardStudioTests",
+            dependencies: [
+                "InProcessDemo",
+                "SwitchyardPluginTesting",
+                "SwitchyardPlugin",
                 "SwitchyardConformance",
                 "SwitchyardHost",
                 "SwitchyardClient",
@@ -363,9 +541,23 @@ let package = Package(
                 "SwitchyardSystem",
                 "SwitchyardTestSupport",
                 "SwitchyardUV",
+                "SwitchyardPlugin",
+                "SwitchyardPluginTesting",
+                "InProcessDemo",
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Tests/SwitchyardHostTestSupport"
+        ),
+        // The demo app's plugins as Swift values for the in-process test tier: the Swift plugins' own libraries, and
+        // Swift stand-ins of the Python and Node ones (held to their committed route contracts by a test).
+        .target(
+            name: "InProcessDemo",
+            dependencies: [
+                "SwitchyardPlugin", "SwitchyardProtocol",
+                "DemoMainPlugin", "DemoAuthenticatedPlugin", "DemoTodosPlugin",
+            ],
+            path: "Tests/InProcessDemo",
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
     ],
     swiftLanguageModes: [.v6]

@@ -313,6 +313,13 @@ public struct Router<C: Coordinatable> {
 extension Coordinatable {
     /// Navigation from this coordinator's logic.
     public var router: Router<Self> { Router(coordinator: self) }
+
+    /// Writes a line to the host's log, as the plugin's (a `log` notification at `level`, default notice, the level
+    /// the host gives stderr lines): what a plugin's author reads while debugging it, wherever the plugin runs — a
+    /// process of its own, or inside a test (where `print` would reach the test's output instead).
+    public func log(_ message: String, level: LogNotification.Level = .notice) {
+        PluginCore.owner(of: self)?.runtime?.log(level, message)
+    }
 }
 
 // One-step shortcuts: each is a chain of one step, applied at once; ``Router/chain`` for more than one.

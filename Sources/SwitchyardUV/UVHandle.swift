@@ -53,9 +53,17 @@ public class UVHandle {
         }
     }
 
+    /// A programming error caught in debug builds (swift-nio's `preconditionInEventLoop`): libuv handles are not
+    /// thread-safe, and every operation must come from the loop's thread. Costs nothing in release builds.
+    @inline(__always)
+    final func assertOnLoopThread(_ operation: StaticString = #function) {
+        assert(!isOpen || loop.inLoopThread, "\(operation) on a libuv handle off its loop's thread")
+    }
+
     /// Starts closing the handle. Idempotent. The memory is released in the close callback.
     public func close() {
         guard let raw, !closing else { return }
+        assertOnLoopThread()
         closing = true
         willClose()
         let handle = handlePointer(raw)

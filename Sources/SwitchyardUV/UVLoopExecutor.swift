@@ -8,6 +8,12 @@ import Synchronization
 /// Jobs travel through ``UVLoopRemote/execute(_:)`` (a mutex-guarded queue and `uv_async_send`), as every other way
 /// into the loop does. After the loop has closed, jobs still run, one at a time, on the thread that enqueues them
 /// (nothing else can touch the loop's state any more): a task suspended on this executor must never be stranded.
+///
+/// An executor is never freed. The concurrency runtime refers to executors without owning them
+/// (`UnownedSerialExecutor`, `UnownedTaskExecutor`): a task that once ran with this loop as its task executor may
+/// enqueue on it long after the actor that named it is gone (seen: a segfault in a test runner whose hosts had
+/// stopped). Swift asks that an executor outlive every task that can reach it; a few hundred bytes per loop created
+/// is the price, and a process creates loops rarely (one per host).
 public final class UVLoopExecutor: SerialExecutor, TaskExecutor {
     /// The loop's thread-safe face.
     public let remote: UVLoopRemote
@@ -20,8 +26,11 @@ public final class UVLoopExecutor: SerialExecutor, TaskExecutor {
 
     private let afterClose = Mutex(AfterClose())
 
-    /// The executor of `loop`.
-    public init(_ loop: UVLoop) { remote = loop.remote }
+    /// The executor of `loop`; it lives as long as the process (see above).
+    public init(_ loop: UVLoop) {
+        remote = loop.remote
+        _ = Unmanaged.passRetained(self)
+    }
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)

@@ -63,6 +63,7 @@ public final class UVPipe: UVHandle {
 
     /// Starts delivering reads to `handler` until EOF, an error, ``stopReading()`` or close.
     public func startReading(_ handler: @escaping (ReadEvent) -> Void) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, let stream else { throw UVError.closed("uv_read_start") }
         readHandler = handler
         try UVError.check(uv_read_start(stream, pipeAllocCallback, pipeReadCallback), "uv_read_start")
@@ -71,6 +72,7 @@ public final class UVPipe: UVHandle {
 
     /// Stops reading; the kernel buffer then fills and the peer's writes block (backpressure).
     public func stopReading() {
+        assertOnLoopThread()
         guard isOpen, let stream else { return }
         uv_read_stop(stream)
         reading = false
@@ -79,6 +81,7 @@ public final class UVPipe: UVHandle {
     /// Starts reading again after ``stopReading()``, with the handler given to ``startReading(_:)``. Does nothing
     /// once the stream has ended (EOF or an error: the handler is gone).
     public func resumeReading() {
+        assertOnLoopThread()
         guard isOpen, let stream, readHandler != nil else { return }
         reading = uv_read_start(stream, pipeAllocCallback, pipeReadCallback) == 0
     }
@@ -131,6 +134,7 @@ public final class UVPipe: UVHandle {
     /// - Throws: an immediate failure such as `EPIPE` (the peer is gone). A failure of a queued write is reported
     ///   through ``onWriteError`` instead.
     public func write(_ bytes: [UInt8]) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, let stream else { throw UVError.closed("uv_write") }
         if bytes.isEmpty { return }
         if corkDepth > 0 {
@@ -150,6 +154,7 @@ public final class UVPipe: UVHandle {
 
     /// Ends a ``cork()``; the outermost sends what was gathered.
     public func uncork() {
+        assertOnLoopThread()
         guard corkDepth > 0 else { return }
         corkDepth -= 1
         if corkDepth == 0 { flushCorked() }
@@ -233,6 +238,7 @@ public final class UVPipe: UVHandle {
 
     /// Half-closes the write side once queued writes have drained (the peer reads EOF).
     public func shutdown(_ completion: ((UVError?) -> Void)? = nil) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, let stream else { throw UVError.closed("uv_shutdown") }
         // What is corked was written before the half-close: it leaves first.
         flushCorked()

@@ -236,6 +236,7 @@ public final class UVProcess: UVHandle {
     /// Sends `signal` to the child (`uv_process_kill`, which refuses once the child is reaped, so a reused pid is
     /// never hit).
     public func kill(_ signal: Int32) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, terminationStatus == nil, let raw else { throw UVError.closed("uv_process_kill") }
         try UVError.check(uv_process_kill(raw.assumingMemoryBound(to: uv_process_t.self), signal), "uv_process_kill")
     }
@@ -243,6 +244,7 @@ public final class UVProcess: UVHandle {
     /// Sends `signal` to the child's whole process group (only if it was started with a new process group, and
     /// only before it is reaped).
     public func killGroup(_ signal: Int32) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, terminationStatus == nil, pid > 0 else { throw UVError.closed("uv_kill") }
         guard leadsProcessGroup else { return try kill(signal) }
         try UVError.check(uv_kill(-pid, signal), "uv_kill(-pgid)")

@@ -19,6 +19,7 @@ public final class UVSignal: UVHandle {
     }
 
     public func start(signal signalNumber: Int32, _ callback: @escaping (Int32) -> Void) throws(UVError) {
+        assertOnLoopThread()
         guard isOpen, let raw else { throw UVError.closed("uv_signal_start") }
         self.callback = callback
         try UVError.check(

@@ -22,6 +22,7 @@ public final class UVTimer: UVHandle {
         throws(UVError)
     {
         guard isOpen, let raw else { throw UVError.closed("uv_timer_start") }
+        assertOnLoopThread()
         self.callback = callback
         try UVError.check(
             uv_timer_start(raw.assumingMemoryBound(to: uv_timer_t.self), uvTimerCallback, timeout, repeatEvery),
@@ -30,6 +31,7 @@ public final class UVTimer: UVHandle {
 
     /// Stops the timer; its callback will not run until started again.
     public func stop() {
+        assertOnLoopThread()
         guard isOpen, let raw else { return }
         uv_timer_stop(raw.assumingMemoryBound(to: uv_timer_t.self))
     }

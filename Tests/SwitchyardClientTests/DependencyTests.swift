@@ -47,9 +47,11 @@ struct DependencyTests {
         return dependencies
     }
 
+    // SwitchyardPluginTesting is not among them: its test store runs the real host (and so libuv) inside a plugin's
+    // tests; the plugin itself, built from the SDK alone, never links it.
     @Test(
         "the transitive target dependencies of the client and of the plugin SDK include neither CLibUV nor SwitchyardUV",
-        arguments: ["SwitchyardClient", "SwitchyardPlugin", "SwitchyardPluginTesting"])
+        arguments: ["SwitchyardClient", "SwitchyardPlugin"])
     func noLibUV(_ target: String) throws {
         let graph = try Self.targetDependencies()
         try #require(graph[target] != nil, "the manifest has no \(target) target")
@@ -71,6 +73,18 @@ struct DependencyTests {
         #expect(reached.isDisjoint(with: tests), "switchyard reaches \(reached.intersection(tests).sorted())")
         // The check itself is alive: the CLI does reach the spec's module through the same walk.
         #expect(reached.contains("SwitchyardSpec"))
+    }
+
+    @Test("no SwiftNIO in the host, the SDK or the plugin authors' testing product (the Studio alone links it)")
+    func noNIO() throws {
+        let graph = try Self.targetDependencies()
+        for target in ["SwitchyardHost", "SwitchyardPlugin", "SwitchyardPluginTesting", "switchyard"] {
+            let reached = Self.reach(target, in: graph)
+            #expect(
+                !reached.contains("Hummingbird") && !reached.contains("NIOCore"),
+                "\(target) reaches \(reached.sorted())")
+        }
+        #expect(Self.reach("SwitchyardStudio", in: graph).contains("Hummingbird"))
     }
 
     @Test("every Swift module but the libuv wrapper and the syscall layer is built with strict memory safety")

@@ -1,3 +1,5 @@
+import InProcessDemo
+import SwitchyardPluginTesting
 import Logging
 package import SwitchyardClient
 package import SwitchyardHost
@@ -73,16 +75,44 @@ package enum TestPlugins {
     }()
 }
 
-/// Runs `body` against a real host with real plugin processes, then shuts it down and checks that no plugin
-/// process survived.
+/// Where a test's plugins run: the same test body runs both ways (Hummingbird's `.router`/`.live`, sourcekit-lsp's
+/// `LocalConnection`), so what it checks is the host's behaviour, not an accident of one of them.
+package enum Tier: String, CaseIterable, Sendable, CustomTestStringConvertible {
+    /// Each plugin a Swift `Plugin` inside the test process (``InProcessTransport``): no process, no pipe; the demo's
+    /// Python and Node plugins are played by their Swift stand-ins (`InProcessDemo`).
+    case inProcess
+    /// Each plugin its own process, spawned by the host through real pipes.
+    case processes
+
+    package var testDescription: String { rawValue }
+
+    /// The tiers a tiered test runs in: both, or those `SWITCHYARD_TIERS` names (`inProcess`, `processes`, comma
+    /// separated), to time or debug one of them.
+    package static let selected: [Tier] = {
+        guard let names = SystemProcess.environmentValue("SWITCHYARD_TIERS") else { return allCases }
+        let chosen = names.split(separator: ",").compactMap { Tier(rawValue: String($0)) }
+        return chosen.isEmpty ? allCases : chosen
+    }()
+}
+
+/// Runs `body` against a real host — its plugins in processes, or in this process (`tier`) — then shuts it down and
+/// checks that no plugin process survived.
 package func withHost<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, options: HostOptions? = nil,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil,
+    options: HostOptions? = nil,
     logs: LogCapture = LogCapture(), _ body: @Sendable (HostHandle) async throws -> T
 ) async throws -> T {
     TestSweep.once()
     let manifest = Manifest(app: "test", root: root, plugins: plugins, directory: packageRoot)
     var configured = options ?? HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     configured.productsDirectory = productsDirectory
+    if tier == .inProcess {
+        let unknown = plugins.map(\.name).filter { InProcessDemo.plugins[$0] == nil }
+        guard unknown.isEmpty else {
+            throw TestFailure("no in-process stand-in for \(unknown): this test runs only as processes")
+        }
+        configured.runInProcess(InProcessDemo.plugins)
+    }
     let options = configured
     let logger = Logger(label: "test-host") { label in
         SwitchyardLogHandler(label: label, level: .debug) { line in logs.append(line) }
@@ -103,6 +133,7 @@ package func withHost<T: Sendable>(
         }
         throw TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
     }
+    #expect(host.handlesLeftOpen == 0, "the host's loop closed with handles still open")
     let all = pids + (await host.status().compactMap(\.pid))
     for pid in Set(all) {
         #expect(SystemProcess.waitForExit(pid, milliseconds: 5_000), "plugin process \(pid) outlived the host")
@@ -113,22 +144,22 @@ package func withHost<T: Sendable>(
 /// Runs `body` against a real host (as ``withHost``) listening on a control socket in a fresh temporary folder,
 /// with the socket's path (for tests that open several clients of their own).
 package func withControlSocket<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil, allowFaults: Bool = false,
     _ body: @Sendable (HostHandle, _ path: String) async throws -> T
 ) async throws -> T {
     let path = try TestSweep.temporaryDirectory() + "/control.sock"
     var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
     options.controlSocket = path
     options.allowFaults = allowFaults
-    return try await withHost(plugins, root: root, options: options) { host in try await body(host, path) }
+    return try await withHost(plugins, tier: tier, root: root, options: options) { host in try await body(host, path) }
 }
 
 /// Runs `body` against a real host listening on a control socket (``withControlSocket``), with a client of it.
 package func withControlHost<T: Sendable>(
-    _ plugins: [PluginManifest], root: CoordinatorReference? = nil, allowFaults: Bool = false,
+    _ plugins: [PluginManifest], tier: Tier = .processes, root: CoordinatorReference? = nil, allowFaults: Bool = false,
     _ body: @Sendable (HostHandle, AsyncControlClient) async throws -> T
 ) async throws -> T {
-    try await withControlSocket(plugins, root: root, allowFaults: allowFaults) { host, path in
+    try await withControlSocket(plugins, tier: tier, root: root, allowFaults: allowFaults) { host, path in
         try await body(host, try AsyncControlClient(path: path, timeoutMilliseconds: 20_000))
     }
 }
@@ -152,13 +183,6 @@ extension TestPlugins {
 
     package static let node: String =
         FileSystem.findExecutable("node", path: SystemProcess.environmentValue("PATH")) ?? "/usr/bin/node"
-}
-
-extension TreeSnapshot {
-    /// The first instance of a plugin's type, in depth-first order.
-    package func find(_ plugin: String, _ type: String) -> InstanceSnapshot? {
-        instances.first { $0.plugin == plugin && $0.type == type }
-    }
 }
 
 /// Collects a host's events so a test can wait for one (on the event itself, with a deadline).

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Logging
 import SwitchyardClient
@@ -7,6 +8,7 @@ import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
+import Synchronization
 import Testing
 
 @Suite("Control interface and composition at start-up", .heavy, .timeLimit(.minutes(1)))
@@ -109,6 +111,89 @@ struct ControlAndCompositionTests {
         } catch let error as ResponseError {
             #expect(error.code == .compositionError)
             #expect(error.message.contains("broken") && error.message.contains("initialRoute"))
+        }
+    }
+    /// A test body (or an embedding app) may hold every thread of Swift's global pool in blocking calls — the
+    /// synchronous `ControlClient` does exactly that. The host must not need one of those threads to answer: it runs
+    /// on its loop, and a request's task starts and resumes there. Every pool thread is held here while a client on a
+    /// thread of its own navigates through a plugin; the pool is let go when it has its answers, or after its timeout.
+    @Test(
+        "the host answers control requests and plugin round trips while every thread of Swift's global pool is blocked")
+    func servesWithoutTheGlobalPool() async throws {
+        try await withControlSocket(
+            [PluginManifest(name: "b0", product: "BenchPlugin", args: ["--peer", "b0"])],
+            root: CoordinatorReference(plugin: "b0", type: "bench")
+        ) { _, path in
+            // More blockers than the pool has threads (one per core): the extra ones wait their turn and leave at once.
+            let blockers = 4 * Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 4
+            let release = DispatchSemaphore(value: 0)
+            let outcome = Mutex<Result<Int64, TestFailure>?>(nil)
+            let client = try SystemThread.spawn {
+                defer { for _ in 0..<blockers { release.signal() } }
+                do {
+                    let driver = try ControlClient(path: path, timeoutMilliseconds: 10_000)
+                    let root = try driver.call(TreeGetRequest.self, Empty()).instances[0].id
+                    let answer = try driver.call(
+                        NavigateRequest.self, .init(instance: root, steps: [.route("item", ["id": .string("1")])]))
+                    outcome.withLock { $0 = .success(Int64(answer.revision)) }
+                } catch {
+                    outcome.withLock { $0 = .failure(TestFailure("\(error)")) }
+                }
+            }
+            await withTaskGroup(of: Void.self) { group in
+                for _ in 0..<blockers { group.addTask { release.wait() } }
+            }
+            client.join()
+            let result = outcome.withLock { $0 }
+            #expect(throws: Never.self, "the host did not answer while the pool was blocked") {
+                _ = try #require(result).get()
+            }
+        }
+    }
+
+    /// Every method of `HostHandle` runs on the loop and returns its caller to where it came from. In an optimised
+    /// build a caller in another module was once left on the loop's thread after awaiting the handle (the handle's
+    /// methods inherited their caller's isolation, and the hop back was lost), so its next blocking call stalled the
+    /// host for good: each method is checked here, in the build the release tests use too.
+    @Test("a caller awaiting any method of HostHandle is never left on the host's loop thread")
+    func callerLeavesTheLoop() async throws {
+        try await withHost(
+            [PluginManifest(name: "b0", product: "BenchPlugin", args: ["--peer", "b0"])],
+            root: CoordinatorReference(plugin: "b0", type: "bench")
+        ) { host in
+            func check(_ method: String, _ location: SourceLocation = #_sourceLocation) {
+                #expect(
+                    !host.callerIsOnLoopThread, "after \(method) the caller runs on the loop's thread",
+                    sourceLocation: location)
+            }
+            let root = try #require(await host.snapshot().root)
+            check("snapshot")
+            _ = try await host.navigate(from: root, [.route("item", ["id": .string("1")])])
+            check("navigate")
+            _ = await host.validate("switchyard://b0/nowhere")
+            check("validate")
+            _ = try? await host.open("switchyard://b0/nowhere")
+            check("open")
+            _ = await host.render(.text)
+            check("render")
+            _ = try await host.query(.init(query: .topCoordinator))
+            check("query")
+            _ = try await host.describePlugins()
+            check("describePlugins")
+            _ = await host.routeRegistry()
+            check("routeRegistry")
+            _ = await host.compositionIssues()
+            check("compositionIssues")
+            _ = await host.containment()
+            check("containment")
+            _ = await host.status()
+            check("status")
+            _ = await host.hostFacts()
+            check("hostFacts")
+            _ = try await host.ping("b0")
+            check("ping")
+            _ = try await host.pingSeries("b0", count: 3)
+            check("pingSeries")
         }
     }
 }

@@ -198,9 +198,11 @@ struct FaultTests {
         }
     }
 
-    @Test("a Swift SDK plugin SIGKILLed is restarted and its instances restored with their state: routes on them work")
-    func restoreWithState() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "a Swift SDK plugin SIGKILLed is restarted and its instances restored with their state: routes on them work",
+        arguments: Tier.selected)
+    func restoreWithState(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             let todos = try #require(await host.snapshot().find("todos", "todos"))

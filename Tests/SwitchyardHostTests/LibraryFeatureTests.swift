@@ -10,11 +10,11 @@ import Testing
 @Suite("The reference libraries' features across plugin processes", .heavy, .timeLimit(.minutes(1)))
 struct LibraryFeatureTests {
     @Test(
-        "each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused"
-    )
-    func actionsInEverySDK() async throws {
+        "each SDK's coordinator answers its screen's action with steps, applied as one revision; undeclared ones are refused",
+        arguments: Tier.selected)
+    func actionsInEverySDK(_ tier: Tier) async throws {
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             var tree = await host.snapshot()
 
@@ -81,10 +81,10 @@ struct LibraryFeatureTests {
     }
 
     @Test(
-        "the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour"
-    )
-    func dynamicTabs() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        "the demo's tab bar starts without its inbox; setTabs adds it (the Swift owner's @Tab answers), reorders, and removing the selected tab selects a neighbour",
+        arguments: Tier.selected)
+    func dynamicTabs(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             var home = try #require(await host.snapshot().find("authenticated", "home"))
             #expect(home.tabs?.map(\.route) == ["todos", "projects", "profile"])
@@ -115,10 +115,10 @@ struct LibraryFeatureTests {
     }
 
     @Test(
-        "per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss"
-    )
-    func presentation() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        "per-call presentation and presentation options, declared in each SDK: a transition picked per call, options in snapshots and renderings, a sheet the user cannot dismiss",
+        arguments: Tier.selected)
+    func presentation(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             let tree = await host.snapshot()
             // Python: the delete-account sheet is declared half-height and not dismissible by the user.
@@ -157,11 +157,11 @@ struct LibraryFeatureTests {
     }
 
     @Test(
-        "coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves"
-    )
-    func appearance() async throws {
+        "coordinator/appeared reaches the owners that declare appearance, in Swift, Python and Node, when what was above their entry leaves",
+        arguments: Tier.selected)
+    func appearance(_ tier: Tier) async throws {
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             let tree = await host.snapshot()
             let todos = try #require(tree.find("todos", "todos"))
@@ -187,10 +187,10 @@ struct LibraryFeatureTests {
     }
 
     @Test(
-        "library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet"
-    )
-    func librarySteps() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        "library steps through the demo: forcePresent from a tab not shown, popPath of a pushed flow's only screen, popPushed under a sheet",
+        arguments: Tier.selected)
+    func librarySteps(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             var tree = await host.snapshot()
             let home = try #require(tree.find("authenticated", "home"))
@@ -214,9 +214,11 @@ struct LibraryFeatureTests {
         }
     }
 
-    @Test("the queries of the other libraries through the real host: canDismiss, hasParent, presentedCount, newest")
-    func queries() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "the queries of the other libraries through the real host: canDismiss, hasParent, presentedCount, newest",
+        arguments: Tier.selected)
+    func queries(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             let tree = await host.snapshot()
             let home = try #require(tree.find("authenticated", "home"))

@@ -13,9 +13,11 @@ struct NavigationIntegrationTests {
         _ = try await host.navigate([.setRoot("authenticated", ["user": .string(user)])])
     }
 
-    @Test("the six demo plugins compose and the tree is created: main showing the unauthenticated flow")
-    func initialTree() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "the six demo plugins compose and the tree is created: main showing the unauthenticated flow",
+        arguments: Tier.selected)
+    func initialTree(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             #expect(await host.status().allSatisfy { $0.state == .ready })
             #expect(await host.compositionIssues().isEmpty)
             let tree = await host.snapshot()
@@ -28,10 +30,10 @@ struct NavigationIntegrationTests {
     }
 
     @Test(
-        "the Stinsen README chain focusFirst(todos) → child → popToRoot → route(todo, 42) applies as one revision across plugins"
-    )
-    func stinsenChain() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        "the Stinsen README chain focusFirst(todos) → child → popToRoot → route(todo, 42) applies as one revision across plugins",
+        arguments: Tier.selected)
+    func stinsenChain(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             var tree = await host.snapshot()
             let home = try #require(tree.find("authenticated", "home"))
@@ -52,9 +54,9 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("the Stinsen README deep link focuses the todos tab and routes to the todo")
-    func stinsenDeepLink() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test("the Stinsen README deep link focuses the todos tab and routes to the todo", arguments: Tier.selected)
+    func stinsenDeepLink(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let before = await host.snapshot().revision
             let result = try await host.open("switchyard://todos/todo/42")
@@ -67,7 +69,8 @@ struct NavigationIntegrationTests {
 
     @Test(
         "the Coordinator README validity check: valid links pass, invalid ones name the failing segment and change nothing",
-        arguments: [
+        arguments: Tier.selected,
+        [
             ("switchyard://todos/new", nil as Int?),
             ("switchyard://profile/settings", nil),
             ("switchyard://projects/p7/members", nil),
@@ -75,8 +78,9 @@ struct NavigationIntegrationTests {
             ("switchyard://nowhere", 0),
             ("switchyard://todos/todo", 1),
         ])
-    func validity(_ url: String, _ failingIndex: Int?) async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    func validity(_ tier: Tier, _ link: (url: String, failingIndex: Int?)) async throws {
+        let (url, failingIndex) = link
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let validation = await host.validate(url)
             #expect(validation.valid == (failingIndex == nil), "\(url): \(String(describing: validation.error))")
@@ -91,10 +95,10 @@ struct NavigationIntegrationTests {
     }
 
     @Test(
-        "dismissCoordinator of a subtree spanning three plugins destroys every instance, and each plugin acknowledges its own"
-    )
-    func dismissAcrossPlugins() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+        "dismissCoordinator of a subtree spanning three plugins destroys every instance, and each plugin acknowledges its own",
+        arguments: Tier.selected)
+    func dismissAcrossPlugins(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let events = EventLog(host)
             let todos = try #require(await host.snapshot().find("todos", "todos"))
@@ -130,9 +134,9 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a guard that rejects a route leaves the tree exactly as it was")
-    func guardRejects() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test("a guard that rejects a route leaves the tree exactly as it was", arguments: Tier.selected)
+    func guardRejects(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let before = await host.snapshot()
             do throws(ResponseError) {
                 _ = try await host.navigate([.setRoot("authenticated", ["user": "mallory"])])
@@ -172,9 +176,11 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a deep link crossing four plugins applies as exactly one revision and one tree/changed")
-    func fourPlugins() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "a deep link crossing four plugins applies as exactly one revision and one tree/changed",
+        arguments: Tier.selected)
+    func fourPlugins(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let events = EventLog(host)
             let before = await host.snapshot().revision
@@ -191,9 +197,11 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a deep link whose last hop is rejected leaves the revision unchanged, and what it created is destroyed")
-    func lastHopRejected() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "a deep link whose last hop is rejected leaves the revision unchanged, and what it created is destroyed",
+        arguments: Tier.selected)
+    func lastHopRejected(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             try await Self.logIn(host)
             let events = EventLog(host)
             let before = await host.snapshot()
@@ -211,10 +219,10 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("a user dismissal follows the tree and reaches the owning plugin")
-    func userDismissal() async throws {
+    @Test("a user dismissal follows the tree and reaches the owning plugin", arguments: Tier.selected)
+    func userDismissal(_ tier: Tier) async throws {
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, logs: logs) { host in
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, logs: logs) { host in
             try await Self.logIn(host)
             let profile = try #require(await host.snapshot().find("profile", "profile"))
             _ = try await host.navigate(from: profile.id, [.route("signOut")])
@@ -225,9 +233,11 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("plugin logic navigates: Python finishes a registration and asks Main (another plugin) to switch root")
-    func pythonLogicNavigates() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "plugin logic navigates: Python finishes a registration and asks Main (another plugin) to switch root",
+        arguments: Tier.selected)
+    func pythonLogicNavigates(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
             let unauthenticated = try #require(await host.snapshot().find("unauthenticated", "unauthenticated"))
             _ = try await host.navigate(
@@ -248,11 +258,13 @@ struct NavigationIntegrationTests {
     /// A 1 ms session: Main navigates while the login chain that ran its factory is still creating the tabs in
     /// three other plugins. The host holds Main's request until that chain has committed, so it acts on the signed-in
     /// root instead of finding the old one and doing nothing.
-    @Test("plugin logic navigates: the Swift Main coordinator's router ends an expired session")
-    func swiftRouterNavigates() async throws {
+    @Test(
+        "plugin logic navigates: the Swift Main coordinator's router ends an expired session", arguments: Tier.selected)
+    func swiftRouterNavigates(_ tier: Tier) async throws {
         let logs = LogCapture()
         try await withHost(
-            TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), root: TestPlugins.demoRoot, logs: logs
+            TestPlugins.demo(mainArguments: ["--session-ttl-ms", "1"]), tier: tier, root: TestPlugins.demoRoot,
+            logs: logs
         ) { host in
             let events = EventLog(host)
             do {
@@ -273,9 +285,10 @@ struct NavigationIntegrationTests {
         }
     }
 
-    @Test("every change publishes exactly one tree/changed, with strictly increasing revisions")
-    func treeChangedEvents() async throws {
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
+    @Test(
+        "every change publishes exactly one tree/changed, with strictly increasing revisions", arguments: Tier.selected)
+    func treeChangedEvents(_ tier: Tier) async throws {
+        try await withHost(TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot) { host in
             let events = EventLog(host)
             try await Self.logIn(host)
             let todos = try #require(await host.snapshot().find("todos", "todos"))

@@ -26,10 +26,14 @@ struct StateFileTests {
         return try JSONValueDecoder().decode(TreeSnapshot.self, from: try #require(value["tree"]))
     }
 
-    @Test("the tree is written after changes and restored at the next start, every instance re-created in its plugin")
-    func roundTrip() async throws {
+    @Test(
+        "the tree is written after changes and restored at the next start, every instance re-created in its plugin",
+        arguments: Tier.selected)
+    func roundTrip(_ tier: Tier) async throws {
         let path = try Self.temporaryPath()
-        let saved = try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path)) {
+        let saved = try await withHost(
+            TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, options: Self.options(path)
+        ) {
             host in
             _ = try await host.navigate([.setRoot("authenticated", ["user": "alice"])])
             _ = try await host.open("switchyard://todos/todo/42")
@@ -41,7 +45,9 @@ struct StateFileTests {
         #expect(try Self.readTree(path) == saved)
 
         let logs = LogCapture()
-        try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot, options: Self.options(path), logs: logs) {
+        try await withHost(
+            TestPlugins.demo(), tier: tier, root: TestPlugins.demoRoot, options: Self.options(path), logs: logs
+        ) {
             host in
             let restored = await host.snapshot()
             #expect(restored == saved)

@@ -1,4 +1,5 @@
 import Foundation
+package import SwitchyardProtocol
 import SwitchyardSystem
 import Synchronization
 
@@ -169,4 +170,30 @@ package func temporaryManifest(_ json: String) throws -> String {
     let path = directory + "/switchyard.json"
     try SpawnLock.withLock { try json.write(toFile: path, atomically: true, encoding: .utf8) }
     return path
+}
+
+/// What a CLI run left.
+package struct CLIRun {
+    package let status: Int32
+    package let stdout: [String]
+    package let stderr: [String]
+    package var errorText: String { stderr.joined(separator: "\n") }
+}
+
+/// Runs `switchyard` to completion (stdin closed) in `directory`, with extra environment variables.
+package func runSwitchyard(
+    _ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]
+) async throws -> CLIRun {
+    let process = try CLIProcess(arguments, environment: environment, currentDirectory: directory)
+    process.closeStdin()
+    let status = try await process.waitForExit()
+    return CLIRun(status: status, stdout: process.stdout, stderr: process.stderr)
+}
+
+/// The tree a CLI command printed as its last JSON line (`switchyard tree --format json`, a script's last step).
+package func lastTreeJSONLine(_ lines: [String]) throws -> TreeSnapshot {
+    guard let line = lines.last(where: { $0.hasPrefix("{") }) else {
+        throw TestFailure("no JSON line on stdout:\n\(lines.joined(separator: "\n"))")
+    }
+    return try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
 }

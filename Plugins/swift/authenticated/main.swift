@@ -1,3 +1,4 @@
+import DemoAuthenticatedPlugin
 import SwitchyardPlugin
 
-Plugin("authenticated", version: "1.0.0", coordinators: [HomeCoordinator.self]).run()
+authenticatedPlugin.run()

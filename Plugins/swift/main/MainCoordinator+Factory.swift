@@ -40,9 +40,9 @@ enum Session {
             guard coordinator.state.user != nil else { return }
             do {
                 try await coordinator.router.setRoot(\.unauthenticated)
-                print("session expired; back to sign-in")
+                coordinator.log("session expired; back to sign-in")
             } catch {
-                print("could not end the session: \(error)")
+                coordinator.log("could not end the session: \(error)", level: .warning)
             }
         }
     }

@@ -1,3 +1,4 @@
+import DemoMainPlugin
 import SwitchyardPlugin
 
-Plugin("main", version: "1.0.0", coordinators: [MainCoordinator.self]).run()
+mainPlugin.run()

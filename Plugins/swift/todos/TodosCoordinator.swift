@@ -46,7 +46,7 @@ final class TodosCoordinator: StackCoordinator, StatefulCoordinator, AppearanceO
     init() {}
 
     /// The list is visible again (a todo popped, a sheet dismissed): where an app would reload it (§12.9).
-    func appeared(entry: EntryID) { print("todos: entry \(entry) appeared") }
+    func appeared(entry: EntryID) { log("todos: entry \(entry) appeared") }
 
     /// The screens' buttons and rows (Jump's `onNext`): the coordinator, not the screen, decides what follows.
     func action(_ action: ScreenAction) throws -> [NavigationStep] {

@@ -38,7 +38,7 @@ extension Host {
     /// `plugin/signal`: the signal goes to the plugin's process group; a plugin without a process is unavailable.
     func signalPlugin(_ request: PluginSignalRequest.Params) throws(ResponseError) -> PluginSignalRequest.Result {
         let supervisor = try faultTarget(PluginSignalRequest.method, request.plugin).get()
-        guard let session = supervisor.session, session.pid > 0, session.state != .terminated else {
+        guard let session = supervisor.session, session.state != .terminated, session.exitStatus == nil else {
             throw .pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")
         }
         let number: Int32 =

@@ -25,6 +25,8 @@ public struct HostOptions: Sendable {
 
     /// Force one containment mechanism (nil: the strongest available, or `SWITCHYARD_CONTAINMENT` if set).
     public var containment: ContainmentMechanism?
+    /// What carries each plugin when not a child process (the in-process test tier); nil: every plugin is a process.
+    package var transports: PluginTransportFactory?
     /// Take fault injection from control clients (`plugin/signal`, `plugin/restart`; `switchyard run --allow-faults`).
     /// Off by default: any local client of this user could otherwise kill the app's plugins.
     public var allowFaults = false
@@ -200,7 +202,8 @@ actor Host: UVLoopActor {
                     manifestDirectory: directory, productsDirectory: options.productsDirectory,
                     hostEnvironment: environment)
                 let supervisor = PluginSupervisor(
-                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian)
+                    plugin: resolved, loop: loop, logger: logger, trace: trace, guardian: guardian,
+                    transports: options.transports)
                 supervisor.onStateChange = { supervisor in self.stateChanged(supervisor) }
                 supervisor.onRequest = { supervisor, id, method, params in
                     self.spawn { await self.servePlugin(supervisor, id: id, method: method, params: params) }

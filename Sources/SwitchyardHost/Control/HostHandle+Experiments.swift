@@ -6,20 +6,20 @@ import SwitchyardUV
 // signals to plugins and stalls of the loop for fault-isolation experiments (`switchyard chaos`).
 extension HostHandle {
     /// Round-trip time of a `$/ping` to `plugin`, in nanoseconds.
-    public func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
+    @concurrent public func ping(_ plugin: String) async throws(ResponseError) -> UInt64 {
         guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
         return try await host.ping(plugin)
     }
 
     /// Round-trip times of `count` sequential `$/ping`s to `plugin` (each sent when the previous was answered), in
     /// nanoseconds, measured on the loop thread with `uv_hrtime`. For benchmarks and diagnostics.
-    public func pingSeries(_ plugin: String, count: Int) async throws(ResponseError) -> [UInt64] {
+    @concurrent public func pingSeries(_ plugin: String, count: Int) async throws(ResponseError) -> [UInt64] {
         try await requestSeries(plugin, method: PingRequest.method, params: .object(JSONObject()), count: count)
     }
 
     /// Round-trip times of `count` sequential requests of `method` to `plugin`, in nanoseconds, measured on the loop
     /// thread. The answers are only checked for success: for benchmarks (e.g. `coordinator/route` on an instance).
-    public func requestSeries(
+    @concurrent public func requestSeries(
         _ plugin: String, method: String, params: JSONValue, count: Int
     ) async throws(ResponseError) -> [UInt64] {
         guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
@@ -37,14 +37,14 @@ extension HostHandle {
     /// Sends `count` pings to `plugin` back to back without waiting for answers (pipelined), and returns when every
     /// one has been answered or has failed. Used by the throughput benchmark and to push a plugin that stops
     /// reading past the write-queue bound.
-    public func pingBurst(_ plugin: String, count: Int) async -> BurstResult {
+    @concurrent public func pingBurst(_ plugin: String, count: Int) async -> BurstResult {
         await requestBurst(plugin, method: PingRequest.method, params: .object(JSONObject()), count: count)
     }
 
     /// Sends `count` requests of `method` to `plugin` pipelined, at most `window` in flight (a new one leaves as
     /// each answer arrives, so the write queue stays far below the not-reading limit), and returns when all are
     /// settled.
-    public func requestBurst(
+    @concurrent public func requestBurst(
         _ plugin: String, method: String, params: JSONValue, count: Int, window: Int = 1_024
     ) async -> BurstResult {
         guard !isStopped else {
@@ -55,7 +55,7 @@ extension HostHandle {
     }
 
     /// Sends a signal to a plugin's process group (fault experiments: SIGKILL, SIGSTOP, SIGCONT).
-    public func signal(plugin: String, _ number: Int32) async {
+    @concurrent public func signal(plugin: String, _ number: Int32) async {
         guard !isStopped else { return }
         await host.signal(plugin: plugin, number)
     }
@@ -65,7 +65,7 @@ extension HostHandle {
     ///
     /// - Returns: whether that ping was answered (nil without `plugin`), once the loop has run again.
     @discardableResult
-    public func stallLoop(milliseconds: Int, pinging plugin: String? = nil) async -> Bool? {
+    @concurrent public func stallLoop(milliseconds: Int, pinging plugin: String? = nil) async -> Bool? {
         guard !isStopped else { return nil }
         return await host.stallLoop(milliseconds: milliseconds, pinging: plugin)
     }
@@ -92,14 +92,27 @@ extension Host {
         _ plugin: String, method: String, params: JSONValue, count: Int
     ) async throws(ResponseError) -> [UInt64] {
         let session = try readySession(plugin)
-        var samples: [UInt64] = []
-        samples.reserveCapacity(count)
-        for _ in 0..<count {
-            let start = UVLoop.hrtime
-            _ = try await session.requestRaw(method: method, params: params).get()
-            samples.append(UVLoop.hrtime - start)
+        guard count > 0 else { return [] }
+        // Chained in the session's completions, on the loop, as the benchmark's instruction counts have always been
+        // taken: a round trip's own cost (write, read, match), not a task's resumption per answer, which a chain's
+        // hop pays on top (the deep-link rows count it).
+        let series: Result<[UInt64], ResponseError> = await withCheckedContinuation { continuation in
+            var samples: [UInt64] = []
+            samples.reserveCapacity(count)
+            func next() {
+                let start = UVLoop.hrtime
+                session.sendRaw(method: method, params: params) { result in
+                    switch result {
+                    case .failure(let error): continuation.resume(returning: .failure(error))
+                    case .success:
+                        samples.append(UVLoop.hrtime - start)
+                        if samples.count == count { continuation.resume(returning: .success(samples)) } else { next() }
+                    }
+                }
+            }
+            next()
         }
-        return samples
+        return try series.get()
     }
 
     func requestBurst(

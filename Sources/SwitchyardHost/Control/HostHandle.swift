@@ -25,7 +25,7 @@ public final class HostHandle: Sendable {
     /// A plugin that fails (cannot be spawned, speaks another protocol version, exits or stays silent during the
     /// handshake) does not fail the start: it is reported in ``status()`` with a typed error, and the host serves
     /// the others.
-    public static func start(
+    @concurrent public static func start(
         manifest: Manifest, options: HostOptions = HostOptions(), logger: Logger
     ) async throws
         -> HostHandle
@@ -37,7 +37,7 @@ public final class HostHandle: Sendable {
                     let loop: UVLoop
                     do { loop = try UVLoop() } catch {
                         continuation.resume(throwing: error)
-                        stopped.signal()
+                        stopped.signal(leakedHandles: 0)
                         return
                     }
                     let host = Host(loop: loop, manifest: manifest, options: options, logger: logger)
@@ -45,7 +45,7 @@ public final class HostHandle: Sendable {
                     // The loop's whole life runs in the host's isolation: this thread is its executor.
                     let leaked = host.assumeIsolated { $0.runLoop() }
                     if leaked > 0 { logger.warning("host loop closed with \(leaked) handles still open") }
-                    stopped.signal()
+                    stopped.signal(leakedHandles: leaked)
                 }
             } catch {
                 continuation.resume(throwing: error)
@@ -61,33 +61,33 @@ public final class HostHandle: Sendable {
     // MARK: - Navigation
 
     /// Applies a chain of steps from `instance` (default: the root) as one atomic revision.
-    public func navigate(
+    @concurrent public func navigate(
         from instance: InstanceID? = nil, _ steps: [NavigationStep]
     ) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(NavigateRequest.self, .init(instance: instance, steps: steps))
     }
 
     /// Applies a deep link (validated first; atomic).
-    public func open(_ url: String) async throws(ResponseError) -> NavigateRequest.Result {
+    @concurrent public func open(_ url: String) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(OpenRequest.self, .init(url: url))
     }
 
     /// The dry run of ``open(_:)``: is the link valid, and which chain would it apply?
-    public func validate(_ url: String) async -> ValidateRequest.Result {
+    @concurrent public func validate(_ url: String) async -> ValidateRequest.Result {
         do { return try await perform(ValidateRequest.self, .init(url: url)) } catch {
             return ValidateRequest.Result(valid: false, error: error)
         }
     }
 
     /// The user dismissed an entry in the UI: the tree follows and the owner is told (reason `user`).
-    public func userDismissed(
+    @concurrent public func userDismissed(
         instance: InstanceID, entry: EntryID
     ) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(UserDismissedRequest.self, .init(instance: instance, entry: entry))
     }
 
     /// The user did something on a screen (`user/action`): the entry's owner decides, and its steps apply as one chain.
-    public func userAction(
+    @concurrent public func userAction(
         instance: InstanceID, entry: EntryID, action: String, params: JSONValue? = nil
     ) async throws(ResponseError) -> NavigateRequest.Result {
         try await perform(
@@ -95,7 +95,7 @@ public final class HostHandle: Sendable {
     }
 
     /// The current tree.
-    public func snapshot() async -> TreeSnapshot {
+    @concurrent public func snapshot() async -> TreeSnapshot {
         (try? await perform(TreeGetRequest.self, Empty())) ?? TreeSnapshot(revision: 0, root: nil, instances: [])
     }
 
@@ -105,51 +105,56 @@ public final class HostHandle: Sendable {
     }
 
     /// The current tree rendered as text, JSON, DOT or Mermaid.
-    public func render(_ format: TreeRenderRequest.Format) async -> String {
+    @concurrent public func render(_ format: TreeRenderRequest.Format) async -> String {
         TreeRenderer.render(await snapshot(), format: format)
     }
 
     /// A read-only question about the tree.
-    public func query(_ query: TreeQueryRequest.Params) async throws(ResponseError) -> JSONValue {
+    @concurrent public func query(_ query: TreeQueryRequest.Params) async throws(ResponseError) -> JSONValue {
         try await perform(TreeQueryRequest.self, query).result
     }
 
     /// Each plugin's command, declared coordinator types and last stderr lines (`host/plugins`, spec §15.2).
-    public func describePlugins() async throws(ResponseError) -> HostPluginsRequest.Result {
+    @concurrent public func describePlugins() async throws(ResponseError) -> HostPluginsRequest.Result {
         try await perform(HostPluginsRequest.self, Empty())
     }
 
     /// Sends a signal to a plugin's process group (`plugin/signal`, spec §15.2): only with ``HostOptions/allowFaults``.
-    public func injectFault(
+    @concurrent public func injectFault(
         _ signal: PluginSignalRequest.Signal, plugin: String
     ) async throws(ResponseError) -> PluginSignalRequest.Result {
         try await perform(PluginSignalRequest.self, .init(plugin: plugin, signal: signal))
     }
 
     /// Stops a plugin and starts it again (`plugin/restart`, spec §15.2): only with ``HostOptions/allowFaults``.
-    public func restartPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
+    @concurrent public func restartPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
         try await perform(PluginRestartRequest.self, .init(plugin: name))
     }
 
     /// Runs a control method on the loop through the host's one table of control methods (`HostService`), as the
     /// socket does, without the JSON.
-    private func perform<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result
-    {
+    @concurrent private func perform<R: ControlRequest>(
+        _ type: R.Type, _ params: R.Params
+    ) async throws(ResponseError) -> R.Result {
         guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
         return try await host.perform(R.self, params)
     }
 
     /// The composed route tables: what route names and deep links resolve against (for tools such as completion).
-    public func routeRegistry() async -> RouteRegistry {
+    @concurrent public func routeRegistry() async -> RouteRegistry {
         guard !isStopped else { return RouteRegistry() }
         return await host.registry
     }
 
     /// Problems the composition check found at start-up.
-    public func compositionIssues() async -> [CompositionIssue] {
+    @concurrent public func compositionIssues() async -> [CompositionIssue] {
         guard !isStopped else { return [] }
         return await host.compositionIssues
     }
+
+    /// Whether the caller runs on the host's loop thread: a caller of this handle never should after an `await` (its
+    /// blocking calls there would stall the host). Tests check it.
+    package var callerIsOnLoopThread: Bool { host.executor.isIsolatingCurrentThread }
 
     /// CPU time the host's loop thread has used so far, in nanoseconds (nil once the host has stopped). The
     /// difference across a piece of work is the host's own cost for it, whatever else the machine was doing.
@@ -175,40 +180,44 @@ public final class HostHandle: Sendable {
     // MARK: - Plugins
 
     /// Which containment keeps the plugins' descendants from outliving the host (as in `host/status`).
-    public func containment() async -> HostStatusRequest.Containment? {
+    @concurrent public func containment() async -> HostStatusRequest.Containment? {
         guard !isStopped else { return nil }
         return await host.containment
     }
 
     /// Each plugin's state, pid, restarts and last error.
-    public func status() async -> [PluginStatus] {
+    @concurrent public func status() async -> [PluginStatus] {
         guard !isStopped else { return [] }
         return await host.pluginStatuses
     }
 
     /// Starts a plugin that is not running (failed or stopped) again (`plugin/start`); returns its status once it
     /// serves, its instances restored and its placeholders created, or throws what it failed with.
-    public func startPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
+    @concurrent public func startPlugin(_ name: String) async throws(ResponseError) -> HostStatusRequest.Plugin {
         try await perform(PluginStartRequest.self, .init(plugin: name))
     }
 
     /// Facts about the host process: its pid and the loop's stall accounting (`host/status`'s `host`).
-    public func hostFacts() async -> HostStatusRequest.Host? {
+    @concurrent public func hostFacts() async -> HostStatusRequest.Host? {
         guard !isStopped else { return nil }
         return await host.facts
     }
 
     /// Stops every plugin with the shutdown ladder and waits until the loop has closed.
-    public func shutdown() async {
+    @concurrent public func shutdown() async {
         if !isStopped { await host.shutdown() }
         await stopped.wait()
     }
+
+    /// How many libuv handles were still open when the host's loop closed (nil while it runs): every one is a leak
+    /// (libuv's `MAKE_VALGRIND_HAPPY` check), so tests expect 0.
+    public var handlesLeftOpen: Int? { stopped.leakedHandles }
 
     /// Whether the host has stopped: a call then answers at once instead of reaching a closed loop.
     var isStopped: Bool { stopped.hasFired }
 
     /// Waits until the host has stopped (for instance after SIGTERM).
-    public func waitUntilStopped() async {
+    @concurrent public func waitUntilStopped() async {
         await stopped.wait()
     }
 }
@@ -217,14 +226,16 @@ public final class HostHandle: Sendable {
 final class StopSignal: Sendable {
     private struct State {
         var fired = false
+        var leakedHandles: Int?
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
     private let state = Mutex(State())
 
-    func signal() {
+    func signal(leakedHandles: Int) {
         let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
             state.fired = true
+            state.leakedHandles = leakedHandles
             defer { state.waiters.removeAll() }
             return state.waiters
         }
@@ -234,7 +245,10 @@ final class StopSignal: Sendable {
     /// Whether the host has stopped.
     var hasFired: Bool { state.withLock { $0.fired } }
 
-    func wait() async {
+    /// Handles still open when the loop closed, once it has.
+    var leakedHandles: Int? { state.withLock { $0.leakedHandles } }
+
+    @concurrent func wait() async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let resumeNow = state.withLock { state -> Bool in
                 if state.fired { return true }

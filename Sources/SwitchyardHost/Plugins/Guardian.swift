@@ -217,6 +217,8 @@ final class Guardian {
             // The guardian must never keep the loop (and so the host) alive.
             process.keepsLoopAlive = false
             process.stdin?.keepsLoopAlive = false
+            // A guardian replaced before its exit was reported (its namespace found dead at a spawn) leaves its stdin.
+            self.process?.stdin?.close()
             self.process = process
             for group in groups { send("+\(group)\n") }
             if generation > 1 { logger.notice("switchyard-guardian restarted: pid \(process.pid)") }
@@ -228,6 +230,8 @@ final class Guardian {
 
     private func guardianExited(_ status: TerminationStatus, generation ended: Int) {
         guard !closing, ended == generation else { return }
+        // Its stdin pipe is the one handle the dead guardian leaves (the process handle closes once reaped).
+        process?.stdin?.close()
         process = nil
         let now = loop.now
         restartTimes = restartTimes.filter { now &- $0 < 10_000 } + [now]

@@ -42,8 +42,10 @@ final class PluginSession {
     var onEvent: (Event) -> Void = { _ in }
 
     private(set) var state = State.starting
-    /// What carries the session. Loop-confined, like the session.
-    private(set) var transport: any PluginTransport
+    /// What carries the session. Loop-confined, like the session. A `let`: every message reaches it several times,
+    /// and a constant is read without a retain and release each time (a swap of what carries a plugin is a new
+    /// session on the new transport, taking over from this one).
+    let transport: any PluginTransport
     private let clock: any PluginClock
     private(set) var routeTable: InitializeRequest.Result?
     private var reader: MessageReader

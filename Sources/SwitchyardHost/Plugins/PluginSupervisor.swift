@@ -93,7 +93,14 @@ final class PluginSupervisor {
 
     var name: String { plugin.name }
 
-    init(plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, guardian: Guardian?) {
+    /// What carries the plugin instead of a child process, if anything (``HostOptions/transports``).
+    private let transports: PluginTransportFactory?
+
+    init(
+        plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, guardian: Guardian?,
+        transports: PluginTransportFactory? = nil
+    ) {
+        self.transports = transports
         self.plugin = plugin
         self.loop = loop
         self.logger = logger
@@ -111,7 +118,9 @@ final class PluginSupervisor {
     func start() {
         incarnation += 1
         handshakeError = nil
-        let transport = ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
+        let transport =
+            transports?(plugin.manifest, loop)
+            ?? ProcessTransport(loop: loop, options: plugin.spawn, guardian: guardian)
         let session = PluginSession(
             plugin: plugin, transport: transport, clock: LoopClock(loop: loop), logger: logger, trace: trace,
             restarts: restarts)

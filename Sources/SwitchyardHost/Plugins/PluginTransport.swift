@@ -1,4 +1,4 @@
-import SwitchyardUV
+package import SwitchyardUV
 
 /// What carries a ``PluginSession``: the plugin's three byte streams and its process, whatever they are made of.
 ///
@@ -8,7 +8,7 @@ import SwitchyardUV
 /// live session is a local change.
 ///
 /// - Important: Loop thread only, like the session.
-protocol PluginTransport: AnyObject {
+package protocol PluginTransport: AnyObject {
     /// Starts the plugin and begins delivering what it writes to `sink` (held weakly). A failure to start at all
     /// (no such executable, out of descriptors) is thrown; later failures arrive as sink events.
     func start(_ sink: any PluginTransportSink) throws(UVError)
@@ -41,7 +41,7 @@ protocol PluginTransport: AnyObject {
 }
 
 /// What a transport delivers: the session's inputs, besides time.
-protocol PluginTransportSink: AnyObject {
+package protocol PluginTransportSink: AnyObject {
     /// Bytes the plugin wrote to its output (the protocol stream).
     func outputReceived(_ bytes: [UInt8])
     /// Its output reached end of file (or failed).
@@ -53,6 +53,12 @@ protocol PluginTransportSink: AnyObject {
     /// The plugin's process ended.
     func exited(_ status: TerminationStatus)
 }
+
+/// Makes what carries a plugin instead of a child process, for the plugins it knows (nil: a child process as usual).
+/// Called on the loop's thread at every start of the plugin, so each start gets a fresh plugin. The in-process test
+/// tier uses it to run Swift plugins inside the test process.
+package typealias PluginTransportFactory =
+    @Sendable (_ plugin: PluginManifest, _ loop: UVLoop) -> (any PluginTransport)?
 
 /// The timers a session arms. One of each at most; arming one again moves it.
 enum SessionTimer: Hashable, CaseIterable {

@@ -14,7 +14,9 @@ final class ProcessTransport: PluginTransport {
     private let loop: UVLoop
     private let options: UVSpawnOptions
     private weak var guardian: Guardian?
-    private weak var sink: (any PluginTransportSink)?
+    /// The session it feeds. Strong, and let go in ``close()``: a weak reference would cost every read a weak load and
+    /// both objects the slow path of every retain (a side table), on the hottest path of the host.
+    private var sink: (any PluginTransportSink)?
     private var process: UVProcess?
     private var outputOpen = false
     /// Bytes read from stdout since the loop last polled in between.
@@ -28,24 +30,31 @@ final class ProcessTransport: PluginTransport {
     }
 
     func start(_ sink: any PluginTransportSink) throws(UVError) {
-        self.sink = sink
-        let onExit: (TerminationStatus) -> Void = { [weak self] status in self?.sink?.exited(status) }
+        // The pipes' and the exit's callbacks hold this transport strongly until the pipes close (``close()``) and
+        // the process is reaped: no weak load on each read.
+        let onExit: (TerminationStatus) -> Void = { status in self.sink?.exited(status) }
         let process: UVProcess
         if let guardian {
             process = try guardian.spawn(options, onExit: onExit)
         } else {
             process = try UVProcess.spawn(loop: loop, options: options, onExit: onExit)
         }
+        self.sink = sink
         self.process = process
         outputOpen = true
-        try process.stdout?.startReading { [weak self] event in self?.output(event) }
-        try process.stderr?.startReading { [weak self] event in
-            switch event {
-            case .data(let bytes): self?.sink?.errorsReceived(bytes)
-            case .eof, .error:
-                self?.process?.stderr?.close()
-                self?.sink?.errorsEnded()
+        do throws(UVError) {
+            try process.stdout?.startReading { event in self.output(event) }
+            try process.stderr?.startReading { event in
+                switch event {
+                case .data(let bytes): self.sink?.errorsReceived(bytes)
+                case .eof, .error:
+                    self.process?.stderr?.close()
+                    self.sink?.errorsEnded()
+                }
             }
+        } catch {
+            self.sink = nil
+            throw error
         }
     }
 
@@ -117,5 +126,6 @@ final class ProcessTransport: PluginTransport {
         process?.stdin?.close()
         process?.stdout?.close()
         process?.stderr?.close()
+        sink = nil
     }
 }

@@ -245,6 +245,11 @@ public struct TreeSnapshot: Codable, Sendable, Equatable {
     }
 
     public func instance(_ id: InstanceID) -> InstanceSnapshot? { instances.first { $0.id == id } }
+
+    /// The first instance of a plugin's coordinator type, in the snapshot's order (depth first from the root).
+    public func find(_ plugin: String, _ type: String) -> InstanceSnapshot? {
+        instances.first { $0.plugin == plugin && $0.type == type }
+    }
 }
 
 /// One coordinator instance in a snapshot.

@@ -270,6 +270,29 @@ extension PluginTemplate {
                 }\#(kindTest)
             }
 
+            /// The plugin run by the real host, with its navigation core (`NavigationTestStore`): every change of the
+            /// composed tree, and every notification the plugin receives, is asserted.
+            @Suite(.timeLimit(.minutes(1)))
+            @MainActor
+            struct \#(swiftLibrary)NavigationTests {
+                @Test("an item pushed onto the stack, then the user goes back: the tree follows and the plugin hears it")
+                func openAndGoBack() async throws {
+                    let store = try await NavigationTestStore([plugin], root: CoordinatorReference(plugin: "\#(names.plugin)", type: "\#(rootType)"))
+                    let stack = try #require(store.tree.find("\#(names.plugin)", "\#(names.type)"))
+                    let item = store.nextEntryID
+                    try await store.send(.navigate(from: stack.id, [.route("item", ["id": 42])])) { tree in
+                        tree[stack.id]?.entries = [
+                            EntrySnapshot(
+                                entry: item, route: "item", transition: .push, params: ["id": 42],
+                                content: .screen(ScreenDescriptor(name: "\#(names.pascal)Item", props: ["id": 42])))
+                        ]
+                    }
+                    try await store.send(.dismiss(instance: stack.id, entry: item)) { tree in tree[stack.id]?.entries = [] }
+                    store.receive(.dismissed("\#(names.plugin)", instance: stack.id, entry: item, route: "item", reason: .user))
+                    await store.finish()
+                }
+            }
+
             """#
     }
 }

@@ -11,12 +11,7 @@ struct CLITests {
         try TestSweep.temporaryDirectory(mode: mode)
     }
 
-    static func lastJSONLine(_ lines: [String]) throws -> TreeSnapshot {
-        guard let line = lines.last(where: { $0.hasPrefix("{") }) else {
-            throw TestFailure("no JSON line on stdout:\n\(lines.joined(separator: "\n"))")
-        }
-        return try JSONValueDecoder().decode(TreeSnapshot.self, from: JSONParser.parse(line))
-    }
+    static func lastJSONLine(_ lines: [String]) throws -> TreeSnapshot { try lastTreeJSONLine(lines) }
 
     /// Runs a CLI command to completion and returns its status, stdout and stderr.
     static func run(

@@ -81,7 +81,7 @@ struct SDKPackageTests {
             "--no-socket",
         ])
         try await Self.expectSuccess(run, "switchyard run")
-        return try CLITests.lastJSONLine(run.stdout)
+        return try lastTreeJSONLine(run.stdout)
     }
 
     @Test("a Node plugin that requires the npm-installed package runs through the host")

@@ -70,7 +70,7 @@ struct SDKTypeCheckTests {
         run.closeStdin()
         let status = try await run.waitForExit()
         #expect(status == 0, "\((run.stdout + run.stderr).joined(separator: "\n"))")
-        return try CLITests.lastJSONLine(run.stdout)
+        return try lastTreeJSONLine(run.stdout)
     }
 
     static func expectOrder(_ tree: TreeSnapshot) {

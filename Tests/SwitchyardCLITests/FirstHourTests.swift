@@ -37,24 +37,6 @@ enum Troubleshooting {
     }
 }
 
-/// What a CLI run left.
-struct CLIRun {
-    let status: Int32
-    let stdout: [String]
-    let stderr: [String]
-    var errorText: String { stderr.joined(separator: "\n") }
-}
-
-/// Runs `switchyard` to completion (stdin closed) in `directory`, with extra environment variables.
-func runSwitchyard(
-    _ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]
-) async throws -> CLIRun {
-    let process = try CLIProcess(arguments, environment: environment, currentDirectory: directory)
-    process.closeStdin()
-    let status = try await process.waitForExit()
-    return CLIRun(status: status, stdout: process.stdout, stderr: process.stderr)
-}
-
 /// Issue 15, "manifest and start-up": each mistake a new user makes gets an error that says what, where and what to
 /// do, with its exit status, and changes nothing else.
 @Suite("the first hour: manifest and start-up mistakes", .heavy, .timeLimit(.minutes(3)))
