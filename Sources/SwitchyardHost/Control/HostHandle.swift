@@ -100,7 +100,7 @@ public final class HostHandle: Sendable {
     }
 
     /// The last revisions with what made each (`tree/history`, spec §15.4), oldest first; only those after `after`.
-    public func history(after: UInt64? = nil) async throws(ResponseError) -> TreeHistoryRequest.Result {
+    @concurrent public func history(after: UInt64? = nil) async throws(ResponseError) -> TreeHistoryRequest.Result {
         try await perform(TreeHistoryRequest.self, .init(after: after))
     }
 
