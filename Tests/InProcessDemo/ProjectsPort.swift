@@ -90,7 +90,7 @@ final class ProjectCoordinator: StackCoordinator, StatefulCoordinator, Appearanc
             List {
                 Section {
                     if let project {
-                        Row("Members").symbol("person.2").badge("\(project.members.count)").action("members")
+                        Row("Members").badge("\(project.members.count)").symbol("person.2").action("members")
                     } else {
                         Row("Members").symbol("person.2").action("members")
                     }
