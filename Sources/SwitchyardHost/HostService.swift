@@ -139,6 +139,10 @@ enum HostService {
         entry(UserActionRequest.self, changesTree: true) { host, request, _ throws(ResponseError) in
             try await host.navigator.action(request)
         },
+        entry(TreeHistoryRequest.self) { host, request, _ in
+            TreeHistoryRequest.Result(
+                revisions: host.navigator.history.after(request.after), capacity: RevisionHistory.capacity)
+        },
         entry(HostStatusRequest.self, waitsForStart: false) { host, _, _ in
             HostStatusRequest.Result(
                 revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire),

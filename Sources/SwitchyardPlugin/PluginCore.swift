@@ -377,8 +377,16 @@ public final class PluginCore {
                 .instanceNotFound, "plugin '\(name)' has no instance \(params.instance)",
                 data: ["instance": .int(params.instance.rawValue)])
         }
-        let steps = try object.action(
-            ScreenAction(name: params.action, route: params.route, entry: params.entry, params: params.params))
+        let steps: [NavigationStep]
+        do {
+            steps = try object.action(
+                ScreenAction(name: params.action, route: params.route, entry: params.entry, params: params.params))
+        } catch let rejection as Rejection {
+            // A refusal the user should read (a form left empty, a locked account), as a route's guard refuses.
+            throw ResponseError(
+                .rejectedByGuard, rejection.reason,
+                data: ["route": .string(params.route), "action": .string(params.action)])
+        }
         return CoordinatorActionRequest.Result(steps: steps.isEmpty ? nil : steps)
     }
 

@@ -27,6 +27,7 @@ struct HostRelay {
         UserDismissedRequest.method, UserActionRequest.method, HostStatusRequest.method, HostPluginsRequest.method,
         PluginStartRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
         DeepLinkCancelRequest.method, DeepLinkPendingRequest.method,
+        TreeHistoryRequest.method,
     ]
     static let faultMethods: Set<String> = [PluginSignalRequest.method, PluginRestartRequest.method]
 

@@ -39,8 +39,9 @@ struct Interpreter {
                                           ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
                                                popToRoot popToInitialRoute dismiss close dismissCoordinator
                                                finishFlow restart child parent top setTabs setBadge popPath
-                                               popPushed popPushedToRoot forcePresent
+                                               popPushed popPushedToRoot forcePresent refresh
                                           route NAME as fullScreen {..}   setTabs a,b,c   setBadge TAB [TEXT]
+                                          refresh ROUTE|eN (ask the owner again what it shows)
           dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
                                           top-most entry (a root is refused: notAllowed)
           action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);

@@ -56,6 +56,20 @@ final class LineEditor: Sendable {
         }
     }
 
+    /// Writes a log line (to stderr) above the line being typed, which is then drawn again; while no line is being
+    /// read (a command runs), as any log line. Never held back: a log line tells what happens now.
+    func log(_ line: String) {
+        state.withLock { state in
+            guard state.reading else {
+                StandardError.write(line)
+                return
+            }
+            StandardOutput.write("\r\u{1B}[2K")
+            StandardError.write(line.hasSuffix("\n") ? line : line + "\n")
+            StandardOutput.write(self.line(state))
+        }
+    }
+
     /// Reads one line; nil at end of input (Ctrl-D on an empty line, or stdin closed).
     func readLine() async -> String? {
         await withCheckedContinuation { continuation in

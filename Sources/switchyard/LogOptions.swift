@@ -33,7 +33,9 @@ struct LogOptions: ParsableArguments {
     func makeLogger(label: String = "switchyard") -> Logger {
         let (level, format) = (logLevel, logFormat)
         if !Self.bootstrapped.exchange(true, ordering: .sequentiallyConsistent) {
-            LoggingSystem.bootstrap { label in SwitchyardLogHandler(label: label, level: level, format: format) }
+            LoggingSystem.bootstrap { label in
+                SwitchyardLogHandler(label: label, level: level, format: format) { LogOutput.write($0) }
+            }
         }
         return Logger(label: label)
     }

@@ -46,6 +46,11 @@ struct Prompt {
             }
         }
         defer { watcher.cancel() }
+        // Log lines (a plugin's stderr, the host's warnings) go above the line being typed, as changes do.
+        await LogOutput.redirecting(to: { editor.log($0) }) { await read(editor, &interpreter, completer) }
+    }
+
+    private func read(_ editor: LineEditor, _ interpreter: inout Interpreter, _ completer: Shared<Completer>) async {
         while let line = await editor.readLine() {
             switch await interpreter.run(line) {
             case .quiet: continue

@@ -138,7 +138,7 @@ struct RunCommand: AsyncParsableCommand {
                 studioProcess = try StudioLauncher.start(
                     studioExecutable, socket: socketPath, port: studioOptions.port, allowFaults: allowFaults,
                     page: studioOptions.page,
-                    output: { StandardError.write($0) })
+                    output: { LogOutput.write($0) })
             } catch {
                 await host.shutdown()
                 throw error

@@ -99,6 +99,13 @@ extension Interpreter {
         case .pop:
             guard let entry = Int64(argument.trimmingPrefix("e")) else { throw CommandError("pop needs an entry id") }
             return .pop(EntryID(entry))
+        case .refresh:
+            // `refresh ROUTE` (its top-most entry) or `refresh eN` (that entry).
+            if argument.hasPrefix("e"), let entry = Int64(argument.dropFirst()) {
+                return .refresh(entry: EntryID(entry))
+            }
+            guard !argument.isEmpty else { throw CommandError("refresh needs a route name or an entry (e12)") }
+            return .refresh(argument)
         case .popTo: return .popTo(try number())
         case .popCount: return .popCount(try number())
         default:
@@ -106,16 +113,5 @@ extension Interpreter {
         }
     }
 
-    static func describe(_ step: NavigationStep) -> String {
-        var text = step.op.rawValue
-        if let route = step.route ?? step.tab { text += " \(route)" }
-        if let tabs = step.tabs { text += " \(tabs.joined(separator: ","))" }
-        if let badge = step.badge { text += " \(badge)" }
-        if let transition = step.transition { text += " as \(transition.rawValue)" }
-        if let index = step.index { text += " \(index)" }
-        if let count = step.count { text += " \(count)" }
-        if let entry = step.entry { text += " \(entry.rawValue)" }
-        if let params = step.params { text += " \(params)" }
-        return text
-    }
+    static func describe(_ step: NavigationStep) -> String { step.summary }
 }

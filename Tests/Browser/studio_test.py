@@ -3,12 +3,15 @@
 
 Run by Tests/SwitchyardHostTests/StudioTests.swift, which starts the host and the studio and ends them. Scenarios:
 
-  walk      the acceptance walk on the demo app (`switchyard run --studio --allow-faults --trace FILE`): sign in through
-            the login screen's routes, a deep link in the address bar, tabs and a re-tap, a modal dismissed with its
-            control (the plugin hears reason user), back; after each step the page is compared with
-            `switchyard tree --format json`. Then SIGKILL from the fault button: the plugin's nodes go unavailable and
-            come back. The traffic pane shows the exact lines of a route request and its answer for a Python and a Swift
-            plugin. Screenshots go to --screenshots when given.
+  walk      the acceptance walk on the demo app (`switchyard run --studio --allow-faults --trace FILE`), by tapping
+            only: the forgot-password sheet (a refused form, its error at the button), sign in with the form (a locked
+            account refused at the button), open a todo from its row, complete it, a sheet dismissed with its control
+            (the plugin hears reason user), add a todo with the sheet's form, tabs and a re-tap, a project's members
+            (an archived one refused at the row), back, sign out through its confirmation; screens of the Python, Swift
+            and Node plugins drawn from their content; after each step the page is compared with `switchyard tree
+            --format json`. A reloaded page shows every revision made before it loaded (tree/history). Then the
+            address bar, the traffic pane (exact lines of a Python and a Swift plugin) and SIGKILL from a fault button:
+            the plugin's nodes go unavailable and come back. Screenshots go to --screenshots when given.
   sync      two tabs on one host stay in sync; fault buttons are off without --allow-faults; the host going away shows
             "disconnected", and the page reconnects when a host is back on the socket.
   security  (no browser) from outside: no token or a wrong one is 403, so is another Host; a WebSocket upgrade from
@@ -150,6 +153,75 @@ class Studio:
     def pane(self, name):
         self.css(f"#tab-{name}").click()
 
+    # MARK: - The app, as a user taps it
+
+    def tap_button(self, title):
+        """Taps the button `title` of the screen on top, once it is there and enabled."""
+        button = wait(f"the button {title!r}", lambda: next(
+            (b for b in self.all(f'button.ui-button[data-title="{title}"]', self.top_page()) if b.is_enabled()), None))
+        button.click()
+
+    def tap_row(self, title):
+        """Taps the row `title` of the screen on top."""
+        row = wait(f"the row {title!r}", lambda: next(
+            (r for r in self.all(f'button.ui-row[data-row-title="{title}"]', self.top_page()) if r.is_enabled()), None))
+        row.click()
+
+    def type_into(self, input_id, text, replace=False):
+        """Types into the input `input_id` of the screen on top (replacing what it holds when asked)."""
+        field = wait(f"the input {input_id!r}", lambda: self.css(f'[data-input="{input_id}"]', self.top_page()))
+        field.click()
+        if replace:
+            field.send_keys(Keys.CONTROL, "a")
+        field.send_keys(text)
+
+    def element_error(self, title, row=False):
+        """The typed error shown at the element `title` (a button, or a row) once its action failed."""
+        attribute = "data-row-title" if row else "data-title"
+        return wait(f"the error at {title!r}", lambda: self.driver.execute_script("""
+            const layers = document.querySelectorAll('#screen > .base, #screen > .sheet');
+            const pages = layers[layers.length - 1].querySelectorAll('[data-page]');
+            const element = pages[pages.length - 1].querySelector(`[${arguments[0]}="${arguments[1]}"]`);
+            const error = element && element.closest('.ui-with-error') && element.closest('.ui-with-error').querySelector('.ui-error');
+            return error && !element.disabled ? error.textContent : null;""", attribute, title))
+
+    def expect_badge(self, tree, badge):
+        """The todos tab's badge: the host's, and the page shows it."""
+        held = next(tab.get("badge") for tab in instance_of(tree, "authenticated", "home")["tabs"] if tab["route"] == "todos")
+        shown = wait("the badge on the todos tab", lambda: self.all('[data-badge="todos"]'))[0].text
+        if held != badge or shown != badge:
+            raise Failure(f"the todos tab's badge: host {held!r}, page {shown!r}, expected {badge!r}")
+        log(f"ok: the todos tab's badge shows {badge}")
+
+    def expect_vocabulary(self, what, types):
+        """The screen on top is drawn from its content: each element the host holds is on the page, and the element
+        types named are drawn as the vocabulary's controls."""
+        tree = self.tree()
+        top = visible_top(tree)
+        node = next(n for n in tree["instances"] if n["id"] == top[0])
+        entries = [node.get("root")] + node.get("entries", []) + node.get("tabs", []) + [node.get("child")]
+        screen = next(e for e in entries if e and e["entry"] == top[1])["content"]["screen"]
+        content = screen.get("content")
+        if not content:
+            raise Failure(f"{what}: the host holds no content for {top}")
+        page = self.top_page()
+        missing = [i for i in range(len(content)) if not self.all(f'[data-element="content[{i}]"]', page)]
+        if missing:
+            raise Failure(f"{what}: elements {missing} of the content are not drawn")
+        selectors = {"textField": 'input.ui-input[type="text"]', "secureField": 'input.ui-input[type="password"]',
+                     "button": "button.ui-button", "symbol": ".ui-symbol svg[data-symbol]", "text": "p.ui-text",
+                     "list": ".ui-list .ui-row", "toggle": 'input.ui-switch[role="switch"]', "picker": "select.ui-picker"}
+        for kind in types:
+            if not any(element["type"] == kind for element in content) or not self.all(selectors[kind], page):
+                raise Failure(f"{what}: no {kind} drawn")
+        if screen.get("title") and self.css(".navbar .title", page).text != screen["title"]:
+            raise Failure(f"{what}: the navigation bar does not show the title {screen['title']!r}")
+        log(f"ok: {what} is drawn from its content ({len(content)} elements: {', '.join(types)})")
+
+    def history(self):
+        """The host's revision history (tree/history)."""
+        return control(self.args.socket)("tree/history", {})["revisions"]
+
     # MARK: - The host
 
     def tree(self):
@@ -251,10 +323,14 @@ def trace_messages(path):
 # MARK: - Scenarios
 
 def walk(studio, args):
+    """The demo app used as an app, by tapping only: every navigation below is a tap on something a screen shows (a
+    row, a button, a tab, a sheet's Done), never the developer drawer or the address bar."""
     studio.load()
-    tree = studio.check("start: signed out, on the login screen")
+    tree = studio.check("start: signed out, on the sign-in screen")
     if tree["instances"][0]["root"]["route"] != "unauthenticated":
         raise Failure("the demo app did not start signed out")
+    studio.expect_vocabulary("the Python plugin's sign-in screen", ["textField", "secureField", "button", "symbol", "text"])
+    studio.screenshot("studio-signin.png")
 
     # A link into the signed-in app, opened signed out from the address bar, waits (spec §13.5): a banner says what
     # for, and its Cancel button drops it.
@@ -269,79 +345,138 @@ def walk(studio, args):
     address.clear()
     studio.check("a deferred link cancelled: nothing changed")
 
-    # Sign in through the login screen's route: registration, then its `done` route with a user name (the Python
-    # plugin then asks Main, a Swift plugin, to switch root).
-    unauthenticated = instance_of(tree, "unauthenticated", "unauthenticated")["id"]
-    studio.css(f'[data-route-button="{unauthenticated}:registration"]', studio.drawer()).click()
-    wait("the registration flow", lambda: any(n["type"] == "registration" for n in studio.tree()["instances"]))
-    studio.check("route registration")
-    registration = instance_of(studio.tree(), "unauthenticated", "registration")["id"]
-    studio.css(f'[data-route-button="{registration}:done"]', studio.drawer()).click()
-    field = wait("the form for done's params", lambda: studio.css(f'form[data-form="route:{registration}:done"] input[name="user"]'))
-    field.send_keys("alice", Keys.ENTER)
+    # The forgot-password sheet: a typed error at the element when the form is not filled in, then the form sent.
+    studio.tap_button("Forgot password?")
+    wait("the forgot-password sheet", lambda: studio.all('.sheet[data-sheet-route="forgotPassword"]'))
+    studio.check("tap Forgot password?: the sheet")
+    studio.tap_button("Send link")
+    error = studio.element_error("Send link")
+    if "rejectedByGuard" not in error:
+        raise Failure(f"the refused Send link shows {error!r} at the button, not the plugin's typed refusal")
+    log(f"ok: a refused action's typed error shows at its button: {error}")
+    studio.type_into("email", "alice@example.com")
+    studio.tap_button("Send link")
+    wait("the sheet to go", lambda: not studio.all('.sheet[data-sheet-route="forgotPassword"]'))
+    studio.check("send the reset link: the sheet is dismissed by its coordinator")
+
+    # Sign in with the form: a locked account is refused by Main's guard (another plugin), shown at the button.
+    studio.type_into("user", "mallory")
+    studio.type_into("password", "secret")
+    studio.tap_button("Sign in")
+    error = studio.element_error("Sign in")
+    if "locked" not in error:
+        raise Failure(f"signing in as mallory shows {error!r}, not Main's refusal")
+    studio.check("sign in as mallory: refused, nothing changed")
+    studio.type_into("user", "alice", replace=True)
+    studio.tap_button("Sign in")
     wait("the authenticated root", lambda: studio.tree()["instances"][0]["root"]["route"] == "authenticated")
-    studio.check("signed in as alice")
-
-    # The address bar says whether a link is valid as one types, and opens it on Enter.
-    address = studio.css("#address")
-    address.click()
-    address.send_keys("switchyard://todos/nowhere")
-    wait("an invalid verdict", lambda: studio.css("#address-form").get_attribute("data-valid") == "false")
-    address.clear()
-    address.send_keys("switchyard://todos/todo/42")
-    wait("a valid verdict", lambda: studio.css("#address-form").get_attribute("data-valid") == "true")
-    address.send_keys(Keys.ENTER)
-    wait("todo 42", lambda: visible_top(studio.tree())[3] == "Todo")
-    tree = studio.check("open switchyard://todos/todo/42")
-    studio.screenshot("studio-app.png")
-
+    tree = studio.check("sign in with the form")
     home = instance_of(tree, "authenticated", "home")["id"]
-    studio.css(f'.tab[data-instance="{home}"][data-tab="projects"]').click()
-    wait("the projects tab", lambda: instance_of(studio.tree(), "authenticated", "home")["selectedTab"] == "projects")
-    studio.check("tap the Projects tab")
-    studio.css(f'.tab[data-instance="{home}"][data-tab="todos"]').click()
-    wait("the todos tab", lambda: instance_of(studio.tree(), "authenticated", "home")["selectedTab"] == "todos")
-    tree = studio.check("back to the Todos tab")
-    studio.css(f'.tab[data-instance="{home}"][data-tab="todos"]').click()
-    wait("the re-tap to reach the plugin (tabSelected, isRepeat)",
-         lambda: any(m[3].get("method") == "coordinator/tabSelected" and m[3]["params"].get("isRepeat") for m in trace_messages(args.trace)))
-    if studio.check("re-tap the Todos tab")["revision"] != tree["revision"]:
-        raise Failure("a re-tap changed the revision")
+    for tab, title, symbol in [("todos", "Todos", "checklist"), ("projects", "Projects", "folder"), ("profile", "Profile", "person.crop.circle")]:
+        shown = studio.css(f'.tab[data-instance="{home}"][data-tab="{tab}"]')
+        if shown.text.strip().splitlines()[0] != title or not studio.all(f'svg[data-symbol="{symbol}"]', shown):
+            raise Failure(f"the {tab} tab shows {shown.text!r} without its {symbol} symbol")
+    log("ok: the tab bar shows the declared tab items, titles and symbols")
 
-    todos = instance_of(tree, "todos", "todos")["id"]
-    studio.css(f'[data-route-button="{todos}:createTodo"]', studio.drawer()).click()
-    wait("the createTodo sheet", lambda: studio.all(f'.sheet[data-sheet-route="createTodo"]'))
-    studio.check("open the createTodo modal")
+    # Open a todo from its row; complete it (no params asked: the button carries the todo's id).
+    studio.tap_row("Answer everything")
+    wait("todo 42", lambda: visible_top(studio.tree())[3] == "Todo")
+    studio.check("tap the row Answer everything")
+    if studio.css(".navbar .title", studio.top_page()).text != "Answer everything":
+        raise Failure("the todo's navigation bar does not show its title")
+    # The developer drawer stays: a route's form starts from what the screen shows (the todo's id), and it closes when
+    # its screen leaves.
+    todos = instance_of(studio.tree(), "todos", "todos")["id"]
+    studio.css(f'[data-route-button="{todos}:share"]', studio.drawer()).click()
+    field = wait("the share form", lambda: studio.css(f'form[data-form$=":{todos}:share"] input[name="id"]'))
+    if field.get_attribute("value") != "42":
+        raise Failure(f"the share form does not start from the todo's id: {field.get_attribute('value')!r}")
+    log("ok: a drawer form is filled in with what the screen shows")
+    studio.tap_button("Complete")
+    wait("the list again", lambda: visible_top(studio.tree())[3] == "TodoList")
+    tree = studio.check("tap Complete")
+    studio.expect_badge(tree, "3")
+    done = studio.driver.execute_script("""
+        const sections = [...document.querySelectorAll('#screen [data-page] .ui-section')];
+        const done = sections.find((section) => section.querySelector('.ui-section-header')?.textContent === 'Done');
+        return done ? [...done.querySelectorAll('[data-row-title]')].map((row) => row.dataset.rowTitle) : null;""")
+    if done != ["Answer everything"]:
+        raise Failure(f"the completed todo is not in the list's Done section: {done}")
+    log("ok: the list was refreshed in place: the todo is done")
+    if studio.all('#screen form[data-form^="route:"]'):
+        raise Failure("the todo's drawer form is still open after its screen left")
+
+    # The create-todo sheet: dismissed with its control first (the plugin hears reason user), then its form adds a todo.
+    studio.tap_button("New todo")
+    wait("the createTodo sheet", lambda: studio.all('.sheet[data-sheet-route="createTodo"]'))
+    studio.check("tap New todo: the sheet")
     sheet = studio.css('.sheet[data-sheet-route="createTodo"]')
     modal_entry = int(sheet.get_attribute("data-sheet-entry"))
     studio.css("[data-dismiss]", sheet).click()
-    wait("the modal to go", lambda: all(e["route"] != "createTodo" for e in instance_of(studio.tree(), "todos", "todos").get("entries", [])))
-    studio.check("dismiss the modal with its control")
-    wait("coordinator/dismissed with reason user for the modal's entry", lambda: any(
+    wait("the sheet to go", lambda: not studio.all('.sheet[data-sheet-route="createTodo"]'))
+    studio.check("dismiss the sheet with its control")
+    wait("coordinator/dismissed with reason user for the sheet's entry", lambda: any(
         m[0] == "todos" and m[1] == "out" and m[3].get("method") == "coordinator/dismissed"
         and m[3]["params"].get("reason") == "user" and m[3]["params"].get("entry") == modal_entry
         for m in trace_messages(args.trace)))
+    studio.tap_button("New todo")
+    wait("the createTodo sheet again", lambda: studio.all('.sheet[data-sheet-route="createTodo"]'))
+    studio.type_into("title", "Call mum")
+    studio.tap_button("Add")
+    wait("the new todo in the list", lambda: studio.all('#screen [data-row-title="Call mum"]'))
+    tree = studio.check("add a todo with the sheet's form")
+    studio.expect_badge(tree, "4")
+    studio.screenshot("studio-app.png")
 
+    # Switch tabs; a re-tap reaches the owner without a new revision.
+    studio.css(f'.tab[data-instance="{home}"][data-tab="projects"]').click()
+    wait("the projects tab", lambda: instance_of(studio.tree(), "authenticated", "home")["selectedTab"] == "projects")
+    tree = studio.check("tap the Projects tab")
+    studio.expect_vocabulary("the Node plugin's project list", ["list"])
+    studio.css(f'.tab[data-instance="{home}"][data-tab="projects"]').click()
+    wait("the re-tap to reach the plugin (tabSelected, isRepeat)",
+         lambda: any(m[3].get("method") == "coordinator/tabSelected" and m[3]["params"].get("isRepeat") for m in trace_messages(args.trace)))
+    if studio.check("re-tap the Projects tab")["revision"] != tree["revision"]:
+        raise Failure("a re-tap changed the revision")
+
+    # A project's members; an archived project's members are refused by the Node plugin's guard, at the row.
+    studio.tap_row("Gemini")
+    wait("the Gemini project", lambda: visible_top(studio.tree())[3] == "Project")
+    studio.check("tap the row Gemini")
+    studio.tap_row("Members")
+    error = studio.element_error("Members", row=True)
+    if "archived" not in error:
+        raise Failure(f"an archived project's members show {error!r} at the row")
+    studio.check("tap Members of an archived project: refused at the row")
     studio.css("[data-back]", studio.top_page()).click()
-    wait("the todo list", lambda: visible_top(studio.tree())[3] == "TodoList")
-    studio.check("back")
+    wait("the project list", lambda: visible_top(studio.tree())[3] == "ProjectList")
+    studio.check("back to the projects")
+    studio.tap_row("Apollo")
+    wait("the Apollo project", lambda: visible_top(studio.tree())[3] == "Project")
+    studio.check("tap the row Apollo")
+    studio.tap_row("Members")
+    wait("Apollo's members", lambda: visible_top(studio.tree())[3] == "Members")
+    studio.check("tap Members")
+    if not studio.all('[data-row-title="Grace Hopper"]', studio.top_page()):
+        raise Failure("the members screen does not list the project's members")
+    back = studio.css("[data-back]", studio.top_page())
+    if "Apollo" not in back.text:
+        raise Failure(f"the back button says {back.text!r}, not the previous screen's title")
+    studio.screenshot("studio-projects.png")
 
-    # A screen's declared action is a button (its params a form); its coordinator decides where to go (here: back,
-    # and a badge on the todos tab, in one revision).
-    address.clear()
-    address.send_keys("switchyard://todos/todo/42", Keys.ENTER)
-    wait("todo 42 again", lambda: visible_top(studio.tree())[3] == "Todo")
-    studio.check("open todo 42 again")
-    studio.css('[data-action="complete"]', studio.top_page()).click()
-    field = wait("the form for complete's params", lambda: studio.css('form[data-form^="action:"] input[name="id"]'))
-    field.send_keys("42", Keys.ENTER)
-    wait("the action to pop the todo", lambda: visible_top(studio.tree())[3] == "TodoList")
-    tree = studio.check("action complete")
-    badge = next(tab.get("badge") for tab in instance_of(tree, "authenticated", "home")["tabs"] if tab["route"] == "todos")
-    shown = wait("the badge on the todos tab", lambda: studio.all('[data-badge="todos"]'))[0].text
-    if not badge or shown != badge:
-        raise Failure(f"the todos tab's badge: host {badge!r}, page {shown!r}")
-    log(f"ok: the action's badge shows ({shown})")
+    # The profile (Python again), and sign out through its confirmation sheet.
+    studio.css(f'.tab[data-instance="{home}"][data-tab="profile"]').click()
+    wait("the profile tab", lambda: instance_of(studio.tree(), "authenticated", "home")["selectedTab"] == "profile")
+    studio.check("tap the Profile tab")
+    studio.tap_button("Sign out")
+    wait("the sign-out sheet", lambda: studio.all('.sheet[data-sheet-route="signOut"]'))
+    studio.check("tap Sign out: the confirmation sheet")
+    studio.tap_button("Sign out")
+    wait("the signed-out root", lambda: studio.tree()["instances"][0]["root"]["route"] == "unauthenticated")
+    tree = studio.check("confirm Sign out")
+    if studio.all('input[data-input="user"]', studio.top_page())[0].get_attribute("value"):
+        raise Failure("the sign-in form came back with the text typed into the previous one")
+    log("ok: the sign-in form is a new one (what was typed left with the old screen)")
 
     # The traffic pane shows the exact lines of a route request and its answer, for a Python and a Swift plugin.
     studio.pane("traffic")
@@ -360,23 +495,47 @@ def walk(studio, args):
                 raise Failure(f"{plugin}: the traffic pane shows a line that is not in the trace file byte for byte: {raw}")
         log(f"ok: traffic shows {len(rows)} exact coordinator/route lines of {plugin}")
     studio.css("#traffic-method").send_keys("coordinator/route")
-    for row in studio.all('.traffic-row[data-plugin="todos"][data-method="coordinator/route"]')[-2:]:
+    for row in studio.all('.traffic-row[data-plugin="unauthenticated"][data-method="coordinator/route"]')[-2:]:
         row.click()
     studio.screenshot("studio-traffic.png")
 
+    studio.pane("tree")
+
+    # Reloaded, the page shows the revisions made before it loaded, each with what made it (tree/history).
+    studio.load()
+    studio.pane("timeline")
+    rows = wait("the timeline to show every revision since the start", lambda: (lambda shown: shown if all(
+        str(revision) in shown for revision in range(1, tree["revision"] + 1)) else None)(
+        {row.get_attribute("data-revision"): row.get_attribute("textContent") for row in studio.all(".timeline-row[data-history]")}))
+    if "signIn" not in rows.get(str(next(r["revision"] for r in studio.history() if r["cause"] == "action" and "signIn" in r["summary"])), ""):
+        raise Failure("the reloaded timeline does not say which action signed in")
+    log(f"ok: after a reload the timeline shows revisions 1-{tree['revision']} with their causes")
+    studio.screenshot("studio-timeline.png")
+    studio.pane("tree")
+
+    # The developer tools stay: the address bar says whether a link is valid as one types, and opens it on Enter.
+    address = studio.css("#address")
+    address.click()
+    address.send_keys("switchyard://nowhere")
+    wait("an invalid verdict", lambda: studio.css("#address-form").get_attribute("data-valid") == "false")
+    address.clear()
+    address.send_keys("switchyard://forgot")
+    wait("a valid verdict", lambda: studio.css("#address-form").get_attribute("data-valid") == "true")
+    address.send_keys(Keys.ENTER)
+    wait("the forgot-password sheet from the link", lambda: visible_top(studio.tree())[2] == "forgotPassword")
+    studio.check("open switchyard://forgot from the address bar")
+
     # Kill a plugin with the fault button: its nodes go unavailable, and come back once it is restarted.
     studio.pane("plugins")
-    studio.css('[data-fault="SIGKILL"][data-plugin="todos"]').click()
-    wait("the timeline to record todos unavailable", lambda: any(
-        "unavailable" in item.get_attribute("textContent") and "todos." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
-    wait("todos to serve again", lambda: all(n.get("status") == "ok" for n in studio.tree()["instances"] if n["plugin"] == "todos"), seconds=30)
-    wait("the timeline to record todos available again", lambda: any(
-        "available again" in item.get_attribute("textContent") and "todos." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
+    studio.css('[data-fault="SIGKILL"][data-plugin="unauthenticated"]').click()
+    wait("the timeline to record unauthenticated unavailable", lambda: any(
+        "unavailable" in item.get_attribute("textContent") and "unauthenticated." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
+    wait("unauthenticated to serve again", lambda: all(n.get("status") == "ok" for n in studio.tree()["instances"] if n["plugin"] == "unauthenticated"), seconds=30)
+    wait("the timeline to record unauthenticated available again", lambda: any(
+        "available again" in item.get_attribute("textContent") and "unauthenticated." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
     wait("the page to show no unavailable node", lambda: not studio.all("#screen [data-unavailable]"))
     studio.check("the killed plugin is back")
     studio.screenshot("studio-plugins.png")
-    studio.pane("timeline")
-    studio.screenshot("studio-timeline.png")
     studio.pane("tree")
     studio.console_errors()
 

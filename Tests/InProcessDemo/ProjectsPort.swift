@@ -3,25 +3,51 @@ import SwitchyardProtocol
 
 // Plugins/node/projects.js, in Swift, for the in-process test tier (same route table, answers and log lines).
 
-/// Stands for the Node plugin's store.
+/// Stands for the Node plugin's store (in its order: the list shows them so).
 enum ProjectStore {
-    static let projects: [String: (name: String, archived: Bool)] = [
-        "p1": ("Apollo", false), "p2": ("Gemini", true), "p7": ("Voyager", false),
+    struct Project {
+        let id: String
+        let name: String
+        var archived = false
+        let members: [String]
+    }
+
+    static let all = [
+        Project(id: "p1", name: "Apollo", members: ["Ada Lovelace", "Grace Hopper", "Margaret Hamilton"]),
+        Project(id: "p2", name: "Gemini", archived: true, members: ["Gus Grissom"]),
+        Project(id: "p7", name: "Voyager", members: ["Carl Sagan", "Linda Morabito"]),
     ]
+
+    static func find(_ id: String) -> Project? { all.first { $0.id == id } }
 }
 
 /// The projects tab: a list, and a project pushed as its own coordinator.
 final class ProjectsCoordinator: StackCoordinator {
-    @Root var list = makeList
+    @Root(actions: [ActionDeclaration(name: "open", params: [ParamDeclaration(name: "id", type: .string)])])
+    var list = makeList
     @Route(.push, deepLink: ":id", param: "id") var project = makeProject
 
     init() {}
 
-    func makeList() -> Screen { Screen("ProjectList", ["count": .int(Int64(ProjectStore.projects.count))]) }
+    func makeList() -> Screen {
+        Screen("ProjectList", title: "Projects", ["count": .int(Int64(ProjectStore.all.count))]) {
+            List {
+                ForEach(ProjectStore.all) { project in
+                    Row(project.name, detail: project.archived ? "archived" : "\(project.members.count) members")
+                        .symbol("folder").action("open", ["id": project.id])
+                }
+            }
+        }
+    }
 
     func makeProject(_ id: String) throws -> ProjectCoordinator {
-        guard ProjectStore.projects[id] != nil else { throw Rejection("there is no project '\(id)'") }
+        guard ProjectStore.find(id) != nil else { throw Rejection("there is no project '\(id)'") }
         return ProjectCoordinator(id: id)
+    }
+
+    func action(_ action: ScreenAction) throws -> [NavigationStep] {
+        guard action.name == "open", let id = action.params?["id"]?.stringValue else { return [] }
+        return [.route("project", ["id": .string(id)])]
     }
 }
 
@@ -31,7 +57,7 @@ final class ProjectCoordinator: StackCoordinator, StatefulCoordinator, Appearanc
         var id = ""
     }
 
-    @Root var overview = makeOverview
+    @Root(actions: ["members", "settings"]) var overview = makeOverview
     @Route(.push, deepLink: "members", actions: [ActionDeclaration(name: "showOwner")]) var members = makeMembers
     @Route(
         .modal, deepLink: "settings", actions: [ActionDeclaration(name: "close")], also: [.fullScreen],
@@ -54,16 +80,45 @@ final class ProjectCoordinator: StackCoordinator, StatefulCoordinator, Appearanc
     }
 
     func makeOverview() -> Screen {
-        Screen(
-            "Project", ["id": .string(state.id), "name": .string(ProjectStore.projects[state.id]?.name ?? state.id)])
+        let project = ProjectStore.find(state.id)
+        let name = project?.name ?? state.id
+        // A title fits a navigation bar; the props keep the whole name.
+        let shown = name.count > 60 ? "\(name.prefix(59))…" : name
+        return Screen("Project", title: shown, ["id": .string(state.id), "name": .string(name)]) {
+            Text(shown).font(.title)
+            Text(project?.archived == true ? "Archived" : "Active").font(.caption)
+            List {
+                Section {
+                    if let project {
+                        Row("Members").badge("\(project.members.count)").symbol("person.2").action("members")
+                    } else {
+                        Row("Members").symbol("person.2").action("members")
+                    }
+                    Row("Settings").symbol("gearshape").action("settings")
+                }
+            }
+        }
     }
 
     func makeMembers() throws -> Screen {
-        if ProjectStore.projects[state.id]?.archived == true { throw Rejection("project '\(state.id)' is archived") }
-        return Screen("Members", ["project": .string(state.id)])
+        let project = ProjectStore.find(state.id)
+        if project?.archived == true { throw Rejection("project '\(state.id)' is archived") }
+        return Screen("Members", title: "Members", ["project": .string(state.id)]) {
+            List {
+                Section(project?.name ?? state.id) {
+                    ForEach(project?.members ?? []) { Row($0).symbol("person.crop.circle") }
+                }
+            }
+            Button("Owner", symbol: "person.crop.circle", action: "showOwner")
+        }
     }
 
-    func makeSettings() -> Screen { Screen("ProjectSettings") }
+    func makeSettings() -> Screen {
+        Screen("ProjectSettings", title: "Project settings") {
+            Toggle("Notifications", id: "notify", isOn: true)
+            Button("Close", style: .primary, action: "close")
+        }
+    }
 
     func makeOwner() -> PluginCoordinator { PluginCoordinator() }
 
@@ -71,6 +126,8 @@ final class ProjectCoordinator: StackCoordinator, StatefulCoordinator, Appearanc
 
     func action(_ action: ScreenAction) throws -> [NavigationStep] {
         switch action.name {
+        case "members": [.route("members")]
+        case "settings": [.route("settings")]
         case "showOwner": [.route("owner")]
         case "close": [.dismiss]
         default: []

@@ -67,8 +67,8 @@ struct CLITests {
         #expect(todos.entries?.map(\.route) == ["todo", "todo"])
         #expect(todos.entries?.map(\.params) == [["id": "99"], ["id": "42"]])
         #expect(
-            todos.entries?.last?.content
-                == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
+            todos.entries?.last?.content.nameAndProps
+                == ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"]))
         let projects = try #require(tree.instances.first { $0.type == "projects" })
         #expect(projects.entries == [])
     }
@@ -88,8 +88,8 @@ struct CLITests {
         #expect(process.stderr.contains("NOTICE [todos] opening todo 7"))
         let todos = try #require(try Self.lastJSONLine(process.stdout).instances.first { $0.type == "todos" })
         #expect(
-            todos.entries?.last?.content
-                == .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
+            todos.entries?.last?.content.nameAndProps
+                == ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"]))
         #expect(!process.stderr.contains { $0.contains("parseError") || $0.contains("protocol") })
     }
 
@@ -241,7 +241,7 @@ struct CLITests {
     }
 
     @Test(
-        "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history, Tab completion, a change from another client printed above a half-typed line, Ctrl-C clears the line, Ctrl-D exits",
+        "the interactive prompt under a real terminal (tmux): commands and deep links, the tree after each change, history, Tab completion, a change from another client and a plugin's log line printed above a half-typed line, Ctrl-C clears the line, Ctrl-D exits",
         .enabled(
             if: FileSystem.findExecutable("tmux", path: SystemProcess.environmentValue("PATH")) != nil, "needs tmux"))
     func interactivePrompt() async throws {
@@ -318,6 +318,16 @@ struct CLITests {
         #expect(
             screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "switchyard> query currentR",
             "\(screen.suffix(5))")
+
+        // A plugin's log line while the line is half typed: printed above it on a line of its own, never on it.
+        let logged = try await Self.run(["open", "--socket", socket, "switchyard://todos/todo/1"])
+        #expect(logged.status == 0, "\(logged.stderr)")
+        screen = try await waitForScreen("changed outside this prompt]", count: 2)
+        screen = try await waitForScreen("NOTICE [todos] opening todo 1")
+        #expect(screen.contains("NOTICE [todos] opening todo 1"), "\(screen.suffix(12))")
+        #expect(
+            screen.last { !$0.trimmingCharacters(in: .whitespaces).isEmpty } == "switchyard> query currentR",
+            "\(screen.suffix(12))")
 
         // Ctrl-C abandons the half-typed line, and the host goes on.
         try await type("", "C-c")

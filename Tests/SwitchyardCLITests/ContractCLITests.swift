@@ -90,7 +90,7 @@ struct ContractCLITests {
         #expect(result.stdout.isEmpty)
         #expect(
             result.stderr.contains {
-                $0.contains("wrote \(output): plugin 'profile' 1.0.0, 1 type, 4 routes, 2 deep links, 1 action")
+                $0.contains("wrote \(output): plugin 'profile' 1.0.0, 1 type, 4 routes, 2 deep links, 7 actions")
             })
         #expect(try Self.read(output) == (try Self.read("\(packageRoot)/Plugins/demo/contracts/profile.json")))
 
@@ -368,7 +368,7 @@ struct ContractCLITests {
         ])
         #expect(text.status == 0)
         #expect(text.stdout.contains { $0.hasPrefix("contract (what it promises the modules it is composed with") })
-        #expect(text.stdout.contains("  1 type, 4 routes, 2 deep links, 1 action; opens no other module's type"))
+        #expect(text.stdout.contains("  1 type, 4 routes, 2 deep links, 7 actions; opens no other module's type"))
         #expect(text.stdout.contains("  type profile (stack, starts on overview)"))
         #expect(
             text.stdout.contains {

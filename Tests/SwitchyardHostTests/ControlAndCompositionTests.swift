@@ -168,6 +168,8 @@ struct ControlAndCompositionTests {
             }
             let root = try #require(await host.snapshot().root)
             check("snapshot")
+            _ = try await host.history()
+            check("history")
             _ = try await host.navigate(from: root, [.route("item", ["id": .string("1")])])
             check("navigate")
             _ = await host.validate("switchyard://b0/nowhere")

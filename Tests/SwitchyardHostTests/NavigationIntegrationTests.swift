@@ -24,8 +24,8 @@ struct NavigationIntegrationTests {
             #expect(tree.revision == 1)
             #expect(tree.instances.first?.root?.route == "unauthenticated")
             #expect(
-                tree.find("unauthenticated", "unauthenticated")?.root?.content
-                    == .screen(ScreenDescriptor(name: "Login")))
+                tree.find("unauthenticated", "unauthenticated")?.root?.content.nameAndProps
+                    == ScreenDescriptor(name: "Login"))
         }
     }
 
@@ -49,8 +49,8 @@ struct NavigationIntegrationTests {
             #expect(tree.instance(home.id)?.selectedTab == "todos")
             #expect(tree.instance(todos.id)?.entries?.map(\.params) == [["id": "42"]])
             #expect(
-                tree.instance(todos.id)?.entries?.first?.content
-                    == .screen(ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"])))
+                tree.instance(todos.id)?.entries?.first?.content.nameAndProps
+                    == ScreenDescriptor(name: "Todo", props: ["id": "42", "title": "Answer everything"]))
         }
     }
 

@@ -15,6 +15,11 @@ import Testing
 struct NavigationTestStoreTests {
     static let todosRoot = CoordinatorReference(plugin: "todos", type: "navigation")
 
+    /// A screen as the tree holds it: written with the SDK's builders, as the plugin writes it.
+    static func shown(_ screen: Screen) -> ContentSnapshot {
+        .screen(ScreenDescriptor(name: screen.name, props: screen.props, title: screen.title, content: screen.content))
+    }
+
     @Test(
         "todos: a todo opened and dismissed by the user (its owner hears both), a route its table lacks refused"
     )
@@ -26,7 +31,16 @@ struct NavigationTestStoreTests {
             tree[todos.id]?.entries = [
                 EntrySnapshot(
                     entry: EntryID(list.rawValue + 1), route: "todo", transition: .push, params: ["id": "7"],
-                    content: .screen(ScreenDescriptor(name: "Todo", props: ["id": "7", "title": "Write the spec"])))
+                    content: Self.shown(
+                        Screen("Todo", title: "Write the spec", ["id": "7", "title": "Write the spec"]) {
+                            Text("Write the spec").font(.title)
+                            Text("Open").font(.caption)
+                            Divider()
+                            Button(
+                                "Complete", style: .primary, symbol: "checkmark.circle", action: "complete",
+                                params: ["id": "7"])
+                            Button("Share", symbol: "square.and.arrow.up", action: "share", params: ["id": "7"])
+                        }))
             ]
         }
         #expect(opened.instance == todos.id)
@@ -59,7 +73,14 @@ struct NavigationTestStoreTests {
             tree[main.id]?.entries = [
                 EntrySnapshot(
                     entry: sheet, route: "about", transition: .modal,
-                    content: .screen(ScreenDescriptor(name: "About", props: ["version": "1.0.0"])))
+                    content: Self.shown(
+                        Screen("About", title: "About", ["version": "1.0.0"]) {
+                            Image(systemName: "info.circle")
+                            Text("Switchyard demo").font(.title)
+                            Text(
+                                "Version 1.0.0: six coordinator plugins in Swift, Python and Node, one navigation tree."
+                            )
+                        }))
             ]
         }
         try await store.send(.dismiss(instance: main.id, entry: sheet)) { tree in tree[main.id]?.entries = [] }
@@ -120,7 +141,11 @@ struct NavigationTestStoreTests {
             tree[todos.id]?.entries = [
                 EntrySnapshot(
                     entry: EntryID(list.rawValue + 1), route: "createTodo", transition: .modal,
-                    content: .screen(ScreenDescriptor(name: "CreateTodo")),
+                    content: Self.shown(
+                        Screen("CreateTodo", title: "New todo") {
+                            TextField("Title", id: "title", prompt: "What needs doing?")
+                            Button("Add", style: .primary, symbol: "plus", action: "add", inputs: ["title"])
+                        }),
                     presentation: PresentationOptions(customTransition: "slideUp"))
             ]
         }

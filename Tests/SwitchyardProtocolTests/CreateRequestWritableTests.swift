@@ -42,6 +42,13 @@ struct CreateRequestWritableTests {
             selectedTab: "help"),
         .init(tabs: []),
         .init(child: .screen(ScreenDescriptor(name: "Wrapped")), state: .null),
+        .init(
+            root: .init(
+                route: "list",
+                content: .screen(
+                    ScreenDescriptor(
+                        name: "List", props: ["n": 1], title: "Todos",
+                        content: [["type": "button", "title": "Add", "action": ["name": "add", "inputs": ["t"]]]])))),
     ]
 
     static func codable<T: Encodable>(_ value: T) throws -> String {

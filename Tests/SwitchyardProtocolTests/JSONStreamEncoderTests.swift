@@ -14,7 +14,10 @@ struct JSONStreamEncoderTests {
                 state: ["deep": ["a": [1, 2, ["b": false]]]],
                 root: EntrySnapshot(
                     entry: EntryID(1), route: "home", transition: .root,
-                    content: .screen(ScreenDescriptor(name: "Home"))),
+                    content: .screen(
+                        ScreenDescriptor(
+                            name: "Home", title: "Start", content: [["type": "text", "text": "é\n", "style": "title"]]))
+                ),
                 entries: [
                     EntrySnapshot(
                         entry: EntryID(2), route: "item", transition: .push, params: ["id": "7"],

@@ -84,6 +84,8 @@ struct RouteRequestWritableTests {
         #"{"content":{"screen":null,"coordinator":{"type":"cart"}}}"#,
         #"{"content":{"coordinator":{"plugin":"shop","type":"cart","params":{"n":[1,2]}}},"state":[true]}"#,
         #"{"content":{"coordinator":{"plugin":null,"type":"cart","params":null}}}"#,
+        #"{"content":{"screen":{"name":"Todo","title":"Buy milk","content":[{"type":"text","text":"x"}]}}}"#,
+        #"{"content":{"screen":{"name":"Todo","title":null,"content":null}}}"#,
     ]
 
     /// Each is read by Codable with an error; the direct reader must leave all of them to it.
@@ -91,6 +93,7 @@ struct RouteRequestWritableTests {
         #"[]"#, #"{}"#, #"{"content":null}"#, #"{"content":{}}"#, #"{"content":{"screen":1}}"#,
         #"{"content":{"screen":{}}}"#, #"{"content":{"screen":{"name":1}}}"#, #"{"content":{"coordinator":null}}"#,
         #"{"content":{"coordinator":{}}}"#, #"{"content":{"coordinator":{"type":"t","plugin":2}}}"#,
+        #"{"content":{"screen":{"name":"Todo","title":7}}}"#,
     ]
 
     static func parse(_ text: String) throws -> JSONValue { try JSONParser.parse(Array(text.utf8)) }

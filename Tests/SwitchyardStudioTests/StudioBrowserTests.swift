@@ -14,7 +14,7 @@ import Testing
     .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
 struct StudioBrowserTests {
     @Test(
-        "the acceptance walk on the demo app: sign in, a deep link, tabs and a re-tap, a modal dismissed by the user, back, each step checked against `switchyard tree`; a plugin killed from its fault button goes unavailable and comes back; the traffic pane shows exact route lines of a Python and a Swift plugin; no console error"
+        "the acceptance walk on the demo app by tapping only: the forgot-password sheet, sign in with the form, open a todo from its row, complete it, add one through the sheet's form, switch tabs, a project's members, sign out, each step checked against `switchyard tree`, with typed errors at the elements; Python, Swift and Node screens drawn from their content; a reloaded page shows the revisions made before it; the address bar, exact traffic lines, a plugin killed from its fault button; no console error"
     )
     func walk() async throws {
         let trace = try TestSweep.temporaryDirectory() + "/trace.jsonl"

@@ -69,3 +69,11 @@ package enum FramedLine: Equatable, CustomStringConvertible {
         }
     }
 }
+
+extension ContentSnapshot {
+    /// The screen's name and props alone, its title and content (§21) left out: what a test of navigation compares.
+    package var nameAndProps: ScreenDescriptor? {
+        guard case .screen(let screen) = self else { return nil }
+        return ScreenDescriptor(name: screen.name, props: screen.props)
+    }
+}

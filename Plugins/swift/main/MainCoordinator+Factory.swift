@@ -16,7 +16,13 @@ extension MainCoordinator {
         return PluginCoordinator(["user": .string(user)])
     }
 
-    func makeAbout() -> Screen { Screen("About", ["version": "1.0.0"]) }
+    func makeAbout() -> Screen {
+        Screen("About", title: "About", ["version": "1.0.0"]) {
+            Image(systemName: "info.circle")
+            Text("Switchyard demo").font(.title)
+            Text("Version 1.0.0: six coordinator plugins in Swift, Python and Node, one navigation tree.")
+        }
+    }
 }
 
 /// Sign-in state. Stinsen's MainCoordinator switches root when the authentication status changes; here a session

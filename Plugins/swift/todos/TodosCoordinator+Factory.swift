@@ -2,43 +2,65 @@ import SwitchyardPlugin
 import SwitchyardProtocol
 
 extension TodosCoordinator {
-    func makeList() -> Screen { Screen("TodoList", ["count": .int(Int64(TodosStore.todos.count))]) }
+    /// Every todo: the demo's own, then the ones the user added.
+    var todos: [Todo] { TodosStore.builtIn + state.added }
+    /// How many todos are not done: the todos tab's badge.
+    var openCount: Int { todos.filter { !state.completed.contains($0.id) }.count }
+
+    func todo(_ id: String) -> Todo? { todos.first { $0.id == id } }
+
+    func makeList() -> Screen {
+        listScreen(open: todos.filter { !state.completed.contains($0.id) }, done: todos.filter(isDone))
+    }
 
     func makeTodo(_ id: String) throws -> Screen {
         TodosRelease.crashIfAsked()
         // Plugin code prints: the SDK keeps stdout for the protocol, so this goes to the host log.
         print("opening todo \(id)")
-        guard let title = TodosStore.todos[id] else { throw Rejection("there is no todo '\(id)'") }
-        return Screen("Todo", ["id": .string(id), "title": .string(title)])
+        guard let todo = todo(id) else { throw Rejection("there is no todo '\(id)'") }
+        return todoScreen(todo, done: isDone(todo))
     }
 
-    func makeCreateTodo() -> Screen { Screen("CreateTodo") }
+    func makeCreateTodo() -> Screen { createScreen() }
 
     func makeProject(_ id: String) -> PluginCoordinator { PluginCoordinator(["id": .string(id)]) }
 
     func makeShare(_ id: String) throws -> ShareCoordinator {
-        guard TodosStore.todos[id] != nil else { throw Rejection("there is no todo '\(id)'") }
+        guard todo(id) != nil else { throw Rejection("there is no todo '\(id)'") }
         return ShareCoordinator(todo: id)
     }
+
+    private func isDone(_ todo: Todo) -> Bool { state.completed.contains(todo.id) }
 }
 
 extension ShareCoordinator {
-    func makeShareScreen() -> Screen { Screen("Share", ["todo": .string(state.todo)]) }
+    func makeShareScreen() -> Screen { shareScreen() }
     func makePickProject(_ id: String) -> PluginCoordinator { PluginCoordinator(["id": .string(id)]) }
 }
 
-/// The todos this demo knows, and which are done.
-@MainActor
+/// A todo: its id (what links and actions carry) and its title.
+nonisolated struct Todo: Codable, Sendable, Equatable {
+    var id: String
+    var title: String
+}
+
+/// A todo's id, as the todo route and the actions declare it.
+nonisolated let todoID = ParamDeclaration(name: "id", type: .string)
+
+/// The todos every instance starts with.
 enum TodosStore {
-    static let todos: [String: String] = [
-        "1": "Buy milk", "7": "Write the spec", "42": "Answer everything", "99": "Ship it",
+    static let builtIn = [
+        Todo(id: "1", title: "Buy milk"), Todo(id: "7", title: "Write the spec"),
+        Todo(id: "42", title: "Answer everything"), Todo(id: "99", title: "Ship it"),
     ]
-    static var completed = Set<String>()
-    /// How many todos are not done: the todos tab's badge.
-    static var open: Int { todos.keys.filter { !completed.contains($0) }.count }
 
     static func id(ofEntryParams params: JSONValue?) -> String? {
         if case .string(let id)? = params?["id"] { return id }
         return nil
+    }
+
+    /// `text` without the spaces around it (a form's field as the user typed it).
+    static func trimmed(_ text: String) -> String {
+        String(text.drop(while: \.isWhitespace).reversed().drop(while: \.isWhitespace).reversed())
     }
 }

@@ -12,17 +12,30 @@ final class NavigationCoordinator: WrapperCoordinator {
     func makeContent() -> TodosCoordinator { TodosCoordinator() }
 }
 
-/// The todos flow (Stinsen README's TodosCoordinator).
-final class TodosCoordinator: StackCoordinator, AppearanceObserving {
-    @Root var list = makeList
+/// The todos flow (Stinsen README's TodosCoordinator). Its screens are data (TodosScreens.swift): the list's rows
+/// open a todo, the todo's buttons complete or share it, the create sheet's form adds one. The todos the user adds
+/// and completes are the coordinator's state, so they survive a restart of this plugin.
+final class TodosCoordinator: StackCoordinator, StatefulCoordinator, AppearanceObserving {
+    nonisolated struct State: Codable, Sendable {
+        /// Todos added with the create sheet, oldest first.
+        var added: [Todo] = []
+        /// Ids of the completed todos.
+        var completed: [String] = []
+    }
+
+    @Root(actions: [ActionDeclaration(name: "open", params: [todoID]), "create"]) var list = makeList
     @Route(
         .push, deepLink: "todo/:id",
         actions: [
-            ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)])
+            ActionDeclaration(name: "complete", params: [ParamDeclaration(name: "id", type: .string, required: false)]),
+            ActionDeclaration(name: "share", params: [todoID]),
         ])
     var todo = makeTodo
     /// A sheet by default; a chain may present it full screen instead (`.presented(as: .fullScreen)`).
-    @Route(.modal, deepLink: "new", also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp"))
+    @Route(
+        .modal, deepLink: "new",
+        actions: [ActionDeclaration(name: "add", params: [ParamDeclaration(name: "title", type: .string)])],
+        also: [.fullScreen], options: PresentationOptions(customTransition: "slideUp"))
     var createTodo = makeCreateTodo
     @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id")
     var project = makeProject
@@ -32,19 +45,37 @@ final class TodosCoordinator: StackCoordinator, AppearanceObserving {
 
     static var disabledRoutes: Set<String> { TodosRelease.disabledRoutes }
 
+    var state = State()
+
     init() {}
 
     /// The list is visible again (a todo popped, a sheet dismissed): where an app would reload it (§12.9).
     func appeared(entry: EntryID) { log("todos: entry \(entry) appeared") }
 
-    /// The todo screen's "complete" button (Jump's `onNext`): the coordinator, not the screen, decides what follows,
-    /// and here that is going back to where the user came from.
+    /// The screens' buttons and rows (Jump's `onNext`): the coordinator, not the screen, decides what follows.
     func action(_ action: ScreenAction) throws -> [NavigationStep] {
-        guard action.name == "complete" else { return [] }
-        if let id = TodosStore.id(ofEntryParams: action.params) { TodosStore.completed.insert(id) }
-        // Back where the user came from; then, in the same revision, the todos tab's badge (on the tab bar above
-        // this flow, another plugin's coordinator) shows how many are still open.
-        return [.pop(action.entry), .parent, .parent, .setBadge("todos", "\(TodosStore.open)")]
+        let id = TodosStore.id(ofEntryParams: action.params)
+        switch action.name {
+        case "open":
+            return id.map { [.route("todo", ["id": .string($0)])] } ?? []
+        case "create":
+            return [.route("createTodo")]
+        case "share":
+            return id.map { [.route("share", ["id": .string($0)])] } ?? []
+        case "complete":
+            if let id, !state.completed.contains(id) { state.completed.append(id) }
+            // Back where the user came from, the list drawn again; then, in the same revision, the todos tab's badge
+            // (on the tab bar above this flow, another plugin's coordinator) shows how many are still open.
+            return [.pop(action.entry), .refresh("list"), .parent, .parent, .setBadge("todos", "\(openCount)")]
+        case "add":
+            guard case .string(let text)? = action.params?["title"], case let title = TodosStore.trimmed(text),
+                !title.isEmpty
+            else { throw Rejection("a todo needs a title") }
+            state.added.append(Todo(id: "\(100 + state.added.count)", title: title))
+            return [.dismiss, .refresh("list"), .parent, .parent, .setBadge("todos", "\(openCount)")]
+        default:
+            return []
+        }
     }
 }
 
@@ -54,7 +85,7 @@ final class ShareCoordinator: StackCoordinator, StatefulCoordinator {
         var todo = ""
     }
 
-    @Root var share = makeShareScreen
+    @Root(actions: [ActionDeclaration(name: "pick", params: projectParams), "done"]) var share = makeShareScreen
     @Route(.push, target: .coordinator("project", in: "projects", params: projectParams), deepLink: "project/:id")
     var pickProject = makePickProject
 
@@ -65,5 +96,18 @@ final class ShareCoordinator: StackCoordinator, StatefulCoordinator {
     convenience init(todo: String) {
         self.init()
         state.todo = todo
+    }
+
+    /// A project row opens that project in this sheet; Done closes the sheet (this flow leaves its parent's stack).
+    func action(_ action: ScreenAction) throws -> [NavigationStep] {
+        switch action.name {
+        case "pick":
+            guard let id = TodosStore.id(ofEntryParams: action.params) else { return [] }
+            return [.route("pickProject", ["id": .string(id)])]
+        case "done":
+            return [.dismissCoordinator]
+        default:
+            return []
+        }
     }
 }

@@ -36,7 +36,12 @@ export interface RouteOptions {
   /** Other transitions a `route` step may pick (§12.8). */
   transitions?: Array<'push' | 'modal' | 'fullScreen'>;
   presentation?: Presentation;
+  /** On a tab: what the tab bar shows (§21). */
+  tabItem?: TabItem;
 }
+
+/** What a tab bar shows for a tab (§21): its title, a symbol of the documented set, the badge it starts with. */
+export interface TabItem { title: string; symbol?: string; badge?: string }
 
 /** A route of a coordinator type's table (§5), as a route maker writes it. */
 export interface RouteDeclaration {
@@ -49,6 +54,7 @@ export interface RouteDeclaration {
   actions?: Array<{ name: string; params?: Array<{ name: string; type?: ParamType; required?: boolean }> }>;
   transitions?: string[];
   presentation?: Presentation;
+  tabItem?: TabItem;
 }
 
 /** Route declarations, one maker per transition: `routes.push('todo', { deepLink: 'todo/:id', params: ['id'] })`. */
@@ -67,8 +73,10 @@ export declare const routes: {
   readonly child: (name: string, options?: RouteOptions) => RouteDeclaration;
 };
 
-/** A screen to show: its name (what the UI shell maps to a view) and props. */
-export interface ScreenContent { screen: { name: string; props?: { [key: string]: unknown } } }
+/** A screen to show: its name (what the UI shell maps to a view) and props; its title and content as data (§21). */
+export interface ScreenContent {
+  screen: { name: string; props?: { [key: string]: unknown }; title?: string; content?: UIElement[] };
+}
 /** A coordinator to open: its type, its plugin when another plugin's, and the params it is created with. */
 export interface CoordinatorContent { coordinator: { type: string; plugin?: string; params?: unknown } }
 /** What a route shows. */
@@ -76,6 +84,61 @@ export type Content = ScreenContent | CoordinatorContent;
 
 /** Content showing the screen `name` with `props`. */
 export declare function screen(name: string, props?: { [key: string]: unknown }): ScreenContent;
+/** What a tap sends (§21): a declared action, its fixed params, and the ids of the inputs whose values go with it. */
+export interface UIAction { name: string; params?: { [key: string]: JSONValue }; inputs?: string[] }
+/** A row of a list section (§21). */
+export interface UIRow {
+  title: string; subtitle?: string; detail?: string; badge?: string; symbol?: string; disclosure?: boolean;
+  action?: UIAction;
+}
+/** A section of a list: rows under an optional header (§21). */
+export interface UISection { header?: string; footer?: string; rows: UIRow[] }
+/** An option of a picker. */
+export interface UIOption { value: string; title: string }
+/** One element of a screen's content (§21). */
+export type UIElement =
+  | { type: 'text'; text: string; style?: 'title' | 'headline' | 'body' | 'caption' }
+  | { type: 'list'; sections: UISection[] }
+  | { type: 'button'; title: string; action: UIAction; style?: 'primary' | 'destructive' | 'plain'; symbol?: string }
+  | { type: 'textField' | 'secureField'; id: string; label?: string; placeholder?: string; value?: string }
+  | { type: 'toggle'; id: string; label: string; value?: boolean }
+  | { type: 'picker'; id: string; label: string; options: UIOption[]; value?: string }
+  | { type: 'divider' } | { type: 'spacer' } | { type: 'symbol'; name: string };
+
+/** Screens as data (§21): plain functions that build a screen's title and content. */
+export declare const ui: {
+  /** A screen drawn from data: its name, the navigation bar's title, its content and props. */
+  readonly screen: (name: string, options?: { title?: string; content?: UIElement[]; props?: { [key: string]: unknown } }) => ScreenContent;
+  /** What a tap sends: a declared action, its fixed params, and the ids of the inputs whose values go with it. */
+  readonly action: (name: string, options?: { params?: { [key: string]: JSONValue }; inputs?: string[] }) => UIAction;
+  /** Text; style title, headline, body (default) or caption. */
+  readonly text: (value: string, options?: { style?: 'title' | 'headline' | 'body' | 'caption' }) => UIElement;
+  /** A grouped list of sections; rows outside a section make one of their own. */
+  readonly list: (...items: Array<UIRow | UISection>) => UIElement;
+  /** A section of a list. */
+  readonly section: (rows: UIRow[], options?: { header?: string; footer?: string }) => UISection;
+  /** A row; with an action it shows a chevron unless `disclosure: false`. */
+  readonly row: (title: string, options?: Omit<UIRow, 'title'>) => UIRow;
+  /** A button sending an action; style primary, destructive or plain (default). */
+  readonly button: (title: string, action: UIAction, options?: { style?: 'primary' | 'destructive' | 'plain'; symbol?: string }) => UIElement;
+  /** A one-line text input; sends its text. */
+  readonly textField: (id: string, options?: { label?: string; placeholder?: string; value?: string }) => UIElement;
+  /** A password input; sends its text. */
+  readonly secureField: (id: string, options?: { label?: string; placeholder?: string }) => UIElement;
+  /** A switch; sends true or false. */
+  readonly toggle: (id: string, label: string, options?: { value?: boolean }) => UIElement;
+  /** A choice among options; sends the chosen value. */
+  readonly picker: (id: string, label: string, options: Array<string | [string, string] | UIOption>, settings?: { value?: string }) => UIElement;
+  /** A thin line. */
+  readonly divider: () => UIElement;
+  /** Flexible space. */
+  readonly spacer: () => UIElement;
+  /** A symbol of the documented set. */
+  readonly symbol: (name: string) => UIElement;
+  /** What the tab bar shows for a tab route. */
+  readonly tabItem: (title: string, options?: { symbol?: string; badge?: string }) => TabItem;
+};
+
 /** Content opening a coordinator of `type` (of `plugin` when another plugin's), created with `params`. */
 export declare function coordinator(type: string, options?: { plugin?: string; params?: unknown }): CoordinatorContent;
 

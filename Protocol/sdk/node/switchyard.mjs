@@ -3,6 +3,6 @@
 import sdk from './switchyard.js';
 
 export const {
-  Plugin, Coordinator, Connection, Reply, RPCError, reject, untilRoot, untilTab, screen, coordinator, routes, codes, PROTOCOL_VERSIONS, version,
+  Plugin, Coordinator, Connection, Reply, RPCError, reject, untilRoot, untilTab, screen, coordinator, routes, ui, codes, PROTOCOL_VERSIONS, version,
 } = sdk;
 export default sdk;

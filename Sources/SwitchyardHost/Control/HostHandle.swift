@@ -116,6 +116,11 @@ public final class HostHandle: Sendable {
         (try? await perform(TreeGetRequest.self, Empty())) ?? TreeSnapshot(revision: 0, root: nil, instances: [])
     }
 
+    /// The last revisions with what made each (`tree/history`, spec §15.4), oldest first; only those after `after`.
+    @concurrent public func history(after: UInt64? = nil) async throws(ResponseError) -> TreeHistoryRequest.Result {
+        try await perform(TreeHistoryRequest.self, .init(after: after))
+    }
+
     /// The current tree rendered as text, JSON, DOT or Mermaid.
     @concurrent public func render(_ format: TreeRenderRequest.Format) async -> String {
         TreeRenderer.render(await snapshot(), format: format)

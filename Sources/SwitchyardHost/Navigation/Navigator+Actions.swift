@@ -18,6 +18,11 @@ extension Navigator {
         let session = try reached.get()
         let steps = try await session.request(CoordinatorActionRequest.self, question.request).get().steps ?? []
         guard !steps.isEmpty else { return NavigateRequest.Result(revision: tree.revision, instance: params.instance) }
-        return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin))
+        let note = ChangeNote(
+            cause: .action,
+            summary:
+                "\(question.request.action) on entry \(question.request.entry) ('\(question.request.route)') of #\(params.instance.rawValue): "
+                + steps.map(\.summary).joined(separator: " › "))
+        return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin), note: note)
     }
 }

@@ -22,7 +22,7 @@ extension Navigator {
                 }
             }
         }
-        let failed = await run(repairs)
+        let failed = await run(repairs, as: .restore)
         if failed > 0 {
             logger.warning(
                 "state file: \(failed) of \(repairs.count) parts the route tables declare could not be added")
@@ -48,7 +48,7 @@ extension Navigator {
                         tree: tree, registry: registry, allocator: allocator, instance: id)
                 }
             }
-            let failed = await run(repairs)
+            let failed = await run(repairs, as: .placeholders)
             logger.notice(
                 "plugin '\(plugin)' serves: \(pending.count - failed) of \(pending.count) placeholders created")
             again = creatingPlaceholders.removeValue(forKey: plugin) ?? false
@@ -61,8 +61,8 @@ extension Navigator {
         let runner: (NavigationTree, RouteRegistry, IDAllocator) throws(ResponseError) -> ChainRunner
     }
 
-    /// Runs `repairs` one after another; returns how many failed.
-    private func run(_ repairs: [Repair]) async -> Int {
+    /// Runs `repairs` one after another, each revision recorded as `cause`; returns how many failed.
+    private func run(_ repairs: [Repair], as cause: RevisionRecord.Cause) async -> Int {
         var failed = 0
         for repair in repairs {
             let base = tree
@@ -70,7 +70,10 @@ extension Navigator {
                 let runner = try repair.runner(base, registry, allocator)
                 let (result, changed) = try await runChain(runner, base: base).get()
                 send(result.effects)
-                if changed { treeChanged() }
+                if changed {
+                    recordRevision(cause, summary: repair.what, touched: result.touched)
+                    treeChanged()
+                }
             } catch {
                 logger.warning("cannot add \(repair.what): \(error.message)")
                 failed += 1

@@ -51,6 +51,8 @@ final class Navigator {
     /// Plugins whose instances are being moved to a new version (spec §20.1): a chain that would change one of them
     /// commits after the switch. See Navigator+Lifecycle.swift.
     var freeze = FreezeState()
+    /// The last revisions with what made each (`tree/history`).
+    var history = RevisionHistory()
 
     init(logger: Logger) {
         self.logger = logger
@@ -155,6 +157,7 @@ final class Navigator {
         tree = loaded
         allocator = IDAllocator(continuing: loaded)
         logger.info("tree restored from the state file: \(loaded.count) instances, revision \(loaded.revision)")
+        recordRevision(.restore, summary: "the tree read from the state file (\(loaded.count) instances)")
         treeChanged()
     }
 
@@ -163,8 +166,9 @@ final class Navigator {
         let key = RouteRegistry.TypeKey(plugin: root.plugin ?? "", type: root.type)
         let base = tree
         let runner = ChainRunner.creatingRoot(tree: base, registry: registry, allocator: allocator, root: key)
-        _ = try await runChain(runner, base: base).get()
+        let (result, _) = try await runChain(runner, base: base).get()
         logger.info("tree created: \(tree.count) instances, revision \(tree.revision)")
+        recordRevision(.start, summary: "the app started: \(key) and its initial content", touched: result.touched)
         treeChanged()
     }
 
@@ -173,7 +177,7 @@ final class Navigator {
     /// Runs a chain of steps from `start` (default: the root) as one atomic revision.
     func navigate(
         from start: InstanceID?, steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext] = [:],
-        reason: CoordinatorDismissedNotification.Reason = .navigation
+        reason: CoordinatorDismissedNotification.Reason = .navigation, note: ChangeNote? = nil
     ) async throws(ResponseError) -> NavigateRequest.Result {
         let request = ChainRequest(start: start, steps: steps, requester: requester, links: links, reason: reason)
         var prepared = try prepare(request, checkLimits: true)
@@ -183,7 +187,11 @@ final class Navigator {
             switch outcome {
             case .success(let (result, changed)):
                 send(result.effects)
-                if changed { treeChanged(touched: result.touched) }
+                if changed {
+                    recordChain(
+                        steps, requester: requester, links: links, reason: reason, note: note, touched: result.touched)
+                    treeChanged(touched: result.touched)
+                }
                 finish(chain)
                 return NavigateRequest.Result(revision: tree.revision, instance: result.landedOn)
             case .failure(let error) where error.code == .conflict && attempt < Self.maxConflictRetries:

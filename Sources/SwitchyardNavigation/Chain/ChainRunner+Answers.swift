@@ -7,7 +7,8 @@ extension ChainRunner {
         purpose: Purpose
     ) throws(ResponseError) {
         var owner = try instance(question.instance)
-        let entryID = allocator.entry()
+        let entryID: EntryID
+        if case .refresh(let refreshed) = purpose { entryID = refreshed } else { entryID = allocator.entry() }
         let content = try materialize(
             answer.content, route: declaration, owner: owner, entry: entryID, params: question.params,
             initial: purpose.isTab)
@@ -15,7 +16,7 @@ extension ChainRunner {
         if let state = answer.state { owner.state = state }
         var entry = Entry(
             id: entryID, route: declaration.name, transition: question.transition, params: question.params,
-            content: content)
+            content: content, badge: purpose.isTab ? declaration.tabItem?.badge : nil)
         switch purpose {
         case .push(let presentation):
             entry.presentation = presentation
@@ -48,6 +49,9 @@ extension ChainRunner {
             owner.tabs.append(entry)
             put(owner)
             return
+        case .refresh(let refreshed):
+            // The same entry shows what its owner answers now: its id, params and presentation stay.
+            try replaceContent(of: refreshed, in: owner, with: content)
         }
         pendingLanding = content.coordinator ?? owner.id
     }
@@ -99,7 +103,9 @@ extension ChainRunner {
                 let content = try materialize(
                     tab.content, route: declared, owner: created, entry: entryID, params: nil, initial: true)
                 entries.append(
-                    Entry(id: entryID, route: declared.name, transition: .tab, params: nil, content: content))
+                    Entry(
+                        id: entryID, route: declared.name, transition: .tab, params: nil, content: content,
+                        badge: declared.tabItem?.badge))
             }
             created = tree[created.id] ?? created
             created.tabs = entries
@@ -139,6 +145,11 @@ extension ChainRunner {
                 throw .invalidAnswer(
                     owner.plugin, "route '\(route.name)' opens \(target), but the answer is a screen", instance: owner,
                     route: route.name)
+            }
+            // Screens as data (§21): every element a shell will draw, and every action it will send, is checked now,
+            // so a tap can only ever send what the route declares.
+            if let problem = ScreenContentCheck.problem(in: screen, route: route) {
+                throw .screenContent(problem, plugin: owner.plugin, instance: owner, route: route.name)
             }
             return .screen(screen)
         case .coordinator(let reference, let createParams):
@@ -218,7 +229,7 @@ extension ChainRunner.Purpose {
     var isTab: Bool {
         switch self {
         case .tab, .addTab: true
-        case .push, .setRoot: false
+        case .push, .setRoot, .refresh: false
         }
     }
 }

@@ -273,6 +273,9 @@ extension ChainRunner {
             try requireKind(current, .stack, operation: "forcePresent")
             return try forcePresent(current, step, route: try name(step.route, "route"), index: index)
 
+        case .refresh:
+            return try refresh(current, step, index: index)
+
         case .setBadge:
             try requireKind(current, .tabs, operation: "setBadge")
             // The tabs' owner, or a plugin whose flow a tab shows (it knows what to count), like selectTab.

@@ -61,6 +61,8 @@ public final class ChainRunner {
         case tab
         /// A tab `setTabs` adds: appended, and the step runs again until every tab it names is there.
         case addTab
+        /// What an entry shows, asked again (`refresh`): the entry keeps its place and id.
+        case refresh(EntryID)
     }
 
     /// A runner applying `steps` from `start` on a working copy of `tree`; `links` carries the deep-link context

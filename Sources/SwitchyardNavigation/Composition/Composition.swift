@@ -307,6 +307,9 @@ public enum Composition {
                 if let actions = route.actions, !actions.isEmpty {
                     for problem in actionProblems(route, actions) { issue(route.name, problem) }
                 }
+                if let item = route.tabItem {
+                    for problem in tabItemProblems(route, item) { issue(route.name, problem) }
+                }
                 if let passed = route.targetParams {
                     if route.target == nil {
                         issue(route.name, "declares targetParams but opens no coordinator (no target)")
@@ -355,6 +358,17 @@ public enum Composition {
             if let params = action.params, Set(params.map(\.name)).count != params.count {
                 problems.append("action '\(action.name)': a parameter name is used twice")
             }
+        }
+        return problems
+    }
+
+    /// A route's tab item (§21): only a tab has one, with a title, and a symbol of the documented set.
+    static func tabItemProblems(_ route: RouteDeclaration, _ item: TabItem) -> [String] {
+        var problems: [String] = []
+        if route.transition != .tab { problems.append("declares a tabItem, but only a tab route has one") }
+        if item.title.isEmpty { problems.append("its tabItem has an empty title") }
+        if let symbol = item.symbol, !ScreenVocabulary.symbols.contains(symbol) {
+            problems.append("its tabItem's symbol '\(symbol)' is not one of the documented symbols (§21)")
         }
         return problems
     }

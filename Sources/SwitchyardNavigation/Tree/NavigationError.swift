@@ -89,6 +89,29 @@ extension ResponseError {
             data: .object(data))
     }
 
+    /// A screen whose content the host refuses (§21): `invalidAnswer` naming the element's path in `data.field`, or
+    /// `limitExceeded` with the limit, its value and the content's when the content is too large.
+    public static func screenContent(
+        _ problem: ScreenContentProblem, plugin: String, instance: Instance, route: String
+    ) -> ResponseError {
+        var data = context(instance, route: route)
+        data["plugin"] = .string(plugin)
+        data["field"] = .string(problem.field)
+        guard let limit = problem.limit else {
+            return ResponseError(
+                .invalidAnswer,
+                "plugin '\(plugin)' answered route '\(route)' of \(describe(instance)) with a screen it cannot show: \(problem)",
+                data: .object(data))
+        }
+        data["limit"] = .string(limit.name)
+        data["max"] = .int(Int64(limit.max))
+        data["actual"] = .int(Int64(limit.actual))
+        return ResponseError(
+            .limitExceeded,
+            "plugin '\(plugin)' answered route '\(route)' of \(describe(instance)) with a screen over a limit: \(problem.reason) (\(limit.name))",
+            data: .object(data))
+    }
+
     public static func invalidRouteParams(_ instance: Instance, _ route: String, _ reason: String) -> ResponseError {
         var data = context(instance, route: route)
         data["field"] = "params"

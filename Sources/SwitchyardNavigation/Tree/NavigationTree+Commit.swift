@@ -68,8 +68,14 @@ extension Entry {
     func compactedJSON() -> Entry? {
         let params = params?.compactedIfLoose()
         var screen: ScreenDescriptor?
-        if case .screen(let shown) = content, let props = shown.props?.compactedIfLoose() {
-            screen = ScreenDescriptor(name: shown.name, props: props)
+        if case .screen(let shown) = content {
+            let props = shown.props?.compactedIfLoose()
+            let elements = shown.content?.compactedIfLoose()
+            if props != nil || elements != nil {
+                screen = ScreenDescriptor(
+                    name: shown.name, props: props ?? shown.props, title: shown.title,
+                    content: elements ?? shown.content)
+            }
         }
         guard params != nil || screen != nil else { return nil }
         var entry = self

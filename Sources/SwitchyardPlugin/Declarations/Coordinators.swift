@@ -25,7 +25,7 @@ public protocol Coordinatable: AnyObject, RouteOutput {
     func dismissed(route: String, entry: EntryID, reason: CoordinatorDismissedNotification.Reason)
     /// The user did something on one of this instance's screens (`actions:` of its route): return the steps to take
     /// from this instance (applied as one chain, one revision), or none to change nothing. Throwing refuses the
-    /// action; the client gets the error.
+    /// action; the client gets the error (a ``Rejection`` as `rejectedByGuard` with its reason, for the user).
     func action(_ action: ScreenAction) throws -> [NavigationStep]
 }
 

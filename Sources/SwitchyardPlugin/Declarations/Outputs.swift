@@ -25,6 +25,11 @@ public struct Screen: RouteOutput, Sendable, Equatable {
     /// The view's data, as JSON: it is stored in the tree (and the state file), so give the view what it needs to
     /// show itself, ids rather than whole records.
     public var props: JSONValue?
+    /// The navigation bar's title (§21); nil: the shell's choice.
+    public var title: String?
+    /// What a shell that renders screens as data draws (§21): the elements top to bottom, as JSON. Built with
+    /// ``init(_:title:_:content:)``; nil: a shell draws the screen from its name and props.
+    public var content: JSONValue?
 
     /// A screen with properties given as an object literal: `Screen("Todo", ["id": .string(id)])`.
     public init(_ name: String, _ props: JSONObject = [:]) {
@@ -40,7 +45,7 @@ public struct Screen: RouteOutput, Sendable, Equatable {
 
     /// A screen goes to the host as it is.
     public func routeContent(_ context: OutputContext) -> RouteContent {
-        .screen(ScreenDescriptor(name: name, props: props))
+        .screen(ScreenDescriptor(name: name, props: props, title: title, content: content))
     }
 }
 

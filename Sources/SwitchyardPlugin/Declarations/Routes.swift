@@ -54,12 +54,15 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     public let transitions: [Transition]?
     /// Presentation options its entries get unless a chain gives its own (detents, no interactive dismissal...).
     public let presentation: PresentationOptions?
+    /// A tab's title, symbol and starting badge in the tab bar (`@Tab(tabItem:)`).
+    public let tabItem: TabItem?
 
     init(
         transition: Transition, deepLink: String?, param: String?, params: [ParamDeclaration]?, target: PluginTarget?,
         actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil, presentation: PresentationOptions? = nil,
-        factory: @escaping (C, Input) throws -> Output
+        tabItem: TabItem? = nil, factory: @escaping (C, Input) throws -> Output
     ) {
+        self.tabItem = tabItem
         self.actions = actions
         self.transitions = transitions
         self.presentation = presentation
@@ -104,7 +107,8 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             } else { ParamProbe.declarations(of: Input.self) }
         return RouteDeclaration(
             name: name, transition: transition, deepLink: deepLink, params: params, target: target, actions: actions,
-            transitions: transitions, presentation: presentation, targetParams: explicitTarget?.params)
+            transitions: transitions, presentation: presentation, targetParams: explicitTarget?.params,
+            tabItem: tabItem)
     }
 
     var target: CoordinatorReference? {
@@ -334,25 +338,39 @@ public final class TabRoute<C: TabsCoordinator, Output: RouteOutput>: RouteDefin
     /// from it.
     public var wrappedValue: TabRoute<C, Output> { self }
 
-    init(deepLink: String?, target: PluginTarget?, factory: @escaping (C) throws -> Output) {
-        super.init(transition: .tab, deepLink: deepLink, param: nil, params: nil, target: target) { coordinator, _ in
+    init(deepLink: String?, target: PluginTarget?, tabItem: TabItem?, factory: @escaping (C) throws -> Output) {
+        super.init(
+            transition: .tab, deepLink: deepLink, param: nil, params: nil, target: target, tabItem: tabItem
+        ) { coordinator, _ in
             try factory(coordinator)
         }
     }
 }
 
 extension TabRoute {
-    /// A tab showing a screen or one of this plugin's coordinators; `deepLink:` is the segment that selects it.
-    public convenience init(wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil) {
-        self.init(deepLink: deepLink, target: nil) { try wrappedValue($0)() }
+    /// A tab showing a screen or one of this plugin's coordinators; `deepLink:` is the segment that selects it,
+    /// `tabItem:` what the tab bar shows (Stinsen's `tabItem`).
+    public convenience init(
+        wrappedValue: @escaping (C) -> () throws -> Output, deepLink: String? = nil, tabItem: TabItem? = nil
+    ) {
+        self.init(deepLink: deepLink, target: nil, tabItem: tabItem) { try wrappedValue($0)() }
     }
 
     /// A tab that is another plugin's coordinator (a feature team's whole flow in one tab).
     public convenience init(
-        wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil
+        wrappedValue: @escaping (C) -> () throws -> Output, target: PluginTarget, deepLink: String? = nil,
+        tabItem: TabItem? = nil
     )
     where Output == PluginCoordinator {
-        self.init(deepLink: deepLink, target: target) { try wrappedValue($0)() }
+        self.init(deepLink: deepLink, target: target, tabItem: tabItem) { try wrappedValue($0)() }
+    }
+}
+
+extension TabItem {
+    /// `TabItem("Todos", symbol: "checklist")`: a tab's label, a symbol of the documented set (§21), and the badge
+    /// its entry starts with.
+    public init(_ title: String, symbol: String? = nil, badge: String? = nil) {
+        self.init(title: title, symbol: symbol, badge: badge)
     }
 }
 

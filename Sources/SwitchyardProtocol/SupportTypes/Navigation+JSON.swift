@@ -14,6 +14,14 @@ extension ScreenDescriptor: JSONWritable {
             writer.key("props", first: &first)
             writer.write(props)
         }
+        if let title {
+            writer.key("title", first: &first)
+            writer.writeString(title)
+        }
+        if let content {
+            writer.key("content", first: &first)
+            writer.write(content)
+        }
         writer.append(UInt8(ascii: "}"))
     }
 }
@@ -226,8 +234,11 @@ extension RouteContent {
         guard case .object(let content) = value else { return nil }
         switch content["screen"] {
         case .object(let screen)?:
-            guard case .string(let name)? = screen["name"] else { return nil }
-            self = .screen(ScreenDescriptor(name: name, props: screen["props"]))
+            guard case .string(let name)? = screen["name"], let title = JSONValue.optionalString(screen["title"])
+            else { return nil }
+            self = .screen(
+                ScreenDescriptor(
+                    name: name, props: screen["props"], title: title, content: screen["content"]))
         case nil, .null?:
             guard case .object(let coordinator)? = content["coordinator"],
                 case .string(let type)? = coordinator["type"],

@@ -39,14 +39,22 @@ public struct EntryReference: Codable, Sendable, Equatable {
     }
 }
 
-/// What a screen route shows: a name the UI shell maps to a view, and its properties.
+/// What a screen route shows: a name the UI shell maps to a view, and its properties; and, for a shell that renders
+/// screens as data, the navigation bar's `title` and the screen's `content` (Protocol/README.md §21).
 public struct ScreenDescriptor: Codable, Sendable, Hashable {
     public var name: String
     public var props: JSONValue?
+    /// The navigation bar's title; absent: the shell's choice (the Studio shows the name).
+    public var title: String?
+    /// The screen's elements, top to bottom, in the vocabulary of §21 (checked by the host against the route's
+    /// declared actions before it lands in the tree). Absent: the shell draws the screen from its name and props.
+    public var content: JSONValue?
 
-    public init(name: String, props: JSONValue? = nil) {
+    public init(name: String, props: JSONValue? = nil, title: String? = nil, content: JSONValue? = nil) {
         self.name = name
         self.props = props
+        self.title = title
+        self.content = content
     }
 }
 
@@ -100,6 +108,7 @@ public struct NavigationStep: Codable, Sendable, Hashable {
         case selectTab, dismiss, close, dismissCoordinator, finishFlow, restart, child, parent, top
         case setTabs, setBadge
         case popPath, popPushed, popPushedToRoot, forcePresent
+        case refresh
     }
 
     public var op: Operation
@@ -196,6 +205,11 @@ public struct NavigationStep: Codable, Sendable, Hashable {
     public static func forcePresent(_ route: String, _ params: JSONValue? = nil) -> Self {
         .init(op: .forcePresent, route: route, params: params)
     }
+    /// Asks the owner again what the top-most entry of `route` shows, and shows that in place (§12.1): how a screen
+    /// drawn from data shows data that changed.
+    public static func refresh(_ route: String) -> Self { .init(op: .refresh, route: route) }
+    /// Asks the owner again what `entry` shows, and shows that in place.
+    public static func refresh(entry: EntryID) -> Self { .init(op: .refresh, entry: entry) }
 }
 
 /// Where a deep link came from, passed to every plugin the link crosses.

@@ -37,6 +37,7 @@ public enum ProtocolMethods {
         Entry(method: TreeRenderRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeSubscribeRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: TreeUnsubscribeRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: TreeHistoryRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: UserDismissedRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: UserActionRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: HostStatusRequest.method, kind: .request, direction: .clientToHost),

@@ -107,6 +107,23 @@ public struct PresentationOptions: Codable, Sendable, Hashable {
     }
 }
 
+/// What a tab bar shows for a tab (Stinsen's `tabItem`, SwiftUI's `.tabItem { Label(title, systemImage:) }`): data
+/// for the UI shell, declared on a `tab` route (Protocol/README.md §21).
+public struct TabItem: Codable, Sendable, Equatable {
+    /// The tab's label.
+    public var title: String
+    /// A symbol of the documented set (``ScreenVocabulary/symbols``); absent: the shell's choice.
+    public var symbol: String?
+    /// The badge the tab's entry starts with (then `setBadge` changes it); absent: none.
+    public var badge: String?
+
+    public init(title: String, symbol: String? = nil, badge: String? = nil) {
+        self.title = title
+        self.symbol = symbol
+        self.badge = badge
+    }
+}
+
 /// One route a coordinator type declares.
 public struct RouteDeclaration: Codable, Sendable, Equatable {
     /// Unique within its coordinator type.
@@ -128,12 +145,15 @@ public struct RouteDeclaration: Codable, Sendable, Equatable {
     public var transitions: [Transition]?
     /// Presentation options its entries get unless a `route` step gives its own.
     public var presentation: PresentationOptions?
+    /// On a `tab` route: what the tab bar shows for it (title, symbol, starting badge).
+    public var tabItem: TabItem?
 
     public init(
         name: String, transition: Transition, deepLink: String? = nil, params: [ParamDeclaration]? = nil,
         target: CoordinatorReference? = nil, actions: [ActionDeclaration]? = nil, transitions: [Transition]? = nil,
-        presentation: PresentationOptions? = nil, targetParams: [ParamDeclaration]? = nil
+        presentation: PresentationOptions? = nil, targetParams: [ParamDeclaration]? = nil, tabItem: TabItem? = nil
     ) {
+        self.tabItem = tabItem
         self.targetParams = targetParams
         self.transitions = transitions
         self.presentation = presentation

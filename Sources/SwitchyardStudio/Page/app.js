@@ -121,6 +121,8 @@ connection.addEventListener('state', async (event) => {
       connection.call('tree/subscribe', {}), connection.call('host/status'), connection.call('deepLink/pending'), loadDescriptions(),
     ]);
     showPendingLink(waiting.pending);
+    // The revisions made before this page connected (or while it was away), with what made each (§15.4).
+    await loadHistory(snapshot, state.snapshot ? state.snapshot.revision : undefined);
     if (state.snapshot && state.snapshot.revision !== snapshot.revision) timeline.add(state.snapshot, snapshot, 'while this page was disconnected');
     else if (!state.snapshot) timeline.add(null, snapshot, 'the tree when this page connected');
     state.snapshot = snapshot;
@@ -130,6 +132,12 @@ connection.addEventListener('state', async (event) => {
     report(error);
   }
 });
+
+/** The host's record of the revisions after `after` (all it keeps when undefined), into the timeline. */
+async function loadHistory(snapshot, after) {
+  const history = await connection.call('tree/history', after === undefined ? {} : { after });
+  timeline.history(history.revisions.filter((record) => record.revision <= snapshot.revision), snapshot);
+}
 
 let descriptionsTimer = 0;
 connection.addEventListener('notification', (event) => {
@@ -144,6 +152,8 @@ connection.addEventListener('notification', (event) => {
         : undefined;
       state.snapshot = params.snapshot;
       timeline.add(previous, params.snapshot, guess);
+      // The host knows what made the revision (§15.4): its word replaces the page's guess.
+      if (previous) loadHistory(params.snapshot, previous.revision).catch(() => {});
       phone.render(state.snapshot);
       renderTree($('#tree'), state.snapshot);
       $('#revision').textContent = `revision ${state.snapshot.revision}`;

@@ -203,7 +203,26 @@ export class Timeline {
     const cause = this.causes.get(snapshot.revision) || guess || 'another client, or the host (a restart, a restore)';
     const row = this.row(`r${snapshot.revision}`, cause, changes, snapshot.revision);
     this.rows.set(snapshot.revision, row);
-    this.prepend(row);
+    this.insert(row);
+  }
+
+  /**
+   * The host's recent revisions (`tree/history`, §15.4), oldest first: the ones made before this page loaded get a
+   * row each (their instances named from `snapshot`), the ones it saw get the host's word on what made them.
+   */
+  history(records, snapshot) {
+    const names = new Map(snapshot.instances.map((node) => [node.id, `${node.plugin}.${node.type}#${node.id}`]));
+    for (const record of records) {
+      const text = describeRecord(record);
+      this.causes.set(record.revision, text);
+      const existing = this.rows.get(record.revision);
+      if (existing) { existing.querySelector('.cause').textContent = text; continue; }
+      const changes = (record.instances || []).map((id) => names.get(id) || `#${id} (gone since)`);
+      const row = this.row(`r${record.revision}`, text, changes.length ? changes : ['no instance changed'], record.revision, record.time);
+      row.dataset.history = 'true';
+      this.rows.set(record.revision, row);
+      this.insert(row);
+    }
   }
 
   /** A change without a revision: a plugin's instances became unavailable or came back (§11). */
@@ -211,22 +230,39 @@ export class Timeline {
     this.prepend(this.row('·', cause, diff(previous, snapshot), snapshot.revision));
   }
 
-  row(label, cause, changes, revision) {
+  row(label, cause, changes, revision, time = new Date().toISOString()) {
     return h('li', { class: 'timeline-row', dataset: { revision: String(revision) } },
       h('span', { class: 'revision', text: label }),
-      h('span', { class: 'time', text: new Date().toISOString().slice(11, 23) }),
+      h('span', { class: 'time', title: time, text: time.slice(11, 23) }),
       h('span', { class: 'cause', text: cause }),
       h('ul', { class: 'changes' }, changes.map((change) => h('li', { text: change }))));
   }
 
+  /** Newest first: a revision goes above every older one (history arrives after the rows a page already has). */
+  insert(row) {
+    const revision = Number(row.dataset.revision);
+    const older = [...this.list.children].find((other) => Number(other.dataset.revision) < revision);
+    if (older) this.list.insertBefore(row, older); else this.list.append(row);
+    this.trim();
+  }
+
   prepend(row) {
     this.list.prepend(row);
+    this.trim();
+  }
+
+  trim() {
     while (this.list.childElementCount > MAX_TIMELINE) {
       const last = this.list.lastElementChild;
       this.rows.delete(Number(last.dataset.revision));
       last.remove();
     }
   }
+}
+
+/** A history record in words: what made the revision, who asked, and the steps (`action by todos: complete …`). */
+function describeRecord(record) {
+  return `${record.cause}${record.by ? ` by ${record.by}` : ''}: ${record.summary}`;
 }
 
 /** What changed between two snapshots, in words: instances that came and went, entries, tabs, availability. */

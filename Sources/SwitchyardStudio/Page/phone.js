@@ -1,9 +1,13 @@
 // The app pane: the composed tree drawn the way a phone shows it. Each stack is a navigation stack whose top entry
-// shows (a navigation bar: title = route, back button), modal and full-screen entries are sheets stacked over the
-// whole screen, a tabs coordinator is a tab bar, a wrapper shows its child. A screen is a card with its name, props,
-// declared actions, and a developer drawer with the routes its coordinators declare.
+// shows (a navigation bar: the screen's title, a back button named after the screen below), modal and full-screen
+// entries are sheets stacked over the whole screen, a tabs coordinator is a tab bar (its tab items' titles and
+// symbols), a wrapper shows its child. A screen with content (§21) is drawn from it (content.js); one without is a
+// card with its name, props and declared actions. Every screen keeps a developer drawer with the routes its
+// coordinators declare.
 import { h, compact } from './dom.js';
 import { paramForm } from './forms.js';
+import { ContentRenderer } from './content.js';
+import { symbol } from './symbols.js';
 
 export class Phone {
   /**
@@ -15,6 +19,12 @@ export class Phone {
     this.ui = ui;
     this.openDrawers = new Set();
     this.openForm = null;
+    /** The forms drawn by the last render: an open form whose screen left is closed, not shown again later. */
+    this.drawnForms = new Set();
+    this.content = new ContentRenderer({
+      action: (instance, entry, name, params) => this.ui.action(instance, entry, name, params),
+      changed: () => { if (this.snapshot) this.render(this.snapshot); },
+    });
   }
 
   /** Runs a request started by a tap; a failure is shown, never left unhandled. */
@@ -23,6 +33,12 @@ export class Phone {
   render(snapshot) {
     this.snapshot = snapshot;
     this.byId = new Map(snapshot.instances.map((node) => [node.id, node]));
+    this.content.prune(snapshot);
+    this.drawnForms = new Set();
+    // The page is drawn anew for every change: the field being typed in keeps its focus and caret.
+    const focused = document.activeElement && this.screen.contains(document.activeElement) ? document.activeElement : null;
+    const focusKey = focused && focused.dataset ? focused.dataset.inputKey : undefined;
+    const caret = focusKey && typeof focused.selectionStart === 'number' ? [focused.selectionStart, focused.selectionEnd] : null;
     const { view, sheets } = this.instance(snapshot.root, null);
     const layers = [h('div', { class: 'base' }, view)];
     sheets.forEach((sheet, index) => {
@@ -34,6 +50,20 @@ export class Phone {
     for (const layer of layers.slice(0, -1)) layer.inert = true;
     this.screen.replaceChildren(...layers);
     this.screen.dataset.revision = String(snapshot.revision);
+    if (this.openForm && !this.drawnForms.has(this.openForm)) this.openForm = null;
+    if (focusKey) {
+      const again = this.screen.querySelector(`[data-input-key="${CSS.escape(focusKey)}"]`);
+      if (again) {
+        again.focus();
+        if (caret && again.setSelectionRange) again.setSelectionRange(caret[0], caret[1]);
+      }
+    }
+  }
+
+  /** What a navigation bar calls an entry: its screen's title, else the screen's name, else the route. */
+  titleOf(entry) {
+    const screen = entry && entry.content && entry.content.screen;
+    return (screen && (screen.title || screen.name)) || (entry ? entry.route : '');
   }
 
   // MARK: - Coordinators
@@ -62,7 +92,7 @@ export class Phone {
       const top = layer[layer.length - 1];
       const below = layer[layer.length - 2];
       const here = below
-        ? { label: below.route, run: () => this.act(this.ui.dismiss(node.id, top.entry, `back from ${top.route}`)) }
+        ? { label: this.titleOf(below), run: () => this.act(this.ui.dismiss(node.id, top.entry, `back from ${top.route}`)) }
         : index === 0 ? back : null;
       const rendered = this.entry(node, top, here);
       if (index === 0) view = rendered.view;
@@ -78,13 +108,16 @@ export class Phone {
     const bar = h('nav', { class: 'tabbar', role: 'tablist', 'aria-label': `${node.plugin}.${node.type} tabs` },
       (node.tabs || []).map((tab) => {
         const isSelected = tab.route === node.selectedTab;
+        // The tab item its route declares (§21.4): title and symbol; without one, the route's name and initial.
+        const item = (this.route(node, tab.route) || {}).tabItem;
+        const icon = item && item.symbol ? symbol(item.symbol, 'symbol tab-symbol') : null;
         return h('button', {
           class: `tab${isSelected ? ' selected' : ''}`, role: 'tab', 'aria-selected': String(isSelected),
           dataset: { tab: tab.route, instance: String(node.id), selected: String(isSelected) },
           onclick: () => this.act(this.ui.navigate(node.id, [{ op: 'selectTab', tab: tab.route }], isSelected ? `re-tap tab ${tab.route}` : `tab ${tab.route}`)),
         },
-        h('span', { class: 'tab-icon', 'aria-hidden': 'true', text: tab.route.slice(0, 1).toUpperCase() }),
-        h('span', { class: 'tab-label', text: tab.route }),
+        icon || h('span', { class: 'tab-icon', 'aria-hidden': 'true', text: tab.route.slice(0, 1).toUpperCase() }),
+        h('span', { class: 'tab-label', text: item ? item.title : tab.route }),
         tab.badge ? h('span', { class: 'badge', dataset: { badge: tab.route }, text: tab.badge }) : null);
       }));
     return { view: h('div', { class: 'tabs-view', dataset: { instance: String(node.id) } }, h('div', { class: 'tab-content' }, content.view), bar), sheets: content.sheets };
@@ -127,29 +160,31 @@ export class Phone {
     const declared = this.route(node, entry.route);
     const key = `${node.id}:${entry.entry}`;
     const drawer = h('details', { class: 'drawer', dataset: { drawer: key } },
-      h('summary', { text: 'Developer: routes' }), ...this.routeLists(node));
+      h('summary', { text: 'Developer: routes' }), ...this.routeLists(node, entry));
     drawer.open = this.openDrawers.has(key);
     drawer.addEventListener('toggle', () => { if (drawer.open) this.openDrawers.add(key); else this.openDrawers.delete(key); });
     const actions = (declared && declared.actions) || [];
+    const content = Array.isArray(screen.content) ? screen.content : null;
+    const body = content
+      ? [this.content.render(node, entry, content)]
+      : [h('div', { class: 'screen-card' },
+        h('div', { class: 'screen-name', text: screen.name }),
+        this.props(screen.props),
+        entry.params && Object.keys(entry.params).length ? h('div', { class: 'entry-params', text: `params ${compact(entry.params)}` }) : null),
+      actions.length
+        ? h('div', { class: 'actions' }, actions.map((action) => this.actionButton(node, entry, action)))
+        : null];
     return h('section', {
-      class: 'page', 'aria-label': `${screen.name} (${entry.route})`,
+      class: `page${content ? ' drawn' : ''}`, 'aria-label': `${screen.title || screen.name} (${entry.route})`,
       dataset: { page: '', instance: String(node.id), entry: String(entry.entry), route: entry.route, screen: screen.name },
     },
     h('header', { class: 'navbar' },
       back
         ? h('button', { class: 'back', 'aria-label': `Back to ${back.label}`, dataset: { back: String(entry.entry) }, onclick: back.run }, '‹ ', h('span', { text: back.label }))
         : h('span', { class: 'back-spacer' }),
-      h('h2', { class: 'title', text: entry.route }),
-      h('span', { class: 'owner', title: `${node.plugin}.${node.type}#${node.id}`, text: node.plugin })),
-    h('div', { class: 'page-body' },
-      h('div', { class: 'screen-card' },
-        h('div', { class: 'screen-name', text: screen.name }),
-        this.props(screen.props),
-        entry.params && Object.keys(entry.params).length ? h('div', { class: 'entry-params', text: `params ${compact(entry.params)}` }) : null),
-      actions.length
-        ? h('div', { class: 'actions' }, actions.map((action) => this.actionButton(node, entry, action)))
-        : null,
-      drawer));
+      h('h2', { class: 'title', text: screen.title || screen.name }),
+      h('span', { class: 'owner', title: `${node.plugin}.${node.type}#${node.id} · route ${entry.route}`, text: node.plugin })),
+    h('div', { class: 'page-body' }, ...body, drawer));
   }
 
   props(props) {
@@ -166,11 +201,11 @@ export class Phone {
   actionButton(node, entry, action) {
     const key = `action:${node.id}:${entry.entry}:${action.name}`;
     const run = (params) => this.ui.action(node.id, entry.entry, action.name, params);
-    return this.withForm(key, h('button', { class: 'action', dataset: { action: action.name, actionEntry: String(entry.entry) } }, action.name), action.params, run, action.name);
+    return this.withForm(key, h('button', { class: 'action', dataset: { action: action.name, actionEntry: String(entry.entry) } }, action.name), action.params, run, action.name, shownBy(entry));
   }
 
   /** The routes of the page's coordinator and of each ancestor, nearest first: each a navigate chain away. */
-  routeLists(node) {
+  routeLists(node, entry) {
     const lists = [];
     for (let current = node; current; current = current.parent ? this.byId.get(current.parent.instance) : null) {
       const declaration = this.ui.declaration(current.plugin, current.type);
@@ -178,12 +213,14 @@ export class Phone {
       lists.push(h('div', { class: 'route-list' },
         h('div', { class: 'route-owner', text: `${current.plugin}.${current.type}#${current.id} (${current.kind || 'pending'})` }),
         routes.length === 0 ? h('div', { class: 'muted', text: 'no declared routes known' }) : null,
-        routes.map((route) => this.routeButton(current, route))));
+        routes.map((route) => this.routeButton(current, route, entry))));
     }
     return lists;
   }
 
-  routeButton(node, route) {
+  /** A declared route as a button; its form (one per screen: it closes when the screen leaves) starts from what
+   * the screen of `page` shows. */
+  routeButton(node, route, page) {
     const step = stepFor(route);
     const label = h('span', {}, h('span', { class: 'route-name', text: route.name }), h('span', { class: 'transition', text: route.transition }),
       route.deepLink !== undefined ? h('span', { class: 'pattern', text: route.deepLink === '' ? '""' : route.deepLink }) : null,
@@ -192,17 +229,21 @@ export class Phone {
     if (!step) return button;
     const run = (params) => this.ui.navigate(node.id, [step(params)], `${step(params).op} ${route.name}${params && Object.keys(params).length ? ' ' + compact(params) : ''}`);
     const params = route.transition === 'tab' ? [] : route.params;
-    return this.withForm(`route:${node.id}:${route.name}`, button, params, run, route.name);
+    return this.withForm(`route:${page.entry}:${node.id}:${route.name}`, button, params, run, route.name, shownBy(page));
   }
 
-  /** A button that runs at once, or opens a form for its declared params first. */
-  withForm(key, button, params, run, name) {
+  /**
+   * A button that runs at once, or opens a form for its declared params first, filled in with what the screen shows
+   * (`shown`: its entry's params and its props), so a todo's `share` asks for nothing the todo already has.
+   */
+  withForm(key, button, params, run, name, shown = {}) {
     const wrapper = h('div', { class: 'with-form' }, button);
     const needsForm = Array.isArray(params) && params.length > 0;
+    this.drawnForms.add(key);
     const showForm = () => {
       this.openForm = key;
       const form = paramForm(params, {
-        submitLabel: name, testName: key,
+        submitLabel: name, testName: key, initial: shown,
         onSubmit: async (values) => { await run(values); this.openForm = null; form.remove(); },
         onCancel: () => { this.openForm = null; form.remove(); button.focus(); },
       });
@@ -242,6 +283,13 @@ export class Phone {
   }
 
   missing(text) { return h('div', { class: 'page missing', text }); }
+}
+
+/** What a screen shows that a form may start from: its entry's params, then its props (the props win). */
+function shownBy(entry) {
+  const screen = (entry && entry.content && entry.content.screen) || {};
+  const objectOr = (value) => (value && typeof value === 'object' && !Array.isArray(value) ? value : {});
+  return { ...objectOr(entry && entry.params), ...objectOr(screen.props) };
 }
 
 /** The step a user's tap on a declared route runs on its coordinator; null for one a user does not start. */

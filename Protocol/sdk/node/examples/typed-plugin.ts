@@ -1,8 +1,8 @@
 // A typed plugin (CommonJS): async route methods backed by an asynchronous store, a guard, an action, a custom deep
 // link resolver. `tsc --noEmit -p Protocol/sdk/node` checks it against switchyard.d.ts; the tests also compile it
 // and run it through the host, so the types and the runtime cannot drift apart.
-import { Coordinator, Plugin, RPCError, codes, reject, routes, screen } from 'switchyard-sdk';
-import type { Content, DeepLinkResolution, Link, Step } from 'switchyard-sdk';
+import { Coordinator, Plugin, RPCError, codes, reject, routes, screen, ui } from 'switchyard-sdk';
+import type { Content, DeepLinkResolution, JSONObject, Link, Step } from 'switchyard-sdk';
 
 interface Order { id: number; title: string }
 
@@ -20,7 +20,8 @@ class Orders extends Coordinator<{ customer?: string }> {
   static override initial = 'list';
   static override customDeepLinks = true;
   static override routes = [
-    routes.root('list'),
+    // The list's rows open an order: a tap sends `open` with the order's id, and `action` decides (§12.6, §21).
+    routes.root('list', { actions: [{ name: 'open', params: [{ name: 'id', type: 'integer' }] }] }),
     routes.push('order', { params: [{ name: 'id', type: 'integer' }], actions: ['close'] }),
     routes.modal('help', { presentation: { detents: ['medium'] } }),
   ];
@@ -32,7 +33,13 @@ class Orders extends Coordinator<{ customer?: string }> {
     return { route: 'order', params: { id }, consumed: 2 };
   }
 
-  list(): Content { return screen('OrderList', { customer: this.params?.customer ?? 'anyone' }); }
+  list(): Content {
+    const rows = [...store.orders.values()].map((order) =>
+      ui.row(order.title, { detail: `#${order.id}`, action: ui.action('open', { params: { id: order.id } }) }));
+    return ui.screen('OrderList', {
+      title: 'Orders', props: { customer: this.params?.customer ?? 'anyone' }, content: [ui.list(...rows)],
+    });
+  }
 
   async order({ id }: { id: number }, link?: Link): Promise<Content> {
     const order = await store.find(id);
@@ -42,7 +49,8 @@ class Orders extends Coordinator<{ customer?: string }> {
 
   help(): Content { return screen('Help'); }
 
-  override async action(name: string): Promise<Step[] | undefined> {
+  override async action(name: string, params?: JSONObject): Promise<Step[] | undefined> {
+    if (name === 'open') return [{ op: 'route', route: 'order', params: { id: params?.id ?? null } }];
     return name === 'close' ? [{ op: 'popLast' }] : undefined;
   }
 }

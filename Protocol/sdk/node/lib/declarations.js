@@ -14,7 +14,7 @@ const coordinator = (type, { plugin, params } = {}) => ({
 
 const declareParams = (params) => params.map((p) => (typeof p === 'string' ? { name: p, type: 'string' } : p));
 
-function route(name, transition, { deepLink, target, plugin, params, targetParams, actions, transitions, presentation } = {}) {
+function route(name, transition, { deepLink, target, plugin, params, targetParams, actions, transitions, presentation, tabItem } = {}) {
   const result = { name, transition };
   if (deepLink !== undefined) result.deepLink = deepLink;
   if (params !== undefined) result.params = declareParams(params);
@@ -29,6 +29,8 @@ function route(name, transition, { deepLink, target, plugin, params, targetParam
   // Other transitions a route step may pick, and the entries' presentation options (spec §12.8).
   if (transitions !== undefined) result.transitions = [...transitions];
   if (presentation !== undefined) result.presentation = { ...presentation };
+  // On a tab: what the tab bar shows, {title, symbol?, badge?} (spec §21; ui.tabItem makes it).
+  if (tabItem !== undefined) result.tabItem = { ...tabItem };
   return result;
 }
 
@@ -36,7 +38,7 @@ function route(name, transition, { deepLink, target, plugin, params, targetParam
  * Route declarations, one maker per transition: `routes.push('todo', { deepLink: 'todo/:id', params: ['id'] })`.
  * Options: `deepLink` (a pattern relative to the coordinator, §13), `params` (names of required strings or
  * `{name, type, required}`), `target` and `plugin` (the coordinator type the route opens), `actions` (what the
- * screen emits, §12.6), `transitions` and `presentation` (§12.8).
+ * screen emits, §12.6), `transitions` and `presentation` (§12.8), `tabItem` (a tab's title and symbol, §21).
  */
 const routes = Object.freeze({
   /** A root route of a stack coordinator: what `initial` names, or what a `setRoot` step picks. */

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from typing import Dict, List, Optional
 
 import switchyard
-from switchyard import Content, DeepLinkResolution, ErrorCode, Link, Params, RPCError, Step, reject, screen
+from switchyard import Content, DeepLinkResolution, ErrorCode, Link, Params, RPCError, Step, reject, screen, ui
 
 
 @dataclass
@@ -39,7 +39,8 @@ class Orders(switchyard.Coordinator):
     initial = "list"
     custom_deep_links = True
     routes = [
-        switchyard.root("list"),
+        # The list's rows open an order: a tap sends `open` with its id, and action() decides (spec §12.6, §21).
+        switchyard.root("list", actions=[{"name": "open", "params": [{"name": "id", "type": "integer"}]}]),
         switchyard.push("order", params=[{"name": "id", "type": "integer"}], actions=["close"]),
         switchyard.modal("help", presentation={"detents": ["medium"]}),
     ]
@@ -52,7 +53,10 @@ class Orders(switchyard.Coordinator):
         return "order", {"id": int(segments[1])}, 2
 
     def list(self, params: Params, link: Optional[Link]) -> Content:
-        return screen("OrderList", customer=(self.params or {}).get("customer", "anyone"))
+        rows = [ui.row(order.title, detail="#%d" % order.id, action=ui.action("open", {"id": order.id}))
+                for order in store.orders.values()]
+        return ui.screen("OrderList", title="Orders", content=[ui.list(*rows)],
+                         props={"customer": (self.params or {}).get("customer", "anyone")})
 
     async def order(self, params: Params, link: Optional[Link]) -> Content:
         order = await store.find(params["id"])
@@ -64,6 +68,8 @@ class Orders(switchyard.Coordinator):
         return screen("Help")
 
     async def action(self, name: str, params: Optional[Params], route: str, entry: int) -> Optional[List[Step]]:
+        if name == "open":
+            return [{"op": "route", "route": "order", "params": {"id": (params or {}).get("id")}}]
         if name != "close":
             raise RPCError(ErrorCode.NOT_ALLOWED, "order has no action '%s'" % name, {"action": name})
         return [{"op": "popLast"}]

@@ -6,9 +6,10 @@ Protocol/README.md; this package is a convenience, not a requirement: any progra
 Protocol/sdk/python/README.md.
 
 The modules, by concern: `declarations` (routes, contents, params), `coordinator` (the base class of a type),
-`plugin` (a plugin process and its handshake), `connection` (the protocol endpoint: lines, ids, answers now or
-awaited), `reply` (the answer to a request the plugin sent), `errors` (codes and RPCError). Everything public is
-importable from `switchyard` itself. `switchyard.testing` (`AppTest`) tests an app's navigation over a real host.
+`plugin` (a plugin process and its handshake), `ui` (screens as data, §21), `connection` (the protocol endpoint:
+lines, ids, answers now or awaited), `reply` (the answer to a request the plugin sent), `errors` (codes and
+RPCError). Everything public is importable from `switchyard` itself. `switchyard.testing` (`AppTest`) tests an
+app's navigation over a real host.
 """
 from .connection import MAX_TRACEBACK_CHARS, Connection, NotificationHandler, RequestHandler
 from .coordinator import Coordinator, DeepLinkResolution, NavigateResult
@@ -23,10 +24,11 @@ from ._async import MaybeAwaitable
 from ._json import InvalidJSON
 from .plugin import PROTOCOL_VERSIONS, Plugin
 from .reply import Done, Reply
+from . import ui
 
 # The major version is the newest protocol version this SDK speaks (Protocol/CHANGES.md); minor and patch count the
 # SDK's own releases within it. pyproject.toml carries the same number.
-__version__ = "1.1.0"
+__version__ = "1.2.0"
 
 __all__ = [
     "Plugin", "Coordinator", "Connection", "Reply", "RPCError", "ErrorCode", "InvalidJSON", "reject",
@@ -34,7 +36,7 @@ __all__ = [
     "root", "push", "modal", "full_screen", "tab", "child", "RouteHelper", "screen", "coordinator",
     "Params", "Content", "Step", "Link", "RouteDeclaration", "ParamDeclaration", "NavigateResult",
     "DeepLinkResolution", "MaybeAwaitable", "Done", "RequestHandler", "NotificationHandler",
-    "PROTOCOL_VERSIONS", "MAX_TRACEBACK_CHARS", "__version__",
+    "PROTOCOL_VERSIONS", "MAX_TRACEBACK_CHARS", "__version__", "ui",
     "PARSE_ERROR", "INVALID_REQUEST", "METHOD_NOT_FOUND", "INVALID_PARAMS", "INTERNAL_ERROR", "TIMEOUT",
     "NOT_INITIALIZED", "UNSUPPORTED_PROTOCOL_VERSION", "PLUGIN_UNAVAILABLE", "LIMIT_EXCEEDED", "SHUTTING_DOWN",
     "INVALID_ANSWER", "UNAUTHORIZED", "ROUTE_NOT_FOUND", "NOT_ALLOWED", "NOT_OWNER", "REJECTED_BY_GUARD",

@@ -51,7 +51,8 @@ def _route(name: str, transition: str, deep_link: str | None = None, target: str
            plugin: str | None = None, params: Sequence[ParamDeclaration] | None = None,
            actions: Sequence[Union[str, Mapping[str, Any]]] | None = None, transitions: Sequence[str] | None = None,
            presentation: Mapping[str, Any] | None = None,
-           target_params: Sequence[ParamDeclaration] | None = None) -> RouteDeclaration:
+           target_params: Sequence[ParamDeclaration] | None = None,
+           tab_item: Mapping[str, Any] | None = None) -> RouteDeclaration:
     route: RouteDeclaration = {"name": name, "transition": transition}
     if deep_link is not None:
         route["deepLink"] = deep_link
@@ -71,6 +72,9 @@ def _route(name: str, transition: str, deep_link: str | None = None, target: str
     if presentation is not None:
         # {"detents": [...], "interactiveDismissDisabled": True, "customTransition": "..."}: for the UI shell.
         route["presentation"] = dict(presentation)
+    if tab_item is not None:
+        # {"title", "symbol"?, "badge"?}: what the tab bar shows for a tab route (spec §21; ui.tab_item makes it).
+        route["tabItem"] = dict(tab_item)
     return route
 
 
@@ -84,7 +88,8 @@ class RouteHelper:
     - `target_params`: the params the route creates its target with, declared like `params` (§5, §19);
     - `actions`: what the route's screen emits (names or `{"name", "params"}`, §12.6);
     - `transitions`: the other transitions a `route` step may pick (§12.8);
-    - `presentation`: `{"detents", "interactiveDismissDisabled", "customTransition"}` for the UI shell (§12.8)."""
+    - `presentation`: `{"detents", "interactiveDismissDisabled", "customTransition"}` for the UI shell (§12.8);
+    - `tab_item`: on a tab, `{"title", "symbol"?, "badge"?}`, what the tab bar shows (§21; `ui.tab_item(...)`)."""
 
     transition: str
 
@@ -97,10 +102,11 @@ class RouteHelper:
                  actions: Sequence[Union[str, Mapping[str, Any]]] | None = None,
                  transitions: Sequence[str] | None = None,
                  presentation: Mapping[str, Any] | None = None,
-                 target_params: Sequence[ParamDeclaration] | None = None) -> RouteDeclaration:
+                 target_params: Sequence[ParamDeclaration] | None = None,
+                 tab_item: Mapping[str, Any] | None = None) -> RouteDeclaration:
         """The declaration of the route `name` with this helper's transition and the options given."""
         return _route(name, self.transition, deep_link, target, plugin, params, actions, transitions, presentation,
-                      target_params)
+                      target_params, tab_item)
 
     def __repr__(self) -> str:
         return "<switchyard route helper %r>" % self.transition

@@ -1,0 +1,67 @@
+import SwitchyardNavigation
+import SwitchyardProtocol
+import SwitchyardSystem
+
+/// The last revisions of the tree with what made each (`tree/history`, Protocol/README.md §15.4): bounded, so a host
+/// that runs for days keeps the same few kilobytes.
+struct RevisionHistory {
+    /// How many revisions are kept; older ones are forgotten.
+    static let capacity = 200
+
+    private(set) var records: [RevisionRecord] = []
+
+    mutating func append(_ record: RevisionRecord) {
+        records.append(record)
+        if records.count > Self.capacity { records.removeFirst(records.count - Self.capacity) }
+    }
+
+    /// The kept revisions after `revision` (all of them for nil), oldest first.
+    func after(_ revision: UInt64?) -> [RevisionRecord] {
+        guard let revision else { return records }
+        return records.filter { $0.revision > revision }
+    }
+}
+
+/// What made a change, when its caller knows better than the chain itself (an action's owner answered its steps).
+struct ChangeNote {
+    let cause: RevisionRecord.Cause
+    let summary: String
+}
+
+extension Navigator {
+    /// Records the revision the tree is at now as made by `cause`.
+    func recordRevision(
+        _ cause: RevisionRecord.Cause, by requester: Requester? = nil, summary: String,
+        steps: [NavigationStep]? = nil, touched: Set<InstanceID>? = nil
+    ) {
+        let by: String? =
+            switch requester {
+            case .control?: "control"
+            case .plugin(let plugin)?: plugin
+            case nil: nil
+            }
+        history.append(
+            RevisionRecord(
+                revision: tree.revision, time: TraceRecord.timestamp(milliseconds: FileSystem.millisecondsSinceEpoch),
+                cause: cause, by: by, summary: summary, steps: steps, instances: touched.map { $0.sorted() }))
+    }
+
+    /// Records a committed chain: a deep link's, a user's dismissal, or a plain `navigate`, unless `note` says what
+    /// it was.
+    func recordChain(
+        _ steps: [NavigationStep], requester: Requester, links: [Int: DeepLinkContext],
+        reason: CoordinatorDismissedNotification.Reason, note: ChangeNote?, touched: Set<InstanceID>
+    ) {
+        let (cause, summary): (RevisionRecord.Cause, String) =
+            if let note {
+                (note.cause, note.summary)
+            } else if let link = links.values.first {
+                (.open, link.url)
+            } else if reason == .user {
+                (.dismissed, steps.map(\.summary).joined(separator: " › "))
+            } else {
+                (.navigate, steps.map(\.summary).joined(separator: " › "))
+            }
+        recordRevision(cause, by: requester, summary: summary, steps: steps, touched: touched)
+    }
+}

@@ -1,0 +1,71 @@
+/// `tree/history` (client → host): the host's recent revisions, each with what made it (Protocol/README.md §15.4), so a
+/// client that connects late or reconnects (a reloaded Studio page) sees how the tree came to be as it is.
+public enum TreeHistoryRequest: ControlRequest {
+    public static let method = "tree/history"
+
+    public struct Params: Codable, Sendable, Equatable {
+        /// Only the revisions after this one; absent: every revision the host keeps.
+        public var after: UInt64?
+        public init(after: UInt64? = nil) { self.after = after }
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        /// Oldest first; at most ``capacity``, the newest ones.
+        public var revisions: [RevisionRecord]
+        /// How many revisions the host keeps (older ones are forgotten).
+        public var capacity: Int
+
+        public init(revisions: [RevisionRecord], capacity: Int) {
+            self.revisions = revisions
+            self.capacity = capacity
+        }
+    }
+}
+
+/// One revision of the tree and what made it.
+public struct RevisionRecord: Codable, Sendable, Equatable {
+    /// What kind of request made the revision.
+    public enum Cause: String, Codable, Sendable, CaseIterable {
+        /// A `navigate` chain (a control client's, or a plugin's own).
+        case navigate
+        /// A deep link (`open`).
+        case open
+        /// A screen action (`user/action`): the owner's answer, applied as a chain.
+        case action
+        /// The user dismissed an entry (`user/dismissed`).
+        case dismissed
+        /// The app started: the root and its initial content were created.
+        case start
+        /// The tree was read from the state file (§17), or repaired after it (content the tables declare since).
+        case restore
+        /// Placeholders created once their plugin serves (§11).
+        case placeholders
+    }
+
+    public var revision: UInt64
+    /// UTC, ISO 8601 with milliseconds, when the host committed it.
+    public var time: String
+    public var cause: Cause
+    /// Who asked: `control` (a control client) or a plugin's name (its own `navigate`, or the owner whose answer to
+    /// an action was applied); absent for what the host did itself.
+    public var by: String?
+    /// A line for people: the steps, the deep link, the action and its entry.
+    public var summary: String
+    /// The chain that was applied, when the revision is one (for `open`, the resolved chain).
+    public var steps: [NavigationStep]?
+    /// The instances the change touched (everything it changed is among them), when known.
+    public var instances: [InstanceID]?
+
+    public init(
+        revision: UInt64, time: String, cause: Cause, by: String? = nil, summary: String,
+        steps: [NavigationStep]? = nil, instances: [InstanceID]? = nil
+    ) {
+        self.revision = revision
+        self.time = time
+        self.cause = cause
+        self.by = by
+        self.summary = summary
+        self.steps = steps
+        self.instances = instances
+    }
+}
