@@ -35,7 +35,7 @@ nonisolated enum TodosRelease {
 
 extension TodosCoordinator {
     /// Release 1.1's pushed screen: what was completed so far.
-    func makeHistory() -> Screen { Screen("History", ["completed": .int(Int64(TodosStore.completed.count))]) }
+    func makeHistory() -> Screen { Screen("History", ["completed": .int(Int64(state.completed.count))]) }
 }
 
 /// The share flow's state under the field name of this release.
