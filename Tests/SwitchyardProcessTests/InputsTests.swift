@@ -117,10 +117,15 @@ struct SocketHijackTests {
         try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
         chmod(binary, 0o755)
         let socket = folder + "/demo.sock"
+        // An app of no plugins: it starts and serves until it is stopped. (The demo's manifest would not start here —
+        // its products are not beside the copied binary — and a host that ends at once left the client nothing to
+        // refuse, a race this test lost now and then.)
+        let manifest = base + "/impostor.json"
+        try FileSystem.createFile(manifest, Array(#"{"app": "impostor", "plugins": []}"#.utf8), mode: 0o644)
         let impostor = try CLIProcess(
             [
-                "--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--socket", socket, "--log-level",
-                "info",
+                "--reuid=65534", "--regid=65534", "--clear-groups", binary, "run", "--manifest", manifest, "--socket",
+                socket, "--log-level", "info",
             ],
             executable: "/usr/bin/setpriv")
         defer {
