@@ -6,7 +6,7 @@ import SwitchyardSystem
 /// libuv starts a plugin with `execvp`, which runs a file the kernel refuses as `ENOEXEC` through `/bin/sh`: a Python
 /// file whose `#!` line is hidden behind a UTF-8 byte-order mark is then run as a shell script (its backticks run
 /// commands), although the manifest promises that commands never go through a shell. Each check here costs one
-/// `open` and a read of 256 bytes, once per start.
+/// `open` and a read of 256 bytes, when the entry is resolved (the host's start, a reload, an upgrade).
 enum ExecutablePreflight {
     /// Why `path` cannot be started as a program, with the fix; nil when it can. `searchPath` is the `PATH` a
     /// `#!/usr/bin/env NAME` line would search.

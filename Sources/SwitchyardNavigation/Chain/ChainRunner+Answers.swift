@@ -177,8 +177,9 @@ extension ChainRunner {
                     owner.plugin, "route '\(route.name)' opens \(target) with params it does not take: \(reason)",
                     instance: owner, route: route.name)
             }
-            if initial { try checkInitialNesting(opening: target, from: owner) }
+            let depth = initial ? try checkInitialNesting(opening: target, from: owner) : nil
             let id = allocator.instance()
+            if let depth { initialNesting[id] = depth }
             let child = Instance(
                 id: id, plugin: target.plugin, type: target.type, kind: declaration?.kind,
                 parent: InstanceSnapshot.ParentLink(instance: owner.id, entry: entry), params: createParams,
@@ -205,22 +206,23 @@ extension ChainRunner {
     /// `maxInstances` (spec §5).
     static let maxInitialNesting = 32
 
-    /// Fails with `limitExceeded` when `owner` is the ``maxInitialNesting``-th coordinator in a row created as the
-    /// initial content of the one above it in this chain, naming the types on the way.
-    func checkInitialNesting(opening target: RouteRegistry.TypeKey, from owner: Instance) throws(ResponseError) {
-        let createdHere = Set(created.map(\.instance))
+    /// The nesting depth a coordinator opened as `owner`'s initial content gets (1 for a coordinator nothing in this
+    /// chain opened that way); fails with `limitExceeded` past ``maxInitialNesting``, naming the types on the way.
+    /// O(1) per creation: the depth of each instance created this way is kept (``initialNesting``).
+    func checkInitialNesting(opening target: RouteRegistry.TypeKey, from owner: Instance) throws(ResponseError) -> Int {
+        let depth = (initialNesting[owner.id] ?? 1) + 1
+        guard depth > Self.maxInitialNesting else { return depth }
         var path = [target.description]
         var at: Instance? = owner
-        while let current = at, createdHere.contains(current.id), path.count <= Self.maxInitialNesting {
+        while let current = at, path.count < 6 {
             path.append("\(current.plugin).\(current.type)")
             at = current.parent.flatMap { tree[$0.instance] }
         }
-        guard path.count > Self.maxInitialNesting else { return }
         var error = ResponseError.limitExceeded(
-            "maxInitialNesting", max: Self.maxInitialNesting, actual: path.count, field: "content",
+            "maxInitialNesting", max: Self.maxInitialNesting, actual: depth, field: "content",
             what: "coordinators opened by each other's initial content")
         error.message +=
-            ": \(path.reversed().suffix(6).joined(separator: " → ")) (a cycle? each creates the next as its first content)"
+            ": … → \(path.reversed().joined(separator: " → ")) (a cycle? each creates the next as its first content)"
         throw error
     }
 }

@@ -38,6 +38,8 @@ public final class ChainRunner {
     /// step made, as §12.9 orders them).
     private var stepReportsEnd: Int?
     var touched = Set<InstanceID>()
+    /// How deep each coordinator created as another's initial content in this chain is nested (``maxInitialNesting``).
+    var initialNesting: [InstanceID: Int] = [:]
     var created: [(instance: InstanceID, plugin: String, type: String)] = []
     private var removed = Set<InstanceID>()
     var creations: [CreateQuestion] = []
