@@ -259,9 +259,16 @@ package final class EventLog: Sendable {
     package func waitUntilReady(
         _ host: HostHandle, _ plugin: String, restarts: Int, seconds: Double = defaultTimeout
     ) async throws {
-        try await waitForPlugins(host, "\(plugin) ready after \(restarts) restart(s)", seconds: seconds) { latest in
-            guard let status = latest[plugin] else { return false }
-            return status.state == .ready && status.restarts >= restarts
+        do {
+            try await waitForPlugins(host, "\(plugin) ready after \(restarts) restart(s)", seconds: seconds) { latest in
+                guard let status = latest[plugin] else { return false }
+                return status.state == .ready && status.restarts >= restarts
+            }
+        } catch {
+            // Where it stopped is what tells a slow machine from a plugin given up.
+            let status = await host.status().first { $0.name == plugin }
+            let now = status.map { "\($0.state) after \($0.restarts) restart(s), error \($0.error?.message ?? "none")" }
+            throw TestFailure("\(error); it is \(now ?? "not running")")
         }
     }
 }
