@@ -175,6 +175,40 @@ struct UpgradeTests {
         }
     }
 
+    @Test(
+        "the old version brought back sees what upgrade-rollback.jsonl says: a state the new version changed comes through its own hook"
+    )
+    func rollbackAsTheOldVersionSeesIt() async throws {
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        let trace = try TracedSession.writer()
+        options.trace = trace
+        try await withHost([Versioned.entry()], root: Versioned.root(), options: options) { host in
+            let events = EventLog(host)
+            _ = try await host.navigate([.route("note", ["id": "1"])])
+            let upgrade = Task {
+                try await host.upgradePlugin(
+                    .init(
+                        plugin: "notes",
+                        command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
+                        probationMs: 20_000, waitForProbation: true))
+            }
+            defer { upgrade.cancel() }
+            try await events.wait(for: "the switch") { events in
+                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
+            }
+            // Version 2.0.0 changes the state (its `total`), then crashes within its probation.
+            _ = try await host.navigate([.route("note", ["id": "2"])])
+            await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
+            #expect(try await upgrade.value.outcome == .rolledBack)
+            #expect(await host.snapshot().instances.first?.state == ["count": 3])
+            _ = try await host.navigate([.route("note", ["id": "3"])])
+            #expect(await host.snapshot().instances.first?.state == ["count": 4])
+        }
+        // Sessions: 1.0.0, 2.0.0, then 1.0.0 again.
+        try TracedSession.expect(
+            "upgrade-rollback.jsonl", matches: try TracedSession.session(trace, plugin: "notes", index: 2))
+    }
+
     @Test("without rollback, a crash of the new version restarts it under its restart policy")
     func noRollbackRestartsTheNewVersion() async throws {
         try await withHost([Versioned.entry()], root: Versioned.root()) { host in
