@@ -152,7 +152,8 @@ let package = Package(
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
         .target(
             name: "SwitchyardPlugin",
-            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"],
+            exclude: ["README.md"]
         ),
 
         // Plugin authors' tests: one plugin driven over the protocol (`PluginTestConnection`), and plugins run inside

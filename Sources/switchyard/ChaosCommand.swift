@@ -23,22 +23,22 @@ struct ChaosCommand: AsyncParsableCommand {
     /// The app: its root must be the demo's shape for the request mix.
     @OptionGroup var manifest: ManifestOptions
 
-    @Option(name: .long, help: "Seconds of load.")
+    @Option(name: .long, help: "How many seconds the load lasts.")
     var duration: Double = 60
 
-    @Option(name: .long, help: "Seed of the choices (requests, faults, targets).")
+    @Option(name: .long, help: "The seed every choice is drawn from: the requests, the faults and their targets.")
     var seed: UInt64 = 1
 
-    @Option(name: .long, help: "Requests per second.")
+    @Option(name: .long, help: "How many requests are sent per second.")
     var rate: Int = 200
 
-    @Option(name: .long, help: "Milliseconds between faults.")
+    @Option(name: .long, help: "How many milliseconds pass between two faults.")
     var faultIntervalMs: Int = 2_000
 
     @Option(name: .long, help: "The kinds of fault to inject, comma-separated: kill, stop, flood.")
     var faults: String = "kill,stop,flood"
 
-    @Option(name: .long, help: "The plugin the misbehaving plugin plays.")
+    @Option(name: .long, help: "The demo plugin whose place the misbehaving plugin takes.")
     var victim: String = "profile"
 
     @Option(name: .long, help: "A request without an answer after this long is lost.")
@@ -48,7 +48,7 @@ struct ChaosCommand: AsyncParsableCommand {
     var reportJSON: String?
 
     @Option(
-        name: .long, help: "Log level for the host (default: error, so the report stands out).",
+        name: .long, help: "The host logs at this level (default: error, so that the report stands out).",
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw ValidationError("unknown log level '\(text)'")

@@ -61,6 +61,7 @@ function errorBody(error, method) {
  * a promise (answered when it settles; a rejection answers like a throw).
  */
 class Connection {
+  /** No handlers and no output yet: a subclass (Plugin) registers its handlers, run() connects stdin and stdout. */
   constructor() {
     /** Request handlers by method. */
     this.handlers = new Map();
