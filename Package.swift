@@ -146,7 +146,17 @@ let package = Package(
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
-            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV"]
+            dependencies: [
+                "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV",
+            ]
+        ),
+        // The history checkers on hand-written histories, the experiment file's decoding and the schedule: pure.
+        .testTarget(
+            name: "SwitchyardChaosTests",
+            dependencies: [
+                "SwitchyardChaos", "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec",
+                "SwitchyardSystem", "SwitchyardTestSupport",
+            ]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
