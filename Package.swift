@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
+        // Fault experiments from a user's Swift test: run an ExperimentSpec, assert on the checkers' results.
+        .library(name: "SwitchyardChaos", targets: ["SwitchyardChaos"]),
         .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
@@ -148,6 +150,7 @@ let package = Package(
             name: "SwitchyardChaos",
             dependencies: [
                 "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV",
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         // The history checkers on hand-written histories, the experiment file's decoding and the schedule: pure.
@@ -155,7 +158,9 @@ let package = Package(
             name: "SwitchyardChaosTests",
             dependencies: [
                 "SwitchyardChaos", "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec",
-                "SwitchyardSystem", "SwitchyardTestSupport",
+                "SwitchyardSystem", "SwitchyardTestSupport", .product(name: "Logging", package: "swift-log"),
+                // Built products the library test's host spawns; listing them makes `swift test` build them.
+                "switchyard-guardian", "misbehave", "DemoMain", "DemoAuthenticated", "DemoTodos",
             ]
         ),
 

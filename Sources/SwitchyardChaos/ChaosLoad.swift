@@ -148,7 +148,8 @@ extension ChaosExperiment {
                 try await host.userDismissed(instance: id, entry: entries[index].entry).revision
             }
         default:
-            if detail % 4 == 0 {
+            // A stack kept short (a pop to its root at 16 entries): the history records it at every revision.
+            if detail % 4 == 0 || entries.count >= 16 {
                 return Request(f: "popToRoot", value: nil) { () throws(ResponseError) in
                     try await host.navigate(from: id, [.popToRoot]).revision
                 }

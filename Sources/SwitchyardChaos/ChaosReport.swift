@@ -48,10 +48,17 @@ public struct ChaosReport: Sendable {
             faults[kind, default: 0] += 1
             // Healed by the experiment (a SIGCONT, toxics removed) before any verdict: nothing to detect.
             let targets = fault.plugins ?? []
+            // A state change belongs to this fault until it is healed or the next fault hits one of its targets.
+            let end =
+                history.events.first { $0.type == .heal && $0.fault == fault.fault }?.time
+                ?? history.events.first { other in
+                    other.type == .fault && other.time > fault.time
+                        && (other.plugins ?? []).contains { targets.contains($0) }
+                }?.time ?? .infinity
             let later = history.events.filter {
                 $0.type == .plugin && $0.time >= fault.time && targets.contains($0.plugin ?? "")
             }
-            guard let down = later.first(where: { $0.state != "ready" }) else { continue }
+            guard let down = later.first(where: { $0.state != "ready" }), down.time < end else { continue }
             detect[kind, default: []].append(down.time - fault.time)
             if let back = later.first(where: { $0.time >= down.time && $0.state == "ready" }) {
                 restore[kind, default: []].append(back.time - fault.time)
@@ -109,7 +116,7 @@ public struct ChaosReport: Sendable {
         }
         lines.append("")
         lines.append(
-            "  host RSS                 \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)"
+            "  RSS, host and history    \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)"
         )
         lines.append(
             "  tree at the end          \(instancesAtEnd) instances, "

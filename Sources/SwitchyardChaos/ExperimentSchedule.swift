@@ -112,6 +112,13 @@ extension ExperimentSpec {
             throw ManifestError(
                 kind: .invalid, [source.diagnostic("not valid JSON: \(error.reasonDescription)", at: error.offset)])
         }
+        // A key the format lacks is a mistake (a typo would otherwise leave a fault out without a word).
+        let unknown = unknownKeys(in: value).map { path, known in
+            source.diagnostic(
+                "unknown key '\(path.last?.description ?? "")' (known keys here: \(known.joined(separator: ", ")))",
+                at: path, key: true)
+        }
+        guard unknown.isEmpty else { throw ManifestError(kind: .invalid, unknown) }
         var spec: ExperimentSpec
         do { spec = try Coding.decode(ExperimentSpec.self, from: value) } catch {
             throw ManifestError(kind: .invalid, [source.decodingDiagnostic(error)])
@@ -151,4 +158,33 @@ func fieldPath(_ field: String) -> [JSONPathComponent] {
         }
     }
     return path
+}
+
+/// The keys of each object of the format (schema/experiment.schema.json), and every key of `value` outside them,
+/// in document order.
+func unknownKeys(in value: JSONValue) -> [(path: [JSONPathComponent], known: [String])] {
+    let top = ["app", "victim", "seed", "durationMs", "load", "faults", "checkers", "requestDeadlineMs", "defect"]
+    let fault = ["kind", "target", "startMs", "durationMs", "toxics"]
+    let toxic = [
+        "kind", "direction", "probability", "latencyMs", "jitterMs", "bytesPerSecond", "averageSize", "sizeVariation",
+        "delayMs", "bytes",
+    ]
+    var found: [(path: [JSONPathComponent], known: [String])] = []
+    func check(_ value: JSONValue?, _ known: [String], at path: [JSONPathComponent]) {
+        guard case .object(let object)? = value else { return }
+        for key in object.keys where !known.contains(key) { found.append((path + [.key(key)], known)) }
+    }
+    check(value, top, at: [])
+    check(value["load"], ["rate", "clients", "mix"], at: [.key("load")])
+    check(
+        value["load"]?["mix"], ["links", "chains", "tabs", "actions", "dismissals", "signOuts"],
+        at: [.key("load"), .key("mix")])
+    check(value["defect"], ["wrongAnswerEvery", "phase"], at: [.key("defect")])
+    for (index, item) in (value["faults"]?.arrayValue ?? []).enumerated() {
+        check(item, fault, at: [.key("faults"), .index(index)])
+        for (position, entry) in (item["toxics"]?.arrayValue ?? []).enumerated() {
+            check(entry, toxic, at: [.key("faults"), .index(index), .key("toxics"), .index(position)])
+        }
+    }
+    return found
 }

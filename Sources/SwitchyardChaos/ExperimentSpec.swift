@@ -166,8 +166,13 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
     /// The checkers that run.
     public var enabledCheckers: [Checker] { checkers ?? Checker.allCases }
 
+    /// Floods of the quick form are at least this far apart: each ends in a quarantine and a restart of the one
+    /// plugin that can flood, and five restarts within 30 s make supervision give up on it (§16).
+    static let floodSpacingMs = 10_000
+
     /// The quick form (`switchyard chaos` with flags): one fault every `faultIntervalMs`, of a kind in `kinds`
-    /// chosen by the seed, on a random plugin (a flood always on the victim, the one plugin that can flood).
+    /// chosen by the seed, on a random plugin; a flood (on the victim, the one plugin that can flood) one time in
+    /// ten, and never within ``floodSpacingMs`` of the last.
     public static func quick(
         manifest: String, seed: UInt64, durationMs: Int, rate: Int, faultIntervalMs: Int,
         kinds: [Fault.Kind], victim: String
@@ -175,9 +180,17 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
         var generator = SeededGenerator(seed: seed &* 31 &+ 7)
         var faults: [Fault] = []
         var at = faultIntervalMs
+        var lastFlood = Int.min / 2
+        let others = kinds.filter { $0 != .flood }
         while at < durationMs, !kinds.isEmpty, faultIntervalMs > 0 {
-            let kind = kinds[Int(generator.next() % UInt64(kinds.count))]
-            faults.append(Fault(kind: kind, target: kind == .flood ? .plugin(victim) : .random, startMs: at))
+            let roll = generator.next()
+            let floods = kinds.contains(.flood) && (others.isEmpty || roll % 10 == 0)
+            if floods && at - lastFlood >= floodSpacingMs {
+                faults.append(Fault(kind: .flood, target: .plugin(victim), startMs: at))
+                lastFlood = at
+            } else if !others.isEmpty {
+                faults.append(Fault(kind: others[Int(roll / 10 % UInt64(others.count))], target: .random, startMs: at))
+            }
             at += faultIntervalMs
         }
         return ExperimentSpec(

@@ -96,31 +96,19 @@ struct ChaosCommand: AsyncParsableCommand {
         LoggingSystem.bootstrap { label in SwitchyardLogHandler(label: label, level: level) }
         let logger = Logger(label: "switchyard")
         let (spec, file) = try experimentSpec()
-        let loaded: Manifest
-        do { loaded = try Manifest.load(path: spec.app, allowUnknownKeys: manifest.allowUnknownKeys) } catch {
-            throw RunFailure(error)
-        }
-        let plugins = loaded.plugins.map(\.name)
-        if let error = ExperimentSpec.diagnose(spec.problems(plugins: plugins), path: file) {
-            throw RunFailure(error)
-        }
-        guard let app = ChaosExperiment.app(loaded, victim: spec.victimName, defect: spec.defect) else {
-            throw ValidationError("the manifest has no plugin '\(spec.victimName)' to replace")
-        }
         let folder = try outputFolder()
         // Saved first, so even a run that ends badly can be replayed.
         try write("\(folder)/experiment.json", JSONWriter.string(try Coding.encode(spec)) + "\n")
-
-        var options = HostOptions()
-        options.allowFaults = true
-        let host: HostHandle
+        let outcome: ChaosExperiment.Outcome
         do {
-            host = try await HostHandle.start(manifest: app, options: options, logger: logger)
-        } catch let error as ResponseError {
-            throw RunFailure(.unavailable, message: RunFailure.describe(error))
+            outcome = try await ChaosExperiment.run(
+                spec, file: file, allowUnknownKeys: manifest.allowUnknownKeys, logger: logger)
+        } catch {
+            switch error {
+            case .invalid(let error): throw RunFailure(error)
+            case .hostDidNotStart(let reason): throw RunFailure(.unavailable, message: reason)
+            }
         }
-        let outcome = await ChaosExperiment(host: host, spec: spec, plugins: plugins).run()
-        await host.shutdown()
 
         try write("\(folder)/history.jsonl", outcome.history.jsonl)
         try write("\(folder)/report.json", outcome.report.json)

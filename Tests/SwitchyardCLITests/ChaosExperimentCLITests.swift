@@ -57,7 +57,7 @@ struct ChaosExperimentCLITests {
                  "load": {"rate": 10}, "faults": [{"kind": "kill", "target": "todoz", "startMs": 0}]}
                 """.utf8))
         let result = try await Self.chaos(["--experiment", path, "--out", folder])
-        #expect(result.status != 0)
+        #expect(result.status == 65)
         #expect(
             result.stderr.contains { $0.hasPrefix("\(path):2:") && $0.contains("faults[0].target") }, "\(result.stderr)"
         )

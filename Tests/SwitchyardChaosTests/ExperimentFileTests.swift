@@ -49,6 +49,16 @@ struct ExperimentFileTests {
             let text = "\(error)"
             return text.hasPrefix("\(path):5:") && text.contains("faults[1].startMs")
         }
+        let typo = try Self.write(
+            """
+            {"app": "a", "seed": 1, "durationMs": 1, "load": {"rate": 1},
+             "faults": [{"kind": "kill", "target": "x", "startMs": 0, "heal": true}]}
+            """)
+        #expect {
+            try ExperimentSpec.load(path: typo)
+        } throws: { error in
+            "\(error)".hasPrefix("\(typo):2:") && "\(error)".contains("unknown key 'heal'")
+        }
         let kind = try Self.write(
             #"{"app": "a", "seed": 1, "durationMs": 1, "load": {"rate": 1}, "faults": [{"kind": "melt", "target": "x", "startMs": 0}]}"#
         )
@@ -85,6 +95,13 @@ struct ExperimentFileTests {
         #expect(spec.faults.map(\.startMs) == Array(stride(from: 1_000, to: 10_000, by: 1_000)))
         #expect(spec.faults.allSatisfy { $0.kind != .flood || $0.target == .plugin("profile") })
         #expect(Set(spec.faults.map(\.kind)).count > 1)
+        let floods = ExperimentSpec.quick(
+            manifest: "/app.json", seed: 5, durationMs: 120_000, rate: 50, faultIntervalMs: 500,
+            kinds: [.kill, .flood],
+            victim: "profile"
+        ).faults.filter { $0.kind == .flood }.map(\.startMs)
+        #expect(!floods.isEmpty)
+        #expect(zip(floods, floods.dropFirst()).allSatisfy { $1 - $0 >= 10_000 }, "\(floods)")
         #expect(spec.load.rate == 50)
         #expect(spec.problems(plugins: Self.demoPlugins).isEmpty)
     }
