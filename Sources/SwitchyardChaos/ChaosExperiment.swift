@@ -88,7 +88,7 @@ public final class ChaosExperiment: Sendable {
         // The end state is the last revision published; wait for the monitor to have recorded it.
         let end = await host.snapshot()
         let caughtUp = ContinuousClock.now + .seconds(5)
-        while ContinuousClock.now < caughtUp, state.withLock({ $0.lastRevision < end.revision }) {
+        while !Task.isCancelled, ContinuousClock.now < caughtUp, state.withLock({ $0.lastRevision < end.revision }) {
             try? await Task.sleep(for: .milliseconds(10))
         }
         let statuses = await host.status()
@@ -190,7 +190,15 @@ public final class ChaosExperiment: Sendable {
                 case (.flood, _): await host.signal(plugin: plugin, SIGUSR1)
                 case (.pipes, false):
                     _ = try? await host.setToxics(.init(plugin: plugin, toxics: fault.toxics, seed: spec.seed))
-                case (.pipes, true): _ = try? await host.setToxics(.init(plugin: plugin, toxics: []))
+                case (.pipes, true), (.slowStart, true):
+                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: []))
+                case (.slowStart, false):
+                    _ = try? await host.setToxics(
+                        .init(plugin: plugin, toxics: [], startDelayMs: fault.startDelayMs, seed: spec.seed))
+                    await host.signal(plugin: plugin, SIGKILL)
+                case (.crashOnRestore, _):
+                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: [], crashOnRestore: true))
+                    await host.signal(plugin: plugin, SIGKILL)
                 }
             }
         }
@@ -200,7 +208,7 @@ public final class ChaosExperiment: Sendable {
     private func settle() async {
         let targets = Set(schedule.flatMap(\.plugins))
         let deadline = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < deadline {
+        while !Task.isCancelled, ContinuousClock.now < deadline {
             let waiting = state.withLock { state in
                 targets.contains { state.statuses[$0].map { $0.state != .ready && $0.state != .failed } ?? false }
             }

@@ -50,7 +50,10 @@ extension ChaosExperiment {
         try? await Task.sleep(until: end, clock: clock)
         await faults.value
         state.withLock { $0.loadEnded = true }
-        while state.withLock({ !$0.inFlight.isEmpty }) { try? await Task.sleep(for: .milliseconds(10)) }
+        // A cancelled run (a test's time limit) stops waiting: its sleeps would return at once, a spin.
+        while !Task.isCancelled, state.withLock({ !$0.inFlight.isEmpty }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         watchdog.cancel()
     }
 

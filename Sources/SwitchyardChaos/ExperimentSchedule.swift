@@ -12,6 +12,8 @@ public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
     /// When its healing step runs (nil: the host heals it, by a restart).
     public let healMs: Int?
     public let toxics: [Toxic]
+    /// `slowStart`: how long each start's handshake is held.
+    public let startDelayMs: Int
 
     public var description: String {
         "\(startMs) ms \(kind.rawValue) \(plugins.joined(separator: ","))"
@@ -44,13 +46,13 @@ extension ExperimentSpec {
             for target in targets { lastHit[target] = fault.startMs }
             let heal: Int? =
                 switch fault.kind {
-                case .kill, .flood: nil
+                case .kill, .flood, .crashOnRestore: nil
                 case .stop: fault.durationMs.map { fault.startMs + $0 }
-                case .pipes: fault.startMs + (fault.durationMs ?? 1_000)
+                case .pipes, .slowStart: fault.startMs + (fault.durationMs ?? 1_000)
                 }
             return ScheduledFault(
                 index: index, kind: fault.kind, plugins: targets, startMs: fault.startMs, healMs: heal,
-                toxics: fault.toxics ?? [])
+                toxics: fault.toxics ?? [], startDelayMs: fault.startDelayMs ?? 500)
         }
     }
 
@@ -74,6 +76,9 @@ extension ExperimentSpec {
             if fault.startMs < 0 { problems.append(("\(field).startMs", "must not be negative")) }
             if let duration = fault.durationMs, duration < 0 {
                 problems.append(("\(field).durationMs", "must not be negative"))
+            }
+            if let delay = fault.startDelayMs, delay < 0 || fault.kind != .slowStart {
+                problems.append(("\(field).startDelayMs", delay < 0 ? "must not be negative" : "is for slowStart only"))
             }
             var named: [String] = []
             if case .plugin(let name) = fault.target { named = [name] }
@@ -164,7 +169,7 @@ func fieldPath(_ field: String) -> [JSONPathComponent] {
 /// in document order.
 func unknownKeys(in value: JSONValue) -> [(path: [JSONPathComponent], known: [String])] {
     let top = ["app", "victim", "seed", "durationMs", "load", "faults", "checkers", "requestDeadlineMs", "defect"]
-    let fault = ["kind", "target", "startMs", "durationMs", "toxics"]
+    let fault = ["kind", "target", "startMs", "durationMs", "toxics", "startDelayMs"]
     let toxic = [
         "kind", "direction", "probability", "latencyMs", "jitterMs", "bytesPerSecond", "averageSize", "sizeVariation",
         "delayMs", "bytes",

@@ -78,23 +78,36 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             case flood
             /// Toxics on the plugin's pipes (§22.1), healed by removing them after `durationMs`.
             case pipes
+            /// A slow start: the plugin is killed and its restarts' handshakes are held `startDelayMs` (default 500)
+            /// until the delay is removed after `durationMs` (default 1,000 ms); past its `startTimeoutMs` a start
+            /// fails and supervision retries.
+            case slowStart
+            /// A crash while restoring: the plugin is killed, and killed again as its first instance is restored;
+            /// supervision heals it with one more restart.
+            case crashOnRestore
         }
 
         public var kind: Kind
         public var target: Target
         public var startMs: Int
         /// How long the fault lasts before its healing step: `stop` (default: none, the host's verdict heals it),
-        /// `pipes` (default 1,000 ms).
+        /// `pipes` and `slowStart` (default 1,000 ms).
         public var durationMs: Int?
         /// `pipes`: the toxics to set.
         public var toxics: [Toxic]?
+        /// `slowStart`: how long each start's handshake is held (default 500 ms).
+        public var startDelayMs: Int?
 
-        public init(kind: Kind, target: Target, startMs: Int, durationMs: Int? = nil, toxics: [Toxic]? = nil) {
+        public init(
+            kind: Kind, target: Target, startMs: Int, durationMs: Int? = nil, toxics: [Toxic]? = nil,
+            startDelayMs: Int? = nil
+        ) {
             self.kind = kind
             self.target = target
             self.startMs = startMs
             self.durationMs = durationMs
             self.toxics = toxics
+            self.startDelayMs = startDelayMs
         }
     }
 

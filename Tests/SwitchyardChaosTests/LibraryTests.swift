@@ -29,6 +29,22 @@ struct LibraryTests {
         #expect(outcome.history.events.contains { $0.type == .heal && $0.kind == "stop" })
     }
 
+    @Test("a slow start and a crash while restoring, each healed, pass every checker; only their targets restart")
+    func processFaults() async throws {
+        let spec = ExperimentSpec(
+            app: Self.demo, seed: 8, durationMs: 3_000, load: .init(rate: 60, clients: 3),
+            faults: [
+                .init(kind: .slowStart, target: .plugin("todos"), startMs: 300, durationMs: 1_000, startDelayMs: 400),
+                .init(kind: .crashOnRestore, target: .plugin("projects"), startMs: 900),
+            ])
+        let outcome = try await ChaosExperiment.run(spec)
+        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
+        let restarted = Set(
+            outcome.history.events.filter { $0.type == .plugin && $0.state == "restarting" }.compactMap(\.plugin))
+        #expect(restarted == ["todos", "projects"])
+        #expect(outcome.history.events.contains { $0.type == .heal && $0.kind == "slowStart" })
+    }
+
     @Test("the seeded defect fails the model checker, and only it")
     func defect() async throws {
         var spec = ExperimentSpec(
