@@ -60,7 +60,10 @@ extension ChaosExperiment {
     /// Invokes, calls, and records the completion (unless the watchdog already recorded it lost).
     private func perform(_ request: Request, client: Int) async {
         let now = ContinuousClock.now
-        let op = state.withLock { state in
+        // Registered under the lock that ends the load: a request is either waited for or never sent, so none is
+        // left without a completion when the history is read.
+        let registered: Int? = state.withLock { state in
+            guard !state.loadEnded else { return nil }
             state.nextOp += 1
             state.inFlight[state.nextOp] = (client, request.f, now)
             state.history.events.append(
@@ -69,6 +72,7 @@ extension ChaosExperiment {
                     value: request.value))
             return state.nextOp
         }
+        guard let op = registered else { return }
         let outcome: Result<UInt64, ResponseError>
         do throws(ResponseError) { outcome = .success(try await request.call()) } catch { outcome = .failure(error) }
         let done = ContinuousClock.now

@@ -52,7 +52,8 @@ struct LibraryTests {
             faults: [], defect: .init(wrongAnswerEvery: 1_000, phase: 10))
         spec.checkers = [.lost, .model, .verdicts]
         let outcome = try await ChaosExperiment.run(spec)
-        #expect(outcome.results.filter { !$0.passed }.map(\.checker) == [.model])
+        #expect(
+            outcome.results.filter { !$0.passed }.map(\.checker) == [.model], "\(ChaosExperiment.violations(outcome))")
         #expect(ChaosExperiment.violations(outcome).contains("-wrong"))
     }
 }
