@@ -5,7 +5,7 @@ import Testing
 
 /// `switchyard chaos` as a user runs it (§22): an experiment file, its history and checkers, and the replay of a
 /// failing run from the command it prints.
-@Suite("switchyard chaos experiments", .timeLimit(.minutes(3)))
+@Suite("switchyard chaos experiments", .heavy, .timeLimit(.minutes(3)))
 struct ChaosExperimentCLITests {
     /// Runs `switchyard chaos` to its end (generous limit: a time limit, not a measurement).
     static func chaos(_ arguments: [String]) async throws -> (status: Int32?, stdout: [String], stderr: [String]) {
