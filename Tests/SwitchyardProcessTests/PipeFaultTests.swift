@@ -94,7 +94,9 @@ struct PipeFaultTests {
         try await Self.withFaultApp { host, events, logs in
             _ = try await host.setToxics(
                 .init(plugin: "target", toxics: [Toxic(.limitData, .fromPlugin, bytes: 30)]))
-            await #expect(throws: ResponseError.self) { try await host.navigate([.route("sample", ["id": "1"])]) }
+            // Usually this request's answer is the one cut; on a loaded machine a heartbeat's answer can take the 30
+            // bytes first, and the request then goes to the restarted plugin. Either way the stream ends mid-line.
+            _ = try? await host.navigate([.route("sample", ["id": "1"])])
             try await logs.waitFor("killing plugin 'target': its stdout ended while it kept running")
             // The toxic ended one stream: the next start passes, without healing.
             try await events.waitUntilReady(host, "target", restarts: 1)
