@@ -43,6 +43,8 @@ struct RunFailure: Error, CustomStringConvertible {
     let message: String
     /// The message is printed as it is (it carries its own `…: error:` prefix).
     var formatted = false
+    /// Nothing is printed: a child process (the studio) has said why already.
+    var silent = false
 
     init(_ status: ExitStatus = .failure, message: String, formatted: Bool = false) {
         self.status = status
@@ -52,10 +54,18 @@ struct RunFailure: Error, CustomStringConvertible {
 
     init(message: String) { self.init(.failure, message: message) }
 
+    /// Ends with `status` and prints nothing: the failure's message is on stderr already.
+    static func silent(_ status: ExitStatus) -> RunFailure {
+        var failure = RunFailure(status, message: "")
+        failure.silent = true
+        return failure
+    }
+
     var description: String { message }
 
     /// What stderr gets.
     var rendered: String {
+        if silent { return "" }
         let text = formatted ? message : "switchyard: error: \(message)"
         return text.hasSuffix("\n") ? text : text + "\n"
     }
