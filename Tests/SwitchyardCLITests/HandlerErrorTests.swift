@@ -1,0 +1,97 @@
+import Foundation
+import SwitchyardHostTestSupport
+import SwitchyardSystem
+import SwitchyardTestSupport
+import Testing
+
+/// Issue 30, item 5: a route method an author wrote in Python or Node that raises, forgets `return`, or returns what
+/// JSON cannot carry used to surface as the SDK's exception or the host's check of the answer ("invalid params …
+/// expected an object, found null"), without the route. Through the real host and real plugin processes, the error a
+/// user sees names the route, the type, the method with its file and line, the host's method, and the fix in the
+/// plugin's language.
+@Suite("the first hour: errors at the SDK boundary name the author's code", .heavy, .timeLimit(.minutes(2)))
+struct HandlerErrorTests {
+    /// A route method with a mistake (the route is `settings`), and the error line the CLI must print.
+    typealias Slip = DeclarationCheckTests.Mistake
+
+    // In `DeclarationCheckTests.python`'s source the methods start on line 10, in its `node` source on line 7.
+
+    static func python(_ route: String, _ method: String) -> String {
+        DeclarationCheckTests.python(routes: #"switchyard.push("\#(route)")"#, methods: method)
+    }
+
+    static func node(_ route: String, _ method: String) -> String {
+        DeclarationCheckTests.node(routes: "routes.push('\(route)')", methods: method)
+    }
+
+    static let failed = "switchyard: error: stdin:1: internalError (-32603): "
+
+    static let slips = [
+        Slip(
+            id: "python-no-return", file: "profile.py",
+            source: python("settings", #"def settings(self, params, link): screen("Settings")"#),
+            error: failed
+                + #"route 'settings' of profile: Profile.settings returned None (is `return` missing?) instead of a screen or a coordinator (DIR/profile.py:10, answering coordinator/route); end it with return screen("Name", key=value) or return coordinator("type")"#
+        ),
+        Slip(
+            id: "python-raises", file: "profile.py",
+            source: python(
+                "settings",
+                "def settings(self, params, link):\n        user = params[\"user\"]\n        return screen(user)"),
+            error: failed
+                + #"route 'settings' of profile: Profile.settings raised KeyError: 'user' (DIR/profile.py:11, answering coordinator/route); fix it there (the traceback below), or raise switchyard.reject("why") to refuse the route on purpose"#
+        ),
+        Slip(
+            id: "python-async-raises", file: "profile.py",
+            source: python("settings", #"async def settings(self, params, link): raise ValueError("no settings yet")"#),
+            error: failed
+                + #"route 'settings' of profile: Profile.settings raised ValueError: no settings yet (DIR/profile.py:10, answering coordinator/route); fix it there (the traceback below), or raise switchyard.reject("why") to refuse the route on purpose"#
+        ),
+        Slip(
+            id: "python-nan", file: "profile.py",
+            source: python(
+                "settings", #"def settings(self, params, link): return screen("Settings", score=float("nan"))"#),
+            error: failed
+                + "route 'settings' of profile: Profile.settings returned an answer that cannot be sent: result.content.screen.props.score is NaN, which JSON cannot carry (RFC 8259) (DIR/profile.py:10, answering coordinator/route)"
+        ),
+        Slip(
+            id: "node-no-return", file: "profile.js",
+            source: node("settings", "settings() {\n    screen('Settings');\n  }"),
+            error: failed
+                + "route 'settings' of profile: Profile.settings returned undefined (is `return` missing?) instead of a screen or a coordinator (DIR/profile.js:7, answering coordinator/route); end it with return screen('Name', { key: value }) or return coordinator('type')"
+        ),
+        Slip(
+            id: "node-throws", file: "profile.js",
+            source: node(
+                "settings", "settings(params) {\n    const name = params.user.name;\n    return screen(name);\n  }"),
+            error: failed
+                + "route 'settings' of profile: Profile.settings threw TypeError: Cannot read properties of undefined (reading 'name') (DIR/profile.js:8, answering coordinator/route); fix it there (the stack below), or throw reject('why') to refuse the route on purpose"
+        ),
+        Slip(
+            id: "node-bigint", file: "profile.js",
+            source: node("settings", "settings() { return screen('Settings', { count: 10n }); }"),
+            error: failed
+                + "route 'settings' of profile: Profile.settings returned an answer that cannot be sent: TypeError: Do not know how to serialize a BigInt (DIR/profile.js:7, answering coordinator/route)"
+        ),
+    ]
+
+    @Test(
+        "taking the route fails (status 1) with the route, the type, the method, its file and line, the host's method and the fix",
+        arguments: slips)
+    func named(_ slip: Slip) async throws {
+        let directory = try DeclarationCheckTests.app(file: slip.file, source: slip.source)
+        let run = try CLIProcess(
+            ["run", "--manifest", "switchyard.json", "--no-socket", "--script", "-"], currentDirectory: directory)
+        run.send("nav @root route settings\n")
+        run.closeStdin()
+        let status = try await run.waitForExit()
+        let stderr = run.stderr.joined(separator: "\n")
+        #expect(status == 1, "\(stderr)")
+        // The folder as the plugin sees it (a symbolic link of /tmp may resolve elsewhere).
+        let folder = FileSystem.realPath(directory) ?? directory
+        let error = run.stderr.first { $0.hasPrefix("switchyard: error:") }
+        #expect(
+            error?.replacingOccurrences(of: folder, with: "DIR").replacingOccurrences(of: directory, with: "DIR")
+                == slip.error, "\(stderr)")
+    }
+}
