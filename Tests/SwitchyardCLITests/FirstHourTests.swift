@@ -13,6 +13,7 @@ enum Troubleshooting {
     static let ids: Set = [
         "unknown-key", "json-syntax", "command-string", "duplicate-plugin", "no-manifest", "product-not-built",
         "state-folder", "second-host", "no-host", "studio-port-in-use", "signed-out-link", "route-without-method",
+        "route-method-no-return",
     ]
 
     /// id → the quoted text.

@@ -93,5 +93,10 @@ struct HandlerErrorTests {
         #expect(
             error?.replacingOccurrences(of: folder, with: "DIR").replacingOccurrences(of: directory, with: "DIR")
                 == slip.error, "\(stderr)")
+        if slip.id == "python-no-return" {
+            try Troubleshooting.check(
+                "route-method-no-return", error ?? "",
+                replacing: [(folder, "/home/me/myapp"), (directory, "/home/me/myapp")])
+        }
     }
 }
