@@ -75,14 +75,54 @@ struct HandlerErrorTests {
         ),
     ]
 
+    /// An action handler that returns one step instead of a list of them, the route's screen declaring `save`.
+    static let actionSlips = [
+        Slip(
+            id: "python-action-not-a-list", file: "profile.py",
+            source: DeclarationCheckTests.python(
+                routes: #"switchyard.push("settings", actions=["save"])"#,
+                methods:
+                    "def settings(self, params, link): return screen(\"Settings\")\n    def action(self, name, params, route, entry): return {\"op\": \"pop\"}"
+            ),
+            error: "switchyard: error: stdin:2: internalError (-32603): "
+                + "action 'save' of profile (on route 'settings'): Profile.action returned {'op': 'pop'} instead of a list of steps or None (DIR/profile.py:11, answering coordinator/action); end it with return [step, ...] or return None"
+        ),
+        Slip(
+            id: "node-action-not-an-array", file: "profile.js",
+            source: DeclarationCheckTests.node(
+                routes: "routes.push('settings', { actions: ['save'] })",
+                methods: "settings() { return screen('Settings'); }\n  action(name) { return { op: 'pop' }; }"),
+            error: "switchyard: error: stdin:2: internalError (-32603): "
+                + #"action 'save' of profile (on route 'settings'): Profile.action returned {"op":"pop"} instead of an array of steps or nothing (DIR/profile.js:8, answering coordinator/action); end it with return [step, ...] or return null"#
+        ),
+    ]
+
     @Test(
         "taking the route fails (status 1) with the route, the type, the method, its file and line, the host's method and the fix",
         arguments: slips)
     func named(_ slip: Slip) async throws {
+        let error = try await Self.failure(slip, script: "nav @root route settings\n")
+        #expect(error == slip.error)
+        if slip.id == "python-no-return" {
+            try Troubleshooting.check(
+                "route-method-no-return", error ?? "", replacing: [("DIR", "/home/me/myapp")])
+        }
+    }
+
+    @Test(
+        "an action handler's answer that is not a list of steps fails (status 1), naming the action, the route and the handler",
+        arguments: actionSlips)
+    func actionNamed(_ slip: Slip) async throws {
+        let error = try await Self.failure(slip, script: "nav @root route settings\naction @root top save\n")
+        #expect(error == slip.error)
+    }
+
+    /// Runs the slip's app on `script`; the first error line, its folder written `DIR`.
+    static func failure(_ slip: Slip, script: String) async throws -> String? {
         let directory = try DeclarationCheckTests.app(file: slip.file, source: slip.source)
         let run = try CLIProcess(
             ["run", "--manifest", "switchyard.json", "--no-socket", "--script", "-"], currentDirectory: directory)
-        run.send("nav @root route settings\n")
+        run.send(script)
         run.closeStdin()
         let status = try await run.waitForExit()
         let stderr = run.stderr.joined(separator: "\n")
@@ -90,13 +130,6 @@ struct HandlerErrorTests {
         // The folder as the plugin sees it (a symbolic link of /tmp may resolve elsewhere).
         let folder = FileSystem.realPath(directory) ?? directory
         let error = run.stderr.first { $0.hasPrefix("switchyard: error:") }
-        #expect(
-            error?.replacingOccurrences(of: folder, with: "DIR").replacingOccurrences(of: directory, with: "DIR")
-                == slip.error, "\(stderr)")
-        if slip.id == "python-no-return" {
-            try Troubleshooting.check(
-                "route-method-no-return", error ?? "",
-                replacing: [(folder, "/home/me/myapp"), (directory, "/home/me/myapp")])
-        }
+        return error?.replacingOccurrences(of: folder, with: "DIR").replacingOccurrences(of: directory, with: "DIR")
     }
 }

@@ -87,6 +87,7 @@ class Plugin extends Connection {
       name: `${cls.name}.${name}`,
       fn: cls.prototype[name],
       method: scope ? scope.method : 'coordinator/route',
+      expected: 'a screen or a coordinator',
       returns: "return screen('Name', { key: value }) or return coordinator('type')",
       refuse: "throw reject('why') to refuse the route on purpose",
     });
@@ -125,8 +126,25 @@ class Plugin extends Connection {
   /** `coordinator/action` (§12.6): the steps the instance answers to its screen's action. */
   action(params) {
     const c = this.instanceFor(params);
-    return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }),
-      (steps) => (steps && steps.length ? { steps } : {}));
+    const cls = c.constructor;
+    const site = new HandlerSite({
+      what: `action '${params.action}' of ${cls.typeName} (on route '${params.route}')`,
+      name: `${cls.name}.action`,
+      fn: cls.prototype.action,
+      method: 'coordinator/action',
+      expected: 'an array of steps or nothing',
+      returns: 'return [step, ...] or return null',
+      refuse: "throw new RPCError(codes.notAllowed, 'why') to refuse the action",
+    });
+    const scope = scopes.getStore();
+    if (scope) scope.site = site;
+    return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }), (steps) => {
+      if (steps !== undefined && steps !== null && !Array.isArray(steps)) {
+        const { location, message } = site.returned(steps);
+        throw new RPCError(codes.internalError, message, { type: 'InvalidSteps', ...site.data(location) });
+      }
+      return steps && steps.length ? { steps } : {};
+    });
   }
 
   /** `coordinator/route` (§8): what a route shows, its params checked against the declaration first. */

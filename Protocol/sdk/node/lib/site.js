@@ -55,11 +55,11 @@ function lineIn(stack, file) {
 /**
  * The author's method answering one request: `what` names the route and the type ("route 'todo' of todos"), `name`
  * the method ("TodoList.todo"), `fn` is the method itself (for its file and line), `method` the host's request,
- * `returns` how to write what the method must return, `refuse` how to refuse on purpose (valid JavaScript).
+ * `expected` what it must return, `returns` how to write that, `refuse` how to refuse on purpose (valid JavaScript).
  */
 class HandlerSite {
-  constructor({ what, name, fn, method, returns, refuse }) {
-    Object.assign(this, { what, name, fn, method, returns, refuse });
+  constructor({ what, name, fn, method, expected, returns, refuse }) {
+    Object.assign(this, { what, name, fn, method, expected, returns, refuse });
   }
 
   /** The method's file and line: where it threw when `stack` passes through its file, else its definition. */
@@ -87,7 +87,7 @@ class HandlerSite {
     try { shown = value === undefined ? 'undefined' : JSON.stringify(value); } catch { shown = String(value); }
     if (shown === undefined) shown = String(value);
     if (shown.length > 80) shown = `${shown.slice(0, 77)}...`;
-    return { location, message: `${this.what}: ${this.name} returned ${shown}${forgot} instead of a screen or a coordinator ${this.where(location)}; end it with ${this.returns}` };
+    return { location, message: `${this.what}: ${this.name} returned ${shown}${forgot} instead of ${this.expected} ${this.where(location)}; end it with ${this.returns}` };
   }
 
   /** The message of an answer JSON cannot carry (a BigInt or a cycle in a screen's props). */

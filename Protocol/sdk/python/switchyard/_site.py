@@ -12,16 +12,18 @@ __all__ = ["HandlerSite"]
 class HandlerSite:
     """The author's method answering one request: `what` names the route and the type ("route 'todo' of todos"),
     `name` the method ("TodoList.todo"), `function` is the method itself (for its file and line), `method` the host's
-    request, `returns` how to write what the method must return (valid Python), `refuse` how to refuse on purpose."""
+    request, `expected` what it must return, `returns` how to write that (valid Python), `refuse` how to refuse on
+    purpose."""
 
-    __slots__ = ("what", "name", "function", "method", "returns", "refuse")
+    __slots__ = ("what", "name", "function", "method", "expected", "returns", "refuse")
 
     def __init__(self, what: str, name: str, function: Optional[Callable[..., Any]], method: str,
-                 returns: str, refuse: str) -> None:
+                 expected: str, returns: str, refuse: str) -> None:
         self.what = what
         self.name = name
         self.function = function
         self.method = method
+        self.expected = expected
         self.returns = returns
         self.refuse = refuse
 
@@ -57,8 +59,8 @@ class HandlerSite:
         forgot = " (is `return` missing?)" if value is None else ""
         shown = repr(value)
         shown = shown if len(shown) <= 80 else shown[:77] + "..."
-        return "%s: %s returned %s%s instead of a screen or a coordinator %s; end it with %s" % (
-            self.what, self.name, shown, forgot, self._where(), self.returns)
+        return "%s: %s returned %s%s instead of %s %s; end it with %s" % (
+            self.what, self.name, shown, forgot, self.expected, self._where(), self.returns)
 
     def unsendable(self, problem: str) -> str:
         """The message of an answer JSON cannot carry (a NaN in a screen's props)."""

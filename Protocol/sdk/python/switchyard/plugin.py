@@ -98,7 +98,7 @@ class Plugin(Connection):
         scope = current_scope.get()
         site = HandlerSite("route '%s' of %s" % (route, cls.type_name), "%s.%s" % (cls.__name__, name),
                            getattr(cls, name, None), scope.method if scope is not None else "coordinator/route",
-                           returns='return screen("Name", key=value) or return coordinator("type")',
+                           expected="a screen or a coordinator", returns='return screen("Name", key=value) or return coordinator("type")',
                            refuse='raise switchyard.reject("why") to refuse the route on purpose')
         if scope is not None:
             scope.site = site
@@ -163,8 +163,21 @@ class Plugin(Connection):
 
     def _action(self, params: Dict[str, Any]) -> MaybeAwaitable[Dict[str, Any]]:
         coordinator = self._instance(params)
+        cls = type(coordinator)
+        site = HandlerSite("action '%s' of %s (on route '%s')" % (params["action"], cls.type_name, params["route"]),
+                           "%s.action" % cls.__name__, cls.action, "coordinator/action",
+                           expected="a list of steps or None", returns="return [step, ...] or return None",
+                           refuse="raise switchyard.RPCError(switchyard.NOT_ALLOWED, \"why\") to refuse the action")
+        scope = current_scope.get()
+        if scope is not None:
+            scope.site = site
+
+        def answer(chain: Any) -> Dict[str, Any]:
+            if chain is not None and not isinstance(chain, (list, tuple)):
+                raise RPCError(INTERNAL_ERROR, site.returned(chain), dict(site.data(), type="InvalidSteps"))
+            return {"steps": list(chain)} if chain else {}
         steps = coordinator.action(params["action"], params.get("params"), params["route"], params["entry"])
-        return then(steps, lambda chain: {"steps": list(chain)} if chain else {})
+        return then(steps, answer)
 
     def _dismissed(self, params: Dict[str, Any]) -> MaybeAwaitable[None]:
         coordinator = self.instances.get(params.get("instance", -1))
