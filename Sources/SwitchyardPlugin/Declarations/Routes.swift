@@ -184,6 +184,19 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             return try factory(typed, input).routeContent(context)
         } catch let rejection as Rejection {
             throw ResponseError(.rejectedByGuard, rejection.reason, data: rejection.data(route: name))
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            // Any other error is a bug in the factory: name the route and both names of its type, and how to refuse
+            // on purpose, beside what the runtime's answer says of the error itself.
+            let typeName = (C.self as? any Coordinatable.Type)?.typeName ?? "\(C.self)"
+            let answer = PluginRuntime.answer(for: error)
+            var data = answer.data?.objectValue ?? [:]
+            data["route"] = .string(name)
+            throw ResponseError(
+                .internalError,
+                "route '\(name)' of \(typeName) (\(C.self)): its factory threw \(type(of: error)): \(answer.message); fix it, or throw Rejection(\"why\") to refuse the route on purpose",
+                data: .object(data))
         }
     }
 }
