@@ -60,7 +60,12 @@ enum StudioLauncher {
         } catch {
             throw RunFailure(.unavailable, message: "cannot start the studio (\(arguments[0])): \(error)")
         }
-        started.wait()
+        // Bounded: a studio that neither serves nor ends (it cannot, short of a bug) must not hang the command.
+        if started.wait(timeout: .now() + .seconds(30)) == .timedOut {
+            stop(child)
+            throw RunFailure(
+                .unavailable, message: "the studio (\(executable)) printed no URL within 30 s; it was stopped")
+        }
         if serving.load(ordering: .acquiring) { return child }
         // It ended before serving; its message is on stderr already, and one message per failure is enough.
         let status = child.waitForExit(milliseconds: 5_000) ?? ExitStatus.unavailable.rawValue
