@@ -93,9 +93,11 @@ struct ClientOptions: ParsableArguments {
         milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(milliseconds) ms"
     }
 
-    /// No host at the socket, in the CLI's words: which app and socket, the apps that do run, and `--wait`.
+    /// No host at the socket, in the CLI's words: which app and socket, the apps that do run, and `--wait`. A
+    /// socket something listens on (a server of another user, refused) is reported as it is.
     func unreachable(_ error: ControlClient.Failure) -> RunFailure {
-        RunFailure(
+        guard !ControlClient.isListening(path) else { return RunFailure(.unavailable, message: error.description) }
+        return RunFailure(
             .unavailable,
             message: error.description + "\n" + (socket == nil ? "  app '\(app)': " : "  ")
                 + Self.otherApps(than: app) + "; --wait waits for a host to start")

@@ -110,7 +110,8 @@ struct StudioCommand: ParsableCommand {
         abstract: "Serve the Switchyard Studio for a running host: the app in a browser, with an inspector.",
         discussion: """
             Prints a URL on 127.0.0.1 with a random token: open it in a browser on this machine. The studio talks to \
-            the host through its control socket and reconnects when the host comes back. Fault buttons (SIGKILL, \
+            the host through its control socket and reconnects when the host comes back; with no host listening yet it \
+            waits 30 s for one (--wait: as long as it takes), and a --port in use is status 69. Fault buttons (SIGKILL, \
             SIGSTOP/SIGCONT, restart) need --allow-faults here and on the host (switchyard run --allow-faults).
             """)
 
@@ -130,6 +131,8 @@ struct StudioCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Found first: a missing studio is said at once, not after waiting for a host.
+        let executable = try StudioLauncher.executable()
         if !ControlClient.isListening(client.path) {
             if client.wait {
                 StandardError.write(
@@ -151,7 +154,7 @@ struct StudioCommand: ParsableCommand {
             }
         }
         let child = try StudioLauncher.start(
-            try StudioLauncher.executable(), socket: client.path, port: port, portOption: "--port",
+            executable, socket: client.path, port: port, portOption: "--port",
             allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
         // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
         var status: Int32?
