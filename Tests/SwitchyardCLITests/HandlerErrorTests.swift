@@ -97,6 +97,30 @@ struct HandlerErrorTests {
         ),
     ]
 
+    /// An `initial_root` hook that returns the route's name alone instead of a pair: the root cannot be created.
+    static let rootSlips = [
+        Slip(
+            id: "python-initial-root-not-a-pair", file: "profile.py",
+            source: DeclarationCheckTests.python(
+                routes: #"switchyard.push("settings")"#,
+                methods:
+                    "def settings(self, params, link): return screen(\"Settings\")\n    def initial_root(self): return \"overview\""
+            ),
+            error:
+                "switchyard: error: the app cannot start: internalError (-32603): cannot create the root profile.profile: "
+                + #"the initial root of profile: Profile.initial_root returned 'overview' instead of a (route, params) pair (DIR/profile.py:11, answering coordinator/create); end it with return "route", None (or declare initial = "route")"#
+        ),
+        Slip(
+            id: "node-initial-root-not-a-pair", file: "profile.js",
+            source: DeclarationCheckTests.node(
+                routes: "routes.push('settings')",
+                methods: "settings() { return screen('Settings'); }\n  initialRoot() { return 'overview'; }"),
+            error:
+                "switchyard: error: the app cannot start: internalError (-32603): cannot create the root profile.profile: "
+                + #"the initial root of profile: Profile.initialRoot returned "overview" instead of a [route, params] pair (DIR/profile.js:8, answering coordinator/create); end it with return ['route', undefined] (or declare static initial = 'route')"#
+        ),
+    ]
+
     @Test(
         "taking the route fails (status 1) with the route, the type, the method, its file and line, the host's method and the fix",
         arguments: slips)
@@ -117,8 +141,16 @@ struct HandlerErrorTests {
         #expect(error == slip.error)
     }
 
-    /// Runs the slip's app on `script`; the first error line, its folder written `DIR`.
-    static func failure(_ slip: Slip, script: String) async throws -> String? {
+    @Test(
+        "an initial-root hook whose answer is not a (route, params) pair: the app cannot start (69), naming the hook, its file and line, and the fix",
+        arguments: rootSlips)
+    func rootNamed(_ slip: Slip) async throws {
+        let error = try await Self.failure(slip, script: "", status: 69)
+        #expect(error == slip.error)
+    }
+
+    /// Runs the slip's app on `script`, expecting `status`; the first error line, its folder written `DIR`.
+    static func failure(_ slip: Slip, script: String, status expected: Int32 = 1) async throws -> String? {
         let directory = try DeclarationCheckTests.app(file: slip.file, source: slip.source)
         let run = try CLIProcess(
             ["run", "--manifest", "switchyard.json", "--no-socket", "--script", "-"], currentDirectory: directory)
@@ -126,7 +158,7 @@ struct HandlerErrorTests {
         run.closeStdin()
         let status = try await run.waitForExit()
         let stderr = run.stderr.joined(separator: "\n")
-        #expect(status == 1, "\(stderr)")
+        #expect(status == expected, "\(stderr)")
         // The folder as the plugin sees it (a symbolic link of /tmp may resolve elsewhere).
         let folder = FileSystem.realPath(directory) ?? directory
         let error = run.stderr.first { $0.hasPrefix("switchyard: error:") }

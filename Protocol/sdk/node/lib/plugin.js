@@ -106,11 +106,29 @@ class Plugin extends Connection {
     const cls = c.constructor;
     const kind = cls.kind || 'stack';
     if (kind === 'stack') {
-      return then(c.initialRoot(), ([rootRoute, rootParams]) => then(this.routeContent(c, rootRoute, rootParams), (content) => {
-        const root = { route: rootRoute, content };
-        if (rootParams !== undefined) root.params = rootParams;
-        return { root };
-      }));
+      const site = new HandlerSite({
+        what: `the initial root of ${cls.typeName}`,
+        name: `${cls.name}.initialRoot`,
+        fn: cls.prototype.initialRoot,
+        method: 'coordinator/create',
+        expected: 'a [route, params] pair',
+        returns: "return ['route', undefined] (or declare static initial = 'route')",
+        refuse: "throw new RPCError(codes.invalidParams, 'why') to refuse the creation",
+      });
+      const scope = scopes.getStore();
+      if (scope) scope.site = site;
+      return then(c.initialRoot(), (root) => {
+        if (!Array.isArray(root) || typeof root[0] !== 'string') {
+          const { location, message } = site.returned(root);
+          throw new RPCError(codes.internalError, message, { type: 'InvalidRoot', ...site.data(location) });
+        }
+        const [rootRoute, rootParams] = root;
+        return then(this.routeContent(c, rootRoute, rootParams), (content) => {
+          const shown = { route: rootRoute, content };
+          if (rootParams !== undefined) shown.params = rootParams;
+          return { root: shown };
+        });
+      });
     }
     if (kind === 'tabs') {
       const declared = cls.routes.filter((r) => r.transition === 'tab').map((r) => r.name);

@@ -112,7 +112,17 @@ class Plugin(Connection):
     def _initial_content(self, coordinator: Coordinator) -> MaybeAwaitable[Dict[str, Any]]:
         cls = type(coordinator)
         if cls.kind == "stack":
+            site = HandlerSite("the initial root of %s" % cls.type_name, "%s.initial_root" % cls.__name__,
+                               cls.initial_root, "coordinator/create", expected="a (route, params) pair",
+                               returns='return "route", None (or declare initial = "route")',
+                               refuse="raise switchyard.RPCError(...) to refuse the creation")
+            scope = current_scope.get()
+            if scope is not None:
+                scope.site = site
+
             def show(root: Any) -> MaybeAwaitable[Dict[str, Any]]:
+                if not (isinstance(root, (tuple, list)) and len(root) == 2 and isinstance(root[0], str)):
+                    raise RPCError(INTERNAL_ERROR, site.returned(root), dict(site.data(), type="InvalidRoot"))
                 route, route_params = root
 
                 def answer(content: Content) -> Dict[str, Any]:
