@@ -24,6 +24,8 @@ let package = Package(
         .library(name: "SwitchyardProtocol", targets: ["SwitchyardProtocol"]),
         .library(name: "SwitchyardHost", targets: ["SwitchyardHost"]),
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
+        // Fault experiments from a user's Swift test: run an ExperimentSpec, assert on the checkers' results.
+        .library(name: "SwitchyardChaos", targets: ["SwitchyardChaos"]),
         .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
@@ -146,13 +148,27 @@ let package = Package(
         // MARK: - Chaos experiment (`switchyard chaos`): load, faults and the report, as a library the CLI calls
         .target(
             name: "SwitchyardChaos",
-            dependencies: ["SwitchyardHost", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV"]
+            dependencies: [
+                "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The history checkers on hand-written histories, the experiment file's decoding and the schedule: pure.
+        .testTarget(
+            name: "SwitchyardChaosTests",
+            dependencies: [
+                "SwitchyardChaos", "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSpec",
+                "SwitchyardSystem", "SwitchyardTestSupport", .product(name: "Logging", package: "swift-log"),
+                // Built products the library test's host spawns; listing them makes `swift test` build them.
+                "switchyard-guardian", "misbehave", "DemoMain", "DemoAuthenticated", "DemoTodos",
+            ]
         ),
 
         // MARK: - Plugin SDK (no libuv: a plugin builds without libuv1-dev)
         .target(
             name: "SwitchyardPlugin",
-            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"]
+            dependencies: ["SwitchyardProtocol", "SwitchyardSystem"],
+            exclude: ["README.md"]
         ),
 
         // Plugin authors' tests: one plugin driven over the protocol (`PluginTestConnection`), and plugins run inside

@@ -33,7 +33,7 @@ struct Options {
     var hostMessages: [String]?
     /// Merge this run's rows into the existing latest.json/latest.md instead of replacing them (`--merge`, for `--only`).
     var merge = false
-    /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, memory, instructions, pinned.
+    /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, memory, lifecycle, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
@@ -71,7 +71,7 @@ struct Options {
                 options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
                 StandardError.write(
-                    "usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,memory,instructions,pinned,peers]\n"
+                    "usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,memory,lifecycle,instructions,pinned,peers]\n"
                 )
                 exit(0)
             default:
@@ -126,6 +126,7 @@ do {
     if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
     if options.runs("scale") { rows += try await bench.scale() }
     if options.runs("memory") { rows += try await bench.memory() }
+    if options.runs("lifecycle") { rows += try await bench.lifecycle() }
     if options.runs("instructions") { rows += try await bench.instructions() }
     if options.runs("peers") {
         let peers = try bench.peerList()

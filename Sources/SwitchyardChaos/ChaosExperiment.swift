@@ -4,249 +4,216 @@ import SwitchyardProtocol
 import SwitchyardSystem
 import Synchronization
 
-/// The chaos experiment: a load generator, a fault injector, and a monitor of the host's plugin events.
+/// A fault experiment running against a started host: the load of an ``ExperimentSpec`` from its clients, its
+/// schedule of faults with their healing steps, and a monitor of what the host publishes, all recorded as a
+/// ``History`` that the checkers then judge.
 ///
-/// The host runs an app whose victim plugin is played by the misbehaving test plugin (see ``app(_:victim:)``), so
-/// it can be made to flood as well as be killed and stopped. Choices (requests, faults, targets) follow the seed;
-/// timings are the machine's.
+/// The host runs an app whose victim is played by the misbehaving test plugin (see ``app(_:victim:defect:)``), so it
+/// can flood and carry a seeded defect. Choices (requests, targets) follow the seed; timings are the machine's.
 public final class ChaosExperiment: Sendable {
     let host: HostHandle
-    let seed: UInt64
-    let duration: Double
-    let rate: Int
-    let faultIntervalMs: Int
-    let victim: String
-    let requestDeadlineMs: Int
-    let kinds: Set<String>
+    let spec: ExperimentSpec
+    let schedule: [ScheduledFault]
 
-    private struct State {
-        var report: ChaosReport
-        var requests: SeededGenerator
-        var faults: SeededGenerator
-        /// Faults waiting to be noticed and recovered from: plugin → (kind, injected at, restarts then, detected).
-        var open: [String: (kind: String, at: ContinuousClock.Instant, restarts: Int, detected: Bool)] = [:]
+    struct State {
+        var history = History()
+        var started: ContinuousClock.Instant?
+        var startRevision: UInt64 = 0
+        var lastRevision: UInt64 = 0
         var statuses: [String: PluginStatus] = [:]
-        /// Requests without an answer yet, and when each was sent.
-        var inFlight: [Int: (sent: ContinuousClock.Instant, counted: Bool)] = [:]
-        var nextRequest = 0
+        /// Operations without a completion yet: op → (client, f, invoked at).
+        var inFlight: [Int: (client: Int, f: String, at: ContinuousClock.Instant)] = [:]
+        var nextOp = 0
+        var loadEnded = false
     }
 
-    private let state: Mutex<State>
+    let state = Mutex(State())
 
-    /// An experiment against a started host: `rate` requests per second for `duration` seconds, one fault of
-    /// `kinds` ("kill", "stop", "flood") every `faultIntervalMs`; a request unanswered after `requestDeadlineMs`
-    /// is lost.
-    public init(
-        host: HostHandle, seed: UInt64, duration: Double, rate: Int, faultIntervalMs: Int, victim: String,
-        requestDeadlineMs: Int,
-        kinds: Set<String>
-    ) {
-        self.kinds = kinds
+    /// An experiment of `spec` against `host`, whose app has `plugins` (manifest order, for random targets).
+    public init(host: HostHandle, spec: ExperimentSpec, plugins: [String]) {
         self.host = host
-        self.seed = seed
-        self.duration = duration
-        self.rate = rate
-        self.faultIntervalMs = faultIntervalMs
-        self.victim = victim
-        self.requestDeadlineMs = requestDeadlineMs
-        state = Mutex(
-            State(
-                report: ChaosReport(seconds: duration, seed: seed, rate: rate, faultIntervalMs: faultIntervalMs),
-                requests: SeededGenerator(seed: seed), faults: SeededGenerator(seed: seed &* 31 &+ 7)))
+        self.spec = spec
+        self.schedule = spec.schedule(plugins: plugins)
     }
 
-    /// `app` with its plugin `victim` played by the misbehaving plugin (ready to flood on SIGUSR1), or nil if the
-    /// app has no such plugin. The `misbehave` executable must sit next to the host's other plugins.
-    public static func app(_ app: Manifest, victim: String) -> Manifest? {
+    /// `app` with its plugin `victim` played by the misbehaving plugin (ready to flood on SIGUSR1, its `sample`
+    /// screens closable, and with `defect`, wrong one route in `wrongAnswerEvery`), or nil if the app has no such
+    /// plugin. The `misbehave` executable must sit next to the host's other plugins.
+    public static func app(_ app: Manifest, victim: String, defect: ExperimentSpec.Defect? = nil) -> Manifest? {
         guard let index = app.plugins.firstIndex(where: { $0.name == victim }) else { return nil }
         var replaced = app
-        replaced.plugins[index] = PluginManifest(
-            name: victim, product: "misbehave",
-            args: ["--name", victim, "--type", victim, "--flood-on-sigusr1", "--flood-lines", "100000"])
+        var args = [
+            "--name", victim, "--type", victim, "--flood-on-sigusr1", "--flood-lines", "100000", "--sample-actions",
+        ]
+        if let defect {
+            args += [
+                "--wrong-answer-every", String(defect.wrongAnswerEvery), "--wrong-answer-phase",
+                String(defect.phase ?? 0),
+            ]
+        }
+        replaced.plugins[index] = PluginManifest(name: victim, product: "misbehave", args: args)
         return replaced
     }
 
-    /// Warms up, runs the load with faults, lets every open fault settle, and reports.
-    public func run() async -> ChaosReport {
+    /// The outcome of a run: the history, each checker's result, and the report's figures.
+    public struct Outcome: Sendable {
+        public let history: History
+        public let results: [CheckerResult]
+        public let report: ChaosReport
+        public let schedule: [ScheduledFault]
+
+        /// Whether every checker passed.
+        public var passed: Bool { results.allSatisfy(\.passed) }
+    }
+
+    /// Warms up, runs the load and the schedule, lets every fault settle, and checks the history.
+    public func run() async -> Outcome {
         let events = host.events()
         for status in await host.status() { state.withLock { $0.statuses[status.name] = status } }
         let monitor = Task { for await event in events { self.observe(event) } }
         _ = try? await host.navigate([.setRoot("authenticated", ["user": "chaos"])])
-        // Warm up for a moment before the "before" RSS: first-use allocations are not growth.
-        await load(for: min(2, duration / 10), faults: false)
-        state.withLock { $0.report.rssBefore = SystemProcess.residentBytes() }
-        await load(for: duration, faults: true)
-        // Let every open fault settle (restart and restore) before reading the end state.
-        let settle = ContinuousClock.now + .seconds(15)
-        while ContinuousClock.now < settle, state.withLock({ !$0.open.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(50))
+        let begin = await host.snapshot()
+        let rssBefore = SystemProcess.residentBytes()
+        state.withLock { state in
+            state.started = ContinuousClock.now
+            state.startRevision = begin.revision
+            state.lastRevision = begin.revision
+            var first = HistoryEvent(type: .tree, time: 0)
+            first.revision = begin.revision
+            first.instance = begin.instances.first { $0.plugin == spec.victimName }
+            state.history.events.append(first)
         }
+        await runLoad()
+        await settle()
+        // The end state is the last revision published; wait for the monitor to have recorded it.
         let end = await host.snapshot()
+        let caughtUp = ContinuousClock.now + .seconds(5)
+        while !Task.isCancelled, ContinuousClock.now < caughtUp, state.withLock({ $0.lastRevision < end.revision }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         let statuses = await host.status()
         monitor.cancel()
-        return state.withLock { state in
-            state.report.rssAfter = SystemProcess.residentBytes()
-            state.report.restarts = statuses.map(\.restarts).reduce(0, +)
-            state.report.failedPlugins = statuses.filter { $0.state == .failed }.map(\.name)
-            state.report.finalTreeServed = end.instances.allSatisfy { $0.status == .ok }
-            state.report.instancesAtEnd = end.instances.count
-            return state.report
-        }
+        let history = state.withLock { $0.history }
+        let registry = await host.routeRegistry()
+        let results = Self.check(
+            history, checkers: spec.enabledCheckers,
+            model: VictimModel(plugin: spec.victimName, type: spec.victimName, registry: registry))
+        var report = ChaosReport(history: history, spec: spec)
+        report.rssBefore = rssBefore
+        report.rssAfter = SystemProcess.residentBytes()
+        report.restarts = statuses.map(\.restarts).reduce(0, +)
+        report.failedPlugins = statuses.filter { $0.state == .failed }.map(\.name)
+        report.finalTreeServed = end.instances.allSatisfy { $0.status == .ok }
+        report.instancesAtEnd = end.instances.count
+        return Outcome(history: history, results: results, report: report, schedule: schedule)
     }
 
-    // MARK: - Load
-
-    /// Sends requests at `rate` for `seconds` (and injects faults if asked), then waits for every answer (or for
-    /// the deadline that makes it lost).
-    ///
-    /// One watchdog checks every deadline, rather than a timer per request: a cancelled `Task.sleep` keeps its timer
-    /// until it would have fired, and 30 s of them at 200 requests/s is memory the report would count as growth.
-    private func load(for seconds: Double, faults: Bool) async {
-        let clock = ContinuousClock()
-        let start = clock.now
-        let end = start + .milliseconds(Int(seconds * 1_000))
-        let interval = Duration.nanoseconds(1_000_000_000 / max(1, rate))
-        let deadline = Duration.milliseconds(requestDeadlineMs)
-        let injector = Task {
-            guard faults else { return }
-            var next = start + .milliseconds(self.faultIntervalMs)
-            while next < end {
-                try? await Task.sleep(until: next, clock: clock)
-                await self.injectFault()
-                next += .milliseconds(self.faultIntervalMs)
+    /// Runs `checkers` over `history`: the library's entry point for a history read back from `history.jsonl`.
+    public static func check(
+        _ history: History, checkers: [ExperimentSpec.Checker], model: VictimModel
+    ) -> [CheckerResult] {
+        checkers.map { checker in
+            switch checker {
+            case .lost: HistoryCheckers.lost(history)
+            case .revisions: HistoryCheckers.revisions(history)
+            case .verdicts: HistoryCheckers.verdicts(history)
+            case .latency: HistoryCheckers.latency(history)
+            case .model: model.check(history)
             }
         }
-        var next = start
-        while next < end {
-            try? await Task.sleep(until: next, clock: clock)
-            Task { await self.request(counted: faults) }
-            next += interval
-            expireLostRequests(olderThan: deadline)
-        }
-        await injector.value
-        while state.withLock({ !$0.inFlight.isEmpty }) {
-            try? await Task.sleep(for: .milliseconds(10))
-            expireLostRequests(olderThan: deadline)
-        }
     }
 
-    private func expireLostRequests(olderThan deadline: Duration) {
+    // MARK: - Recording
+
+    /// Milliseconds since the load began.
+    func elapsed(_ instant: ContinuousClock.Instant, in state: State) -> Double {
+        guard let started = state.started else { return 0 }
+        let duration = instant - started
+        return Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+    }
+
+    func record(_ make: (Double) -> HistoryEvent) {
         let now = ContinuousClock.now
-        state.withLock { state in
-            for (id, request) in state.inFlight where now - request.sent > deadline {
-                state.inFlight[id] = nil
-                guard request.counted else { continue }
-                state.report.sent += 1
-                state.report.lost += 1
+        state.withLock { state in state.history.events.append(make(elapsed(now, in: state))) }
+    }
+
+    private func observe(_ event: HostEvent) {
+        let now = ContinuousClock.now
+        switch event {
+        case .treeChanged(let change):
+            let victim = spec.victimName
+            // The snapshot is built only when some monitor reads it; the victim's instance is all the model needs.
+            let instance = change.snapshot.instances.first { $0.plugin == victim }
+            state.withLock { state in
+                guard state.started != nil, change.revision > state.startRevision else { return }
+                var tree = HistoryEvent(type: .tree, time: elapsed(now, in: state))
+                tree.revision = change.revision
+                tree.instance = instance
+                state.history.events.append(tree)
+                state.lastRevision = max(state.lastRevision, change.revision)
             }
-        }
-    }
-
-    /// One request from the mix.
-    private func request(counted: Bool) async {
-        let (pick, id, started) = state.withLock { state in
-            state.nextRequest += 1
-            let now = ContinuousClock.now
-            state.inFlight[state.nextRequest] = (now, counted)
-            return (Int(state.requests.next() % 1_000), state.nextRequest, now)
-        }
-        var failure: ErrorCode?
-        do throws(ResponseError) { try await perform(pick) } catch { failure = error.code }
-        let elapsed = ContinuousClock.now - started
-        state.withLock { state in
-            // Already counted as lost by the watchdog: a late answer does not undo that.
-            guard state.inFlight.removeValue(forKey: id) != nil, counted else { return }
-            state.report.sent += 1
-            if let failure {
-                state.report.failed[failure.name, default: 0] += 1
-            } else {
-                state.report.answered += 1
-                state.report.latencies.append(
-                    Double(elapsed.components.seconds) * 1_000 + Double(elapsed.components.attoseconds) / 1e15)
+        case .pluginChanged(let status):
+            state.withLock { state in
+                state.statuses[status.name] = status
+                guard state.started != nil else { return }
+                var changed = HistoryEvent(type: .plugin, time: elapsed(now, in: state))
+                changed.plugin = status.name
+                changed.state = status.state.description
+                changed.restarts = status.restarts
+                state.history.events.append(changed)
             }
+        default: break
         }
-    }
-
-    /// The request mix: deep links through up to four plugins (a few rejected by a guard: project p2 is archived),
-    /// chains in every plugin, tab switches, and now and then a sign-out and sign-in.
-    private func perform(_ pick: Int) async throws(ResponseError) {
-        let todo = ["1", "7", "42", "99"][pick % 4]
-        switch pick {
-        case 0..<250: _ = try await host.open("switchyard://todos/todo/\(todo)")
-        case 250..<400: _ = try await host.open("switchyard://projects/\(["p1", "p2", "p7"][pick % 3])")
-        case 400..<480: _ = try await host.open("switchyard://projects/\(["p1", "p2", "p7"][pick % 3])/members")
-        case 480..<580: _ = try await host.open("switchyard://\(victim)/sample/\(pick)")
-        case 580..<700: try await navigate("todos", "todos", [.popToRoot])
-        case 700..<780: try await navigate("projects", "projects", [.popToRoot])
-        case 780..<860: try await navigate(victim, victim, [.popToRoot])
-        case 860..<990:
-            try await navigate("authenticated", "home", [.selectTab(["todos", "projects", "profile"][pick % 3])])
-        default:
-            // Sign out and in again as one chain: the signed-in subtree (instances in four plugins) is destroyed and
-            // created anew in one revision, or, if any plugin fails, nothing changes.
-            _ = try await host.navigate([
-                .setRoot("unauthenticated"), .parent, .setRoot("authenticated", ["user": "chaos"]),
-            ])
-        }
-    }
-
-    private func navigate(_ plugin: String, _ type: String, _ steps: [NavigationStep]) async throws(ResponseError) {
-        guard let instance = await host.snapshot().instances.first(where: { $0.plugin == plugin && $0.type == type })
-        else {
-            throw ResponseError(.instanceNotFound, "no \(plugin).\(type) in the tree now")
-        }
-        _ = try await host.navigate(from: instance.id, steps)
     }
 
     // MARK: - Faults
 
-    private func injectFault() async {
-        let choice: (String, String)? =
-            state.withLock { state in
-                let ready = state.statuses.values.filter { $0.state == .ready && state.open[$0.name] == nil }.map(
-                    \.name
-                ).sorted()
-                guard !ready.isEmpty else { return nil }
-                let plugin = ready[Int(state.faults.next() % UInt64(ready.count))]
-                let roll = state.faults.next() % 10
-                // Only the misbehaving plugin can flood; a kind left out falls back to one allowed.
-                var kind = plugin == victim && roll >= 7 ? "flood" : roll >= 5 ? "stop" : "kill"
-                if !kinds.contains(kind) {
-                    kind = kinds.contains("kill") ? "kill" : kinds.contains("stop") ? "stop" : "flood"
+    /// Injects each fault of the schedule at its time and runs its healing step at its own.
+    func runFaults(from start: ContinuousClock.Instant) async {
+        let steps =
+            schedule.map { ($0.startMs, $0, false) }
+            + schedule.compactMap { fault in fault.healMs.map { ($0, fault, true) } }
+        for (at, fault, heal) in steps.sorted(by: { ($0.0, $0.2 ? 0 : 1) < ($1.0, $1.2 ? 0 : 1) }) {
+            try? await Task.sleep(until: start + .milliseconds(at), clock: ContinuousClock())
+            record { time in
+                var event = HistoryEvent(type: heal ? .heal : .fault, time: time)
+                event.fault = fault.index
+                event.kind = fault.kind.rawValue
+                event.plugins = fault.plugins
+                return event
+            }
+            for plugin in fault.plugins {
+                switch (fault.kind, heal) {
+                case (.kill, _): await host.signal(plugin: plugin, SIGKILL)
+                case (.stop, false): await host.signal(plugin: plugin, SIGSTOP)
+                case (.stop, true): await host.signal(plugin: plugin, SIGCONT)
+                case (.flood, _): await host.signal(plugin: plugin, SIGUSR1)
+                case (.pipes, false):
+                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: fault.toxics, seed: spec.seed))
+                case (.pipes, true), (.slowStart, true):
+                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: []))
+                case (.slowStart, false):
+                    _ = try? await host.setToxics(
+                        .init(plugin: plugin, toxics: [], startDelayMs: fault.startDelayMs, seed: spec.seed))
+                    await host.signal(plugin: plugin, SIGKILL)
+                case (.crashOnRestore, _):
+                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: [], crashOnRestore: true))
+                    await host.signal(plugin: plugin, SIGKILL)
                 }
-                if kind == "flood" && plugin != victim { return nil }
-                state.open[plugin] = (kind, ContinuousClock.now, state.statuses[plugin]?.restarts ?? 0, false)
-                state.report.faults[kind, default: 0] += 1
-                return (plugin, kind)
-            } ?? nil
-        guard let (plugin, kind) = choice else { return }
-        switch kind {
-        case "flood": await host.signal(plugin: plugin, SIGUSR1)
-        case "stop": await host.signal(plugin: plugin, SIGSTOP)
-        default: await host.signal(plugin: plugin, SIGKILL)
+            }
         }
     }
 
-    private func observe(_ event: HostEvent) {
-        guard case .pluginChanged(let status) = event else { return }
-        let now = ContinuousClock.now
-        state.withLock { state in
-            state.statuses[status.name] = status
-            guard var fault = state.open[status.name] else { return }
-            func milliseconds(_ duration: Duration) -> Double {
-                Double(duration.components.seconds) * 1_000 + Double(duration.components.attoseconds) / 1e15
+    /// Waits (at most 15 s) until every plugin a fault hit is ready again.
+    private func settle() async {
+        let targets = Set(schedule.flatMap(\.plugins))
+        let deadline = ContinuousClock.now + .seconds(15)
+        while !Task.isCancelled, ContinuousClock.now < deadline {
+            let waiting = state.withLock { state in
+                targets.contains { state.statuses[$0].map { $0.state != .ready && $0.state != .failed } ?? false }
             }
-            if !fault.detected && status.state != .ready {
-                fault.detected = true
-                state.report.detect[fault.kind, default: []].append(milliseconds(now - fault.at))
-                state.open[status.name] = fault
-            }
-            if status.state == .ready && status.restarts > fault.restarts {
-                state.report.restore[fault.kind, default: []].append(milliseconds(now - fault.at))
-                state.open[status.name] = nil
-            } else if status.state == .failed {
-                state.open[status.name] = nil
-            }
+            if !waiting { return }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 }

@@ -1,12 +1,12 @@
 import SwitchyardProtocol
 
-/// What the experiment measured: requests sent, answered, failed with a typed error and lost; faults injected and
-/// how fast each kind was detected and recovered from; the host's memory before and after.
+/// What the experiment measured, derived from its history: requests sent, answered, failed with a typed error and
+/// lost; faults injected and how fast each kind was detected and recovered from; the host's memory before and after.
 public struct ChaosReport: Sendable {
     var seconds: Double
     var seed: UInt64
     var rate: Int
-    var faultIntervalMs: Int
+    var faultCount: Int
     var sent = 0
     var answered = 0
     var failed: [String: Int] = [:]
@@ -15,15 +15,56 @@ public struct ChaosReport: Sendable {
     var faults: [String: Int] = [:]
     var restarts = 0
     var failedPlugins: [String] = []
-    /// Milliseconds from the fault to the host noticing it, per kind of fault.
+    /// Milliseconds from the fault to the host noticing it (its target leaving `ready`), per kind of fault.
     var detect: [String: [Double]] = [:]
-    /// Milliseconds from the fault to the plugin ready again with its instances restored.
+    /// Milliseconds from the fault to its target ready again (restarted, its instances restored).
     var restore: [String: [Double]] = [:]
     var latencies: [Double] = []
     var rssBefore = 0
     var rssAfter = 0
     var finalTreeServed = false
     var instancesAtEnd = 0
+
+    /// The figures of `history`, a run of `spec`.
+    init(history: History, spec: ExperimentSpec) {
+        seconds = Double(spec.durationMs) / 1_000
+        seed = spec.seed
+        rate = spec.load.rate
+        faultCount = spec.faults.count
+        for operation in history.operations {
+            sent += 1
+            switch operation.completion?.type {
+            case .ok?:
+                answered += 1
+                if let latency = operation.latency { latencies.append(latency) }
+            case .fail?:
+                let name = operation.completion?.error?.split(separator: ":").first.map(String.init) ?? "error"
+                failed[name, default: 0] += 1
+            default: lost += 1
+            }
+        }
+        for fault in history.events where fault.type == .fault {
+            let kind = fault.kind ?? "?"
+            faults[kind, default: 0] += 1
+            // Healed by the experiment (a SIGCONT, toxics removed) before any verdict: nothing to detect.
+            let targets = fault.plugins ?? []
+            // A state change belongs to this fault until it is healed or the next fault hits one of its targets.
+            let end =
+                history.events.first { $0.type == .heal && $0.fault == fault.fault }?.time
+                ?? history.events.first { other in
+                    other.type == .fault && other.time > fault.time
+                        && (other.plugins ?? []).contains { targets.contains($0) }
+                }?.time ?? .infinity
+            let later = history.events.filter {
+                $0.type == .plugin && $0.time >= fault.time && targets.contains($0.plugin ?? "")
+            }
+            guard let down = later.first(where: { $0.state != "ready" }), down.time < end else { continue }
+            detect[kind, default: []].append(down.time - fault.time)
+            if let back = later.first(where: { $0.time >= down.time && $0.state == "ready" }) {
+                restore[kind, default: []].append(back.time - fault.time)
+            }
+        }
+    }
 
     var failedTotal: Int { failed.values.reduce(0, +) }
 
@@ -48,7 +89,7 @@ public struct ChaosReport: Sendable {
         func mib(_ bytes: Int) -> String { String(format1: Double(bytes) / 1_048_576, digits: 1) + " MiB" }
         var lines: [String] = []
         lines.append(
-            "switchyard chaos: \(String(format1: seconds, digits: 0)) s, seed \(seed), \(rate) requests/s, a fault every \(faultIntervalMs) ms"
+            "switchyard chaos: \(String(format1: seconds, digits: 0)) s, seed \(seed), \(rate) requests/s, \(faultCount) faults scheduled"
         )
         lines.append("  command: \(command)")
         lines.append("")
@@ -75,7 +116,7 @@ public struct ChaosReport: Sendable {
         }
         lines.append("")
         lines.append(
-            "  host RSS                 \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)"
+            "  RSS, host and history    \(mib(rssBefore)) → \(mib(rssAfter)) (\(rssGrowthPercent >= 0 ? "+" : "")\(String(format1: rssGrowthPercent, digits: 1)) %)"
         )
         lines.append(
             "  tree at the end          \(instancesAtEnd) instances, "
@@ -93,7 +134,7 @@ public struct ChaosReport: Sendable {
         }
         var object: JSONObject = [
             "seconds": .double(seconds), "seed": .int(Int64(seed)), "rate": .int(Int64(rate)),
-            "faultIntervalMs": .int(Int64(faultIntervalMs)),
+            "faultsScheduled": .int(Int64(faultCount)),
             "sent": .int(Int64(sent)), "answered": .int(Int64(answered)), "failedTyped": .int(Int64(failedTotal)),
             "lost": .int(Int64(lost)),
             "restarts": .int(Int64(restarts)), "rssBefore": .int(Int64(rssBefore)), "rssAfter": .int(Int64(rssAfter)),

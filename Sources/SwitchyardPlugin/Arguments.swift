@@ -4,7 +4,7 @@ public enum PluginArguments {
     /// handlers: several plugins share that process's `CommandLine.arguments`, so each sees its own here instead.
     @_spi(Testing) @TaskLocal public static var inProcess: [String]?
 
-    /// The plugin's command line: its process's, or the one bound by ``inProcess``.
+    /// The plugin's command line: its process's, or the one bound by `inProcess` (the in-process test tier).
     public static var all: [String] { inProcess ?? CommandLine.arguments }
 
     /// The value after `flag`, or nil.

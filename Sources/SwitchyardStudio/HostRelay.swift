@@ -27,8 +27,11 @@ struct HostRelay {
         UserDismissedRequest.method, UserActionRequest.method, HostStatusRequest.method, HostPluginsRequest.method,
         PluginStartRequest.method, TraceSubscribeRequest.method, TraceUnsubscribeRequest.method,
         DeepLinkCancelRequest.method, DeepLinkPendingRequest.method,
-        TreeHistoryRequest.method,
+        TreeHistoryRequest.method, PluginUpgradeRequest.method,
     ]
+    /// What a page may ask of `plugin/upgrade`: the entry's own command started again (a new build at the same
+    /// path). A `command`, `product` or `args` would let a page run any program; they are for `switchyard upgrade`.
+    static let pageUpgradeParams: Set<String> = ["plugin", "probationMs", "noRollback", "waitForProbation"]
     static let faultMethods: Set<String> = [PluginSignalRequest.method, PluginRestartRequest.method]
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async {
@@ -128,10 +131,19 @@ struct HostRelay {
                 id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")
             ).encodedLine().dropLast()
         }
-        guard case .request(let id, let method, _) = message else {
+        guard case .request(let id, let method, let params) = message else {
             return Message.errorResponse(
                 id: nil, error: ResponseError(.invalidRequest, "the studio relays only JSON-RPC requests")
             ).encodedLine().dropLast()
+        }
+        if method == PluginUpgradeRequest.method,
+            let field = params?.objectValue?.keys.sorted().first(where: { !Self.pageUpgradeParams.contains($0) })
+        {
+            let error = ResponseError(
+                .notAllowed,
+                "the studio upgrades a plugin to its own entry's command (a new build at the same path); '\(field)' is for `switchyard upgrade`",
+                data: ["method": .string(method), "field": .string(field)])
+            return Array(Message.errorResponse(id: id, error: error).encodedLine().dropLast())
         }
         if Self.pageMethods.contains(method) || (configuration.allowFaults && Self.faultMethods.contains(method)) {
             return nil

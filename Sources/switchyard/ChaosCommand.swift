@@ -5,50 +5,69 @@ import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardSystem
 
-/// `switchyard chaos`: the demo app under a stream of navigation requests while plugins are killed, stopped and
-/// flooded at random; a report of what was sent, answered, failed (typed) and lost, and how fast the host recovered.
+/// `switchyard chaos`: an app under load while a schedule of faults hits its plugins; a history of every request,
+/// checkers over it, and a report. An experiment file (`--experiment`) or the flags (the quick form) describe it;
+/// both become one ``ExperimentSpec``.
 struct ChaosCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "chaos",
-        abstract: "Run the demo app under load while killing, stopping and flooding its plugins; report what was lost.",
+        abstract: "Run an app under load while faults hit its plugins; check the history; report.",
         discussion: """
-            One plugin of the app (--victim, default profile) is played by the misbehaving plugin, which can also \
-            flood. Every --fault-interval-ms one fault hits a random ready plugin: SIGKILL (a crash), SIGSTOP (a hang, \
-            found by the heartbeat) or, for the victim, a flood of messages (rate limit, quarantine). Requests are \
-            deep links and chains across all plugins at --rate per second. A request is lost if it gets neither an \
-            answer nor a typed error within --request-deadline-ms. The run is reproducible in its choices (--seed); \
-            timings are the machine's.
+            With --experiment FILE (Protocol/README.md §22.2) the file says everything: the app, the load, the \
+            faults with their targets and times, the checkers, the seed. Without it the flags are the quick form: \
+            the demo app (or --manifest), one fault every --fault-interval-ms of a kind in --faults on a random \
+            plugin. One plugin (--victim, default profile) is played by the misbehaving plugin. Every request is \
+            recorded in OUT/history.jsonl (invoke, then ok, fail or info); the checkers judge it (§22.3). A \
+            failing checker prints the seed and the command that replays the same schedule: the experiment is \
+            saved as OUT/experiment.json. Choices follow the seed; timings are the machine's.
             """)
 
-    /// The app: its root must be the demo's shape for the request mix.
     @OptionGroup var manifest: ManifestOptions
 
-    @Option(name: .long, help: "Seconds of load.")
+    @Option(
+        name: .long,
+        help: ArgumentHelp("The experiment file to run (JSON, schema/experiment.schema.json).", valueName: "FILE"))
+    var experiment: String?
+
+    @Option(
+        name: .long, help: ArgumentHelp("Runs again the experiment an earlier run saved in DIR.", valueName: "DIR"))
+    var replay: String?
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("Where history.jsonl, experiment.json and report.json are written.", valueName: "DIR"))
+    var out: String?
+
+    @Option(name: .long, help: "How many seconds the load lasts (quick form).")
     var duration: Double = 60
 
-    @Option(name: .long, help: "Seed of the choices (requests, faults, targets).")
-    var seed: UInt64 = 1
+    @Option(
+        name: .long,
+        help:
+            "The seed every choice is drawn from (requests, faults, targets); with --experiment, it overrides the file's."
+    )
+    var seed: UInt64?
 
-    @Option(name: .long, help: "Requests per second.")
+    @Option(name: .long, help: "How many requests are sent per second (quick form).")
     var rate: Int = 200
 
-    @Option(name: .long, help: "Milliseconds between faults.")
+    @Option(name: .long, help: "How many milliseconds pass between two faults (quick form).")
     var faultIntervalMs: Int = 2_000
 
-    @Option(name: .long, help: "The kinds of fault to inject, comma-separated: kill, stop, flood.")
+    @Option(name: .long, help: "The kinds of fault to inject, comma-separated: kill, stop, flood (quick form).")
     var faults: String = "kill,stop,flood"
 
-    @Option(name: .long, help: "The plugin the misbehaving plugin plays.")
+    @Option(name: .long, help: "The demo plugin whose place the misbehaving plugin takes (quick form).")
     var victim: String = "profile"
 
-    @Option(name: .long, help: "A request without an answer after this long is lost.")
+    @Option(name: .long, help: "A request without an answer after this long is lost (quick form).")
     var requestDeadlineMs: Int = 30_000
 
     @Option(name: .long, help: ArgumentHelp("Also write the report as JSON to FILE.", valueName: "FILE"))
     var reportJSON: String?
 
     @Option(
-        name: .long, help: "Log level for the host (default: error, so the report stands out).",
+        name: .long, help: "The host logs at this level (default: error, so that the report stands out).",
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw ValidationError("unknown log level '\(text)'")
@@ -57,36 +76,91 @@ struct ChaosCommand: AsyncParsableCommand {
         })
     var logLevel: Logger.Level = .error
 
+    /// The experiment the arguments describe, and the file it came from (nil: the quick form).
+    func experimentSpec() throws -> (spec: ExperimentSpec, file: String?) {
+        if let file = experiment ?? replay.map({ "\($0)/experiment.json" }) {
+            var spec: ExperimentSpec
+            do { spec = try ExperimentSpec.load(path: file) } catch { throw RunFailure(error) }
+            if let seed { spec.seed = seed }
+            return (spec, file)
+        }
+        var kinds: [ExperimentSpec.Fault.Kind] = []
+        for word in faults.split(separator: ",").map({ String($0).trimmingWhitespace }) {
+            guard let kind = ExperimentSpec.Fault.Kind(rawValue: word), kind != .pipes else {
+                throw ValidationError("--faults takes kill, stop and flood, not '\(word)'")
+            }
+            kinds.append(kind)
+        }
+        var spec = ExperimentSpec.quick(
+            manifest: try manifest.path(), seed: seed ?? 1, durationMs: Int(duration * 1_000), rate: rate,
+            faultIntervalMs: faultIntervalMs, kinds: kinds, victim: victim)
+        spec.requestDeadlineMs = requestDeadlineMs
+        return (spec, nil)
+    }
+
     func run() async throws {
         let level = logLevel
         LoggingSystem.bootstrap { label in SwitchyardLogHandler(label: label, level: level) }
         let logger = Logger(label: "switchyard")
-        let loaded = try manifest.load()
-        guard let app = ChaosExperiment.app(loaded, victim: victim) else {
-            throw ValidationError("the manifest has no plugin '\(victim)' to replace")
-        }
-
-        let host: HostHandle
+        let (spec, file) = try experimentSpec()
+        let folder = try outputFolder()
+        // Saved first, so even a run that ends badly can be replayed.
+        try write("\(folder)/experiment.json", JSONWriter.string(try Coding.encode(spec)) + "\n")
+        let outcome: ChaosExperiment.Outcome
         do {
-            host = try await HostHandle.start(manifest: app, options: HostOptions(), logger: logger)
-        } catch let error as ResponseError {
-            throw RunFailure(.unavailable, message: RunFailure.describe(error))
-        }
-        let kinds = Set(faults.split(separator: ",").map { String($0).trimmingWhitespace })
-        guard !kinds.isEmpty, kinds.isSubset(of: ["kill", "stop", "flood"]) else {
-            throw ValidationError("--faults takes kill, stop and flood")
-        }
-        let experiment = ChaosExperiment(
-            host: host, seed: seed, duration: duration, rate: rate, faultIntervalMs: faultIntervalMs, victim: victim,
-            requestDeadlineMs: requestDeadlineMs, kinds: kinds)
-        let report = await experiment.run()
-        await host.shutdown()
-        StandardOutput.write(report.text(command: CommandLine.arguments.joined(separator: " ")))
-        if let reportJSON {
-            do { try FileSystem.writeFileAtomically(reportJSON, Array(report.json.utf8), mode: 0o644) } catch {
-                throw RunFailure(message: "cannot write \(reportJSON): \(error)")
+            outcome = try await ChaosExperiment.run(
+                spec, file: file, allowUnknownKeys: manifest.allowUnknownKeys, logger: logger)
+        } catch {
+            switch error {
+            case .invalid(let error): throw RunFailure(error)
+            case .hostDidNotStart(let reason): throw RunFailure(.unavailable, message: reason)
             }
         }
-        if report.lost > 0 { throw RunFailure(message: "\(report.lost) requests were lost") }
+
+        try write("\(folder)/history.jsonl", outcome.history.jsonl)
+        try write("\(folder)/report.json", outcome.report.json)
+        if let reportJSON { try write(reportJSON, outcome.report.json) }
+        StandardOutput.write(outcome.report.text(command: CommandLine.arguments.joined(separator: " ")))
+        StandardOutput.write("\n  checkers\n")
+        for result in outcome.results {
+            StandardOutput.write(
+                "  \(result.checker.rawValue.padding(10)) \(result.passed ? "ok" : "FAILED")  \(result.summary)\n")
+            for violation in result.violations.prefix(10) { StandardOutput.write("      \(violation)\n") }
+        }
+        StandardOutput.write("  history: \(folder)/history.jsonl\n")
+        guard outcome.passed else {
+            let failed = outcome.results.filter { !$0.passed }.map(\.checker.rawValue).joined(separator: ", ")
+            StandardOutput.write(
+                "\n  \(failed) failed with seed \(spec.seed); replay the same schedule with:\n    \(Self.replayCommand(folder: folder))\n"
+            )
+            throw RunFailure(message: "checkers failed: \(failed) (seed \(spec.seed))")
+        }
     }
+
+    /// The command that runs the saved experiment again: the same app, load, schedule and seed.
+    static func replayCommand(folder: String) -> String {
+        let program = CommandLine.arguments.first ?? "switchyard"
+        return "\(program) chaos --experiment \(folder)/experiment.json --out \(folder)/replay"
+    }
+
+    private func outputFolder() throws -> String {
+        let temporary = SystemProcess.environmentValue("TMPDIR") ?? "/tmp"
+        let folder = out ?? "\(temporary)/switchyard-chaos-\(SystemProcess.currentPID)"
+        if !FileSystem.isDirectory(folder) {
+            do { try FileSystem.makeDirectory(folder, mode: 0o755) } catch {
+                throw RunFailure(message: "cannot create \(folder): \(error)")
+            }
+        }
+        return folder.hasPrefix("/") ? folder : "\(FileSystem.currentDirectory)/\(folder)"
+    }
+
+    private func write(_ path: String, _ text: String) throws {
+        do { try FileSystem.writeFileAtomically(path, Array(text.utf8), mode: 0o644) } catch {
+            throw RunFailure(message: "cannot write \(path): \(error)")
+        }
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }

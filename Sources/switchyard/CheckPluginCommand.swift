@@ -29,7 +29,7 @@ struct CheckPluginCommand: ParsableCommand {
 
     @OptionGroup var plugin: PluginLaunchOptions
 
-    @Option(name: .long, help: "Route round trips the timing check measures.")
+    @Option(name: .long, help: "How many route round trips the timing check measures.")
     var samples = 100
 
     @Flag(name: .long, help: "List the checks with the spec section each enforces, and exit.")

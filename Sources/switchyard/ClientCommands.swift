@@ -245,10 +245,10 @@ struct TreeCommand: ParsableCommand {
         return format
     }
 
-    @Argument(help: "text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
+    @Argument(help: "Print the tree as text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
     var positionalFormat: TreeRenderRequest.Format?
 
-    @Option(name: .long, help: "text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
+    @Option(name: .long, help: "Print the tree as text, json, dot (Graphviz) or mermaid.", transform: parseFormat)
     var format: TreeRenderRequest.Format = .text
 
     @OptionGroup var client: ClientOptions

@@ -22,7 +22,7 @@ enum ExitStatus: Int32, CaseIterable {
     /// `init plugin` would overwrite a file or cannot write one.
     case cannotCreate = 73
 
-    /// The table `switchyard --help` and the README print.
+    /// The table `switchyard --help` and Docs/CLI.md print.
     static let table = """
         EXIT STATUS
           0   success

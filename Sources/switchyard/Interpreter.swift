@@ -32,26 +32,30 @@ struct Interpreter {
     static let help = """
         Commands (one per line; # starts a comment):
           URL | open URL                  apply a deep link, e.g. switchyard://todos/todo/42
-          open --defer[=MS] URL           a link that cannot be applied yet waits (a guard defers it, or it
-                                          needs a root that is not active) and applies once it can
+          open --defer[=MS] URL           let a link that cannot be applied yet wait, and apply it once it can
+                                          (a guard defers it, or it needs a root that is not active)
           link | link cancel [ID]         show the deep link waiting; drop it
           validate URL                    check a deep link without applying it
-          nav TARGET STEP [> STEP ...]    apply a chain atomically; STEP is OP [NAME|NUMBER] [JSON-PARAMS]
-                                          ops: route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
+          nav TARGET STEP [> STEP ...]    apply a chain of steps atomically
+                                          STEP is OP [NAME|NUMBER] [JSON-PARAMS]; the ops:
+                                               route setRoot hasRoot focusFirst selectTab pop popLast popTo popCount
                                                popToRoot popToInitialRoute dismiss close dismissCoordinator
                                                finishFlow restart child parent top setTabs setBadge popPath
                                                popPushed popPushedToRoot forcePresent refresh
                                           route NAME as fullScreen {..}   setTabs a,b,c   setBadge TAB [TEXT]
                                           refresh ROUTE|eN (ask the owner again what it shows)
-          dismissed TARGET ENTRY|top      the user dismissed an entry (swipe back, sheet dragged away); top: the
-                                          top-most entry (a root is refused: notAllowed)
-          action TARGET ENTRY|top NAME [JSON-PARAMS]  the user did something on a screen (a declared action);
-                                          its coordinator decides where to go
-          query QUERY [TARGET [ROUTE]]    isRoot hasRoot currentRoute isInStack topCoordinator canDismiss
-                                          hasParent presentedCount
+          dismissed TARGET ENTRY|top      tell the host the user dismissed an entry (swipe back, sheet dragged away)
+                                          top: the top-most entry; a root is refused (notAllowed)
+          action TARGET ENTRY|top NAME [JSON-PARAMS]  tell the host the user tapped a declared action on a screen
+                                          (its coordinator decides where to go)
+          query QUERY [TARGET [ROUTE]]    ask a read-only question about the tree
+                                          QUERY: isRoot hasRoot currentRoute isInStack topCoordinator canDismiss
+                                                 hasParent presentedCount
           tree [text|json|dot|mermaid]    show the tree          status    show the plugins
-          expect root ROUTE | top PLUGIN.TYPE | tab TAB | stack TARGET ROUTE,... | revision N | instances N
-                 | tabs TARGET TAB,... | badge TAB TEXT|- | link URL|-
+          expect EXPECTATION              check that the tree holds the expectation now
+                                          EXPECTATION: root ROUTE | top PLUGIN.TYPE | tab TAB | revision N
+                                                 | stack TARGET ROUTE,... | instances N | tabs TARGET TAB,...
+                                                 | badge TAB TEXT|- | link URL|-
           expect error CODE COMMAND       the command must fail with that error (e.g. routeNotFound)
           wait [MS] EXPECTATION           wait (default 5000 ms) until a plugin's own navigation makes it hold
           history | help | quit

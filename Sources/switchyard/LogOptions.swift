@@ -8,7 +8,7 @@ struct LogOptions: ParsableArguments {
     @Option(
         name: .long,
         help:
-            "trace, debug, info, notice, warning, error or critical (debug and trace lines carry ISO 8601 timestamps).",
+            "Log at this level and above: trace, debug, info, notice, warning, error or critical (debug and trace lines carry ISO 8601 timestamps).",
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
                 throw ValidationError("unknown log level '\(text)'")
@@ -18,7 +18,7 @@ struct LogOptions: ParsableArguments {
     var logLevel: Logger.Level = .notice
 
     @Option(
-        name: .long, help: "text (for people) or json (one object per line, for log collectors).",
+        name: .long, help: "Write the log as text (for people) or json (one object per line, for log collectors).",
         transform: { text in
             guard let format = LogFormat(rawValue: text.lowercased()) else {
                 throw ValidationError("unknown log format '\(text)' (text, json)")

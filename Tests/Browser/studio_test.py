@@ -11,12 +11,15 @@ Run by Tests/SwitchyardHostTests/StudioTests.swift, which starts the host and th
             and Node plugins drawn from their content; after each step the page is compared with `switchyard tree
             --format json`. A reloaded page shows every revision made before it loaded (tree/history). Then the
             address bar, the traffic pane (exact lines of a Python and a Swift plugin) and SIGKILL from a fault button:
-            the plugin's nodes go unavailable and come back. Screenshots go to --screenshots when given.
+            the plugin's nodes go unavailable and come back; then the Upgrade button: the entry's command started again
+            takes over with every instance (same ids, a new pid, one revision recorded as an upgrade). Screenshots go
+            to --screenshots when given.
   sync      two tabs on one host stay in sync; fault buttons are off without --allow-faults; the host going away shows
             "disconnected", and the page reconnects when a host is back on the socket.
   security  (no browser) from outside: no token or a wrong one is 403, so is another Host; a WebSocket upgrade from
             another Origin or without the token is refused; the port is bound on 127.0.0.1 only; the relay refuses
-            fault methods without --allow-faults and never relays host/shutdown.
+            fault methods without --allow-faults, never relays host/shutdown, and refuses a plugin/upgrade that names
+            a command, a product or arguments (a page may only start the entry's own command again).
   slow      (no browser) a page that subscribes and never reads while the tree changes fast: the host answers every
             request, and drops that client once its bounded queue is full; a page that vanishes: the studio closes its
             control connection (the host's descriptors come back to where they were).
@@ -535,6 +538,34 @@ def walk(studio, args):
         "available again" in item.get_attribute("textContent") and "unauthenticated." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
     wait("the page to show no unavailable node", lambda: not studio.all("#screen [data-unavailable]"))
     studio.check("the killed plugin is back")
+
+    # Upgrade from the plugins pane (§20.1): the entry's command started again beside the running version takes over
+    # with every instance, in one revision that keeps every id; the card names both versions and its phase, and the
+    # timeline says what made the revision.
+    before = studio.tree()
+    owned = sorted(node["id"] for node in before["instances"] if node["plugin"] == "unauthenticated")
+    old_pid = next(p["pid"] for p in control(args.socket)("host/status", {})["plugins"] if p["name"] == "unauthenticated")
+    studio.css('button.upgrade[data-upgrade="unauthenticated"]').click()
+    said = wait("the toast to report the upgrade", lambda: (lambda text: text if "unauthenticated upgraded" in text else None)(
+        studio.css("#toast").get_attribute("textContent")), seconds=30)
+    log(f"ok: the toast says: {said}")
+    phase = wait("the card to show the upgrade's phase", lambda: (lambda card: card.get_attribute("textContent") if card.get_attribute(
+        "data-phase") in ("probation", "upgraded") else None)(studio.css('[data-upgrade-phase="unauthenticated"]')))
+    after = studio.check("the upgraded plugin serves its instances")
+    if sorted(node["id"] for node in after["instances"] if node["plugin"] == "unauthenticated") != owned:
+        raise Failure(f"the upgrade changed the instances of unauthenticated: {owned} before, {after['instances']} after")
+    new_pid = next(p["pid"] for p in control(args.socket)("host/status", {})["plugins"] if p["name"] == "unauthenticated")
+    if new_pid == old_pid or after["revision"] != before["revision"] + 1:
+        raise Failure(f"expected a new process ({old_pid} → {new_pid}) and one revision ({before['revision']} → {after['revision']})")
+    switch = next(record for record in studio.history() if record["revision"] == after["revision"])
+    if switch["cause"] != "upgrade":
+        raise Failure(f"the switch's revision is recorded as {switch}")
+    studio.pane("timeline")
+    wait("the timeline row of the switch to say upgrade", lambda: any(
+        row.get_attribute("data-revision") == str(after["revision"]) and "upgraded" in row.get_attribute("textContent")
+        for row in studio.all(".timeline-row")))
+    studio.pane("plugins")
+    log(f"ok: the upgrade button: pid {old_pid} → {new_pid}, instances {owned} kept, the card says '{phase}'")
     studio.screenshot("studio-plugins.png")
     studio.pane("tree")
     studio.console_errors()
@@ -723,7 +754,11 @@ def security(args):
     hello = ws.receive()
     if hello.get("method") != "studio/hello" or hello["params"].get("faults") is not False:
         raise Failure(f"unexpected hello: {hello}")
-    for request_id, method, params in [(1, "plugin/signal", {"plugin": "todos", "signal": "SIGKILL"}), (2, "host/shutdown", {})]:
+    # A page may upgrade a plugin to its own entry's command, never to a command of its choosing.
+    refused = [(1, "plugin/signal", {"plugin": "todos", "signal": "SIGKILL"}), (2, "host/shutdown", {}),
+               (4, "plugin/upgrade", {"plugin": "todos", "command": ["/bin/sh", "-c", "touch /tmp/owned"]}),
+               (5, "plugin/upgrade", {"plugin": "todos", "product": "DemoTodos", "args": ["--release", "9"]})]
+    for request_id, method, params in refused:
         ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}))
         answer = ws.answer(request_id)
         if answer.get("error", {}).get("code") != -32011:

@@ -21,6 +21,7 @@ struct BenchSmokeTests {
         let sections = Set(rows.compactMap { $0["section"]?.stringValue })
         for expected in [
             "Hop host ↔ plugin", "Pipelined", "Spawn to ready", "Crash to restored tree", "A deep link", "Scale",
+            "Lazy start and hibernation",
         ] {
             #expect(sections.contains { $0.hasPrefix(expected) }, "no \(expected) section in \(sections)")
         }

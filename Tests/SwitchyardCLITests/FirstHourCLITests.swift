@@ -8,7 +8,7 @@ import Testing
 /// `XDG_RUNTIME_DIR`, so their default sockets (the ones a user gets) are the test's own.
 @Suite("the first hour: the CLI", .heavy, .timeLimit(.minutes(3)))
 struct FirstHourCLITests {
-    /// A private runtime folder; the README writes it `/run/user/1000`.
+    /// A private runtime folder; Docs/Troubleshooting.md writes it `/run/user/1000`.
     static func runtime() throws -> (environment: [String: String], replacing: [(String, String)]) {
         let directory = try TestSweep.temporaryDirectory()
         return (["XDG_RUNTIME_DIR": directory], [(directory, "/run/user/1000")])
@@ -24,7 +24,7 @@ struct FirstHourCLITests {
         return host
     }
 
-    @Test("the README quotes only messages a test checks, and every one of them")
+    @Test("Docs/Troubleshooting.md quotes only messages a test checks, and every one of them")
     func troubleshootingSection() throws {
         #expect(Set(try Troubleshooting.documented().keys) == Troubleshooting.ids)
     }

@@ -5,7 +5,7 @@ import SwitchyardSystem
 import SwitchyardTestSupport
 import Testing
 
-/// The README's Troubleshooting section quotes what the CLI prints for the likeliest mistakes. Each quote sits in a
+/// Docs/Troubleshooting.md quotes what the CLI prints for the likeliest mistakes. Each quote sits in a
 /// fenced block after `<!-- troubleshooting: ID -->`, and the test that makes that mistake checks the quote against
 /// what it got, so the section cannot drift from the code (as the tutorial cannot, through `ReadmeTests`).
 enum Troubleshooting {
@@ -18,11 +18,13 @@ enum Troubleshooting {
 
     /// id → the quoted text.
     static func documented() throws -> [String: String] {
-        Dictionary(try readmeBlocks(marker: "troubleshooting").map { ($0.label, $0.content) }) { first, _ in first }
+        Dictionary(
+            try readmeBlocks(marker: "troubleshooting", in: "Docs/Troubleshooting.md").map { ($0.label, $0.content) }
+        ) { first, _ in first }
     }
 
-    /// Checks that the README quotes `actual` under `id`. Pids, and the folders of this run (`replacing`, e.g.
-    /// a temporary XDG_RUNTIME_DIR → `/run/user/1000`), are put as the README writes them.
+    /// Checks that Docs/Troubleshooting.md quotes `actual` under `id`. Pids, and the folders of this run
+    /// (`replacing`, e.g. a temporary XDG_RUNTIME_DIR → `/run/user/1000`), are put as the document writes them.
     static func check(
         _ id: String, _ actual: String, replacing: [(String, String)] = [],
         sourceLocation: SourceLocation = #_sourceLocation
@@ -33,7 +35,7 @@ enum Troubleshooting {
         let quoted = try documented()[id]
         #expect(
             quoted == normalized,
-            "README Troubleshooting '\(id)' quotes:\n\(quoted ?? "(nothing)")\nbut the CLI printed:\n\(normalized)",
+            "Docs/Troubleshooting.md '\(id)' quotes:\n\(quoted ?? "(nothing)")\nbut the CLI printed:\n\(normalized)",
             sourceLocation: sourceLocation)
     }
 }
@@ -71,7 +73,8 @@ struct FirstHourManifestTests {
         return result.errorText
     }
 
-    /// A mistake in `myapp/switchyard.json`, the README's name for it, and where and what the error says.
+    /// A mistake in `myapp/switchyard.json`, the id Docs/Troubleshooting.md quotes it under, and where and what the
+    /// error says.
     struct Mistake: Sendable, CustomTestStringConvertible {
         let id: String
         let manifest: String

@@ -5,9 +5,10 @@ import SwitchyardSystem
 import SwitchyardTestSupport
 import Testing
 
-/// The fenced blocks of the README that follow a `<!-- MARKER: LABEL -->` line, in order: the label and the block's text.
-func readmeBlocks(marker: String) throws -> [(label: String, content: String)] {
-    let readme = String(decoding: try FileSystem.readFile(packageRoot + "/README.md"), as: UTF8.self)
+/// The fenced blocks of a document (`file`, from the package's root) that follow a `<!-- MARKER: LABEL -->` line, in
+/// order: the label and the block's text.
+func readmeBlocks(marker: String, in file: String = "README.md") throws -> [(label: String, content: String)] {
+    let readme = String(decoding: try FileSystem.readFile(packageRoot + "/" + file), as: UTF8.self)
     let prefix = "<!-- \(marker): "
     var blocks: [(String, String)] = []
     var pendingLabel: String?

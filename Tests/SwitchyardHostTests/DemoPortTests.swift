@@ -13,7 +13,7 @@ import Testing
 /// only worth its tests if it declares what the real plugin declares. Each is held to its plugin's committed route
 /// contract (Plugins/demo/contracts, which `DemoContractTests` keeps equal to what the real plugin exports): no change
 /// at all between the two, in either direction, but for what the Swift SDK cannot declare (named below).
-@Suite("The in-process stand-ins of the demo's Python and Node plugins", .timeLimit(.minutes(1)))
+@Suite("The in-process stand-ins of the demo's Python and Node plugins", .heavy, .timeLimit(.minutes(2)))
 @MainActor
 struct DemoPortTests {
     /// What the Swift SDK says differently, made alike before comparing: a Swift route that takes no input declares

@@ -65,7 +65,10 @@ struct HibernationTests {
     @Test("an idle plugin hibernates; a request to it wakes it, restored, and is answered as if it had been running")
     func hibernatesAndWakes() async throws {
         let path = try temporaryManifest(Self.manifest(other: #""hibernateAfterMs": 100"#))
-        try await withHost(manifest: try Manifest.load(path: path)) { host in
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        let trace = try TracedSession.writer()
+        options.trace = trace
+        try await withHost(manifest: try Manifest.load(path: path), options: options) { host in
             let events = EventLog(host)
             let other = try await host.navigate([.route("extra")]).instance
             // While its instance is on the selected path it keeps running; a push above it takes it off the path.
@@ -80,6 +83,12 @@ struct HibernationTests {
             #expect(woken.state?["count"] == .int(2), "the state came back: \(String(describing: woken.state))")
             #expect(woken.entries?.count == 1)
         }
+        // What the woken process was told is what hibernate.jsonl says; the first process was asked nothing before
+        // its shutdown ladder.
+        try TracedSession.expect(
+            "hibernate.jsonl", matches: try TracedSession.session(trace, plugin: "other", index: 1))
+        let first = try TracedSession.session(trace, plugin: "other", index: 0).filter { $0.direction == .out }
+        #expect(first.suffix(2).compactMap { $0.message?["method"]?.stringValue } == ["shutdown", "exit"])
     }
 
     @Test("a plugin whose state is over maxHibernatedStateBytes keeps running, and says why")

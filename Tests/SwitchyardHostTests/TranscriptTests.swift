@@ -214,6 +214,8 @@ struct TranscriptTests {
         "todos": (product("DemoTodos"), []),
         // Release 1.2, which renames a state field and migrates what 1.0 wrote (upgrade.jsonl, §20.1).
         "todos-1.2": (product("DemoTodos"), ["--release", "1.2.0", "--share-state-v2"]),
+        // The versioned test plugin's first release (upgrade-rollback.jsonl, hibernate.jsonl, §20).
+        "notes-1.0": (TestPlugins.python, [Versioned.script]),
         "profile": (TestPlugins.python, ["\(packageRoot)/Plugins/python/profile.py"]),
         "projects": (TestPlugins.node, ["\(packageRoot)/Plugins/node/projects.js"]),
     ]
@@ -270,5 +272,53 @@ final class LinkChanges: Sendable {
         }
         matched.withLock { $0 += 1 }
         return events.linkChanges[index]
+    }
+}
+
+/// Pins a plugin-replayed transcript to the host: its host lines are replayed against SDK plugins, and here compared
+/// with what the real host sent in a session of the same scenario, so neither side of the spec's example can drift.
+enum TracedSession {
+    /// A trace writer in a fresh folder, for `HostOptions.trace`.
+    static func writer() throws -> TraceWriter {
+        try TraceWriter(path: try TestSweep.temporaryDirectory() + "/trace.jsonl")
+    }
+
+    /// The `index`-th conversation (from 0) between the host and `plugin` in a closed trace: every process the
+    /// host started for it (a restart, a wake, an upgrade's candidate or its rollback) begins with `initialize`.
+    static func session(_ trace: TraceWriter, plugin: String, index: Int) throws -> [TraceRecord] {
+        trace.close()
+        var sessions: [[TraceRecord]] = []
+        for record in try TraceTests.records(trace.path) where record.plugin == plugin {
+            guard let message = record.message, !isHeartbeat(message) else { continue }
+            if record.direction == .out && message["method"] == .string(InitializeRequest.method) {
+                sessions.append([])
+            }
+            if !sessions.isEmpty { sessions[sessions.count - 1].append(record) }
+        }
+        guard index < sessions.count else {
+            throw TestFailure("the trace has \(sessions.count) session(s) with '\(plugin)', not \(index + 1)")
+        }
+        return sessions[index]
+    }
+
+    /// Expects each side's lines of the transcript `name` up to its `shutdown` to be what each side sent in
+    /// `session`, in order (heartbeats aside, whose number depends on time).
+    static func expect(_ name: String, matches session: [TraceRecord]) throws {
+        let (_, _, transcript) = try TranscriptTests.load(name)
+        let steps = transcript.steps.filter { $0.sync == nil && !isHeartbeat($0.message) }
+        let end = steps.firstIndex { $0.message["method"] == .string(ShutdownRequest.method) } ?? steps.endIndex
+        for (side, direction) in [(Transcript.Side.host, TraceDirection.out), (.plugin, .in)] {
+            let expected = steps[..<end].filter { $0.side == side }
+            let actual = session.filter { $0.direction == direction }.compactMap(\.message)
+            #expect(actual.count >= expected.count, "\(name): \(side) sent \(actual.count) messages: \(actual)")
+            for (step, message) in zip(expected, actual) {
+                let problem = Transcript.mismatch(pattern: step.message, actual: message)
+                #expect(problem == nil, "\(name) line \(step.line): \(problem ?? ""); the \(side) sent \(message)")
+            }
+        }
+    }
+
+    private static func isHeartbeat(_ message: JSONValue) -> Bool {
+        message["method"] == .string(PingRequest.method) || message["id"]?.stringValue?.hasPrefix("hb-") == true
     }
 }

@@ -78,8 +78,11 @@ struct UpgradeTests {
             _ = try await host.navigate([.route("note", ["id": "1"]), .route("note", ["id": "2"])])
             let before = await host.snapshot()
             #expect(before.instances.first?.state?["count"] == .int(3))
+            // A probation longer than the test: the phases below must not depend on how fast the machine is.
             let result = try await host.upgradePlugin(
-                .init(plugin: "notes", command: Versioned.command(["--version", "2.0.0", "--rename-state"])))
+                .init(
+                    plugin: "notes", command: Versioned.command(["--version", "2.0.0", "--rename-state"]),
+                    probationMs: 600_000))
             #expect(result.outcome == .upgraded && result.from.version == "1.0.0" && result.to.version == "2.0.0")
             #expect(result.instances == 1 && result.revision == before.revision + 1)
             #expect(result.from.pid != result.to.pid)
@@ -91,6 +94,10 @@ struct UpgradeTests {
             migrated.revision = after.revision
             migrated.instances[0].state = ["total": 3]
             #expect(after == migrated)
+            // The history says what made the switch's revision (a reloaded Studio shows no gap there).
+            let record = try await host.history(after: before.revision).revisions.first
+            #expect(record?.revision == result.revision && record?.cause == .upgrade)
+            #expect(record?.summary == "plugin 'notes' upgraded 1.0.0 → 2.0.0: 1 instance moved")
             // The new version serves, from the migrated state.
             _ = try await host.navigate([.route("note", ["id": "3"])])
             let served = await host.snapshot()
@@ -150,7 +157,7 @@ struct UpgradeTests {
                     .init(
                         plugin: "notes",
                         command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
-                        probationMs: 20_000, waitForProbation: true))
+                        probationMs: 600_000, waitForProbation: true))
             }
             defer { upgrade.cancel() }
             try await events.wait(for: "the switch") { events in
@@ -173,6 +180,40 @@ struct UpgradeTests {
             #expect(Versioned.version(of: served) == "1.0.0")
             #expect(served.instances.first?.state?["count"] == .int(3))
         }
+    }
+
+    @Test(
+        "the old version brought back sees what upgrade-rollback.jsonl says: a state the new version changed comes through its own hook"
+    )
+    func rollbackAsTheOldVersionSeesIt() async throws {
+        var options = HostOptions(productsDirectory: productsDirectory, shutdownGraceMs: 500)
+        let trace = try TracedSession.writer()
+        options.trace = trace
+        try await withHost([Versioned.entry()], root: Versioned.root(), options: options) { host in
+            let events = EventLog(host)
+            _ = try await host.navigate([.route("note", ["id": "1"])])
+            let upgrade = Task {
+                try await host.upgradePlugin(
+                    .init(
+                        plugin: "notes",
+                        command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
+                        probationMs: 600_000, waitForProbation: true))
+            }
+            defer { upgrade.cancel() }
+            try await events.wait(for: "the switch") { events in
+                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
+            }
+            // Version 2.0.0 changes the state (its `total`), then crashes within its probation.
+            _ = try await host.navigate([.route("note", ["id": "2"])])
+            await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
+            #expect(try await upgrade.value.outcome == .rolledBack)
+            #expect(await host.snapshot().instances.first?.state == ["count": 3])
+            _ = try await host.navigate([.route("note", ["id": "3"])])
+            #expect(await host.snapshot().instances.first?.state == ["count": 4])
+        }
+        // Sessions: 1.0.0, 2.0.0, then 1.0.0 again.
+        try TracedSession.expect(
+            "upgrade-rollback.jsonl", matches: try TracedSession.session(trace, plugin: "notes", index: 2))
     }
 
     @Test("without rollback, a crash of the new version restarts it under its restart policy")

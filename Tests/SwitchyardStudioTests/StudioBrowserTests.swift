@@ -14,7 +14,7 @@ import Testing
     .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
 struct StudioBrowserTests {
     @Test(
-        "the acceptance walk on the demo app by tapping only: the forgot-password sheet, sign in with the form, open a todo from its row, complete it, add one through the sheet's form, switch tabs, a project's members, sign out, each step checked against `switchyard tree`, with typed errors at the elements; Python, Swift and Node screens drawn from their content; a reloaded page shows the revisions made before it; the address bar, exact traffic lines, a plugin killed from its fault button; no console error"
+        "the acceptance walk on the demo app by tapping only: the forgot-password sheet, sign in with the form, open a todo from its row, complete it, add one through the sheet's form, switch tabs, a project's members, sign out, each step checked against `switchyard tree`, with typed errors at the elements; Python, Swift and Node screens drawn from their content; a reloaded page shows the revisions made before it; the address bar, exact traffic lines, a plugin killed from its fault button, then upgraded from its Upgrade button (same instances, a new process); no console error"
     )
     func walk() async throws {
         let trace = try TestSweep.temporaryDirectory() + "/trace.jsonl"
@@ -56,7 +56,7 @@ struct StudioBrowserTests {
 @Suite("Switchyard Studio from outside", .heavy, .timeLimit(.minutes(4)))
 struct StudioServerTests {
     @Test(
-        "no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default) and host/shutdown"
+        "no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default), host/shutdown and an upgrade to a command the page names"
     )
     func refusals() async throws {
         try await StudioBrowser.withStudio([]) { url, socket, _ in

@@ -8,10 +8,16 @@ export declare const errorNames: Readonly<{ [code: number]: string }>;
 
 /** Why a call did not produce a result: `kind` says which failure, `code`/`codeName`/`data` come with 'response'. */
 export declare class ControlError extends Error {
+  /** The client makes these; a program only reads them. */
   constructor(kind: ControlError['kind'], message: string, details?: { code?: number; data?: unknown });
+  /** 'response': the host answered with an error; 'connection': the socket failed or closed; 'protocolViolation':
+   * the host sent something that is not a valid message; 'timeout': no answer within the client's `timeoutMs`. */
   readonly kind: 'response' | 'connection' | 'protocolViolation' | 'timeout';
+  /** With 'response': the error's code (§7), to compare with `errorNames` or the SDK's `codes`. */
   readonly code: number | undefined;
+  /** With 'response': the spec's name of the code (`'deepLinkInvalid'`), for messages and switch statements. */
   readonly codeName: string | undefined;
+  /** With 'response': the error's context (the segment, field, plugin…), as the host sent it. */
   readonly data: unknown;
   /** The host's own sentence, without the code prefix. */
   readonly reason: string;
@@ -38,7 +44,9 @@ export interface DeferredDeepLink { id: number; url: string; until: DeferConditi
 export declare class ControlClient {
   /** Connects to the host at `path` (default: defaultSocketPath(app)); resolves once connected. */
   static connect(options?: { path?: string; app?: string; timeoutMs?: number | null; checkOwner?: boolean }): Promise<ControlClient>;
+  /** The socket this client is connected to: what its errors name. */
   readonly path: string;
+  /** How long a call waits for its answer before it fails with kind 'timeout' (null: forever). */
   readonly timeoutMs: number | null;
   /** Applies a chain of steps atomically; `instance` defaults to the root. */
   navigate(steps: Step[], instance?: number): Promise<{ revision: number; instance: number }>;
@@ -72,7 +80,7 @@ export declare class ControlClient {
   startPlugin(plugin: string): Promise<JSONObject>;
   /** Stops the host and its plugins. */
   shutdown(): Promise<JSONObject>;
-  /** `$/ping`. */
+  /** `$/ping`: resolves once the host's loop answered, to tell a live host from a stuck one. */
   ping(): Promise<JSONObject>;
   /** The next notification (of `method`, skipping others, when given). */
   nextNotification(method?: string, options?: { timeoutMs?: number | null }): Promise<Notification>;

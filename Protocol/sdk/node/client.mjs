@@ -38,6 +38,7 @@ const maxLineLength = 64 << 20;
 /** Why a call did not produce a result. `kind`: 'response' (then `code`, `name`, `data`), 'connection',
  * 'protocolViolation' or 'timeout'. */
 export class ControlError extends Error {
+  /** Made by the client; the message of a 'response' starts with the code's name, so a log line says what failed. */
   constructor(kind, message, { code, data } = {}) {
     super(kind === 'response' ? `${errorNames[code] || 'error'} (${code}): ${message}` : message);
     this.name = 'ControlError';
@@ -194,6 +195,11 @@ function applyOperation(document, operation) {
   }
 }
 
+/**
+ * A connection to a host's control socket (Protocol/README.md §15): what a UI shell, a test harness or a script uses
+ * to drive a running app. Any number of calls may be in flight; each resolves to its result or rejects with a
+ * ControlError. Notifications queue until a reader takes them (nextNotification, nextTree, notifications).
+ */
 export class ControlClient {
   /** Connects to the host at `path` (default: `defaultSocketPath(app)`). `timeoutMs` bounds each call (null waits
    * forever). Resolves once connected. */
@@ -264,8 +270,8 @@ export class ControlClient {
     return (await this.call('tree/query', request)).result;
   }
   /** Asks for tree/changed (with the snapshot unless `snapshots` is false), plugin/changed and coordinator/destroyed
-   * notifications. Resolves to the current snapshot, so nothing is missed in between. */
-  /** With `deltas`, each tree/changed carries a JSON Patch against the previous snapshot (`base`, `patch`) instead of
+   * notifications. Resolves to the current snapshot, so nothing is missed in between.
+   * With `deltas`, each tree/changed carries a JSON Patch against the previous snapshot (`base`, `patch`) instead of
    * the whole tree (or the whole tree when this client could not have the base): nextTree() applies them. */
   async subscribe({ snapshots = true, deltas = false } = {}) {
     this.heldTree = await this.call('tree/subscribe', deltas ? { snapshots, deltas } : { snapshots });
@@ -289,6 +295,7 @@ export class ControlClient {
   startPlugin(plugin) { return this.call('plugin/start', { plugin }); }
   /** Stops the host and its plugins. */
   shutdown() { return this.call('host/shutdown'); }
+  /** `$/ping`: resolves once the host's loop answered, to tell a live host from a stuck one. */
   ping() { return this.call('$/ping'); }
 
   // -- notifications -------------------------------------------------------------------------------------------------
@@ -348,6 +355,7 @@ export class ControlClient {
     this.end(new ControlError('connection', `the connection to ${this.path} was closed`));
   }
 
+  /** Internal: splits what the socket read into lines and dispatches each. */
   receive(chunk) {
     // Only the new chunk is searched for the end of the line: a large snapshot arrives in many chunks.
     let newline = chunk.indexOf('\n');
@@ -363,6 +371,7 @@ export class ControlClient {
     if (this.buffer.length > maxLineLength) this.end(new ControlError('protocolViolation', `the host sent a line longer than ${maxLineLength} characters`));
   }
 
+  /** Internal: one line from the host: an answer settles its call, a notification waits for its reader. */
   dispatch(line) {
     let message;
     try { message = JSON.parse(line); } catch (error) {
@@ -397,6 +406,7 @@ export class ControlClient {
     if (failure) entry.reject(failure); else entry.resolve(message.result);
   }
 
+  /** Internal: hands queued notifications to the readers waiting for them. */
   deliver() {
     while (this.waiting.length) {
       const waiter = this.waiting[0];
@@ -417,6 +427,7 @@ export class ControlClient {
     }
   }
 
+  /** Internal: fails every call in flight with `error` (an unattributable error, or the end of the connection). */
   failAll(error) {
     for (const entry of this.pending.values()) {
       clearTimeout(entry.timer);
@@ -425,6 +436,7 @@ export class ControlClient {
     this.pending.clear();
   }
 
+  /** Internal: closes the connection once; calls in flight and waiting readers get `error`. */
   end(error) {
     if (this.closed) return;
     this.closed = error;

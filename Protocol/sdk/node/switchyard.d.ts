@@ -35,6 +35,7 @@ export interface RouteOptions {
   actions?: ActionDeclaration[];
   /** Other transitions a `route` step may pick (§12.8). */
   transitions?: Array<'push' | 'modal' | 'fullScreen'>;
+  /** How the route's entries are shown unless a step gives its own (§12.8). */
   presentation?: Presentation;
   /** On a tab: what the tab bar shows (§21). */
   tabItem?: TabItem;
@@ -45,15 +46,25 @@ export interface TabItem { title: string; symbol?: string; badge?: string }
 
 /** A route of a coordinator type's table (§5), as a route maker writes it. */
 export interface RouteDeclaration {
+  /** What steps and the route's method name it by. */
   name: string;
+  /** How its entries are shown. */
   transition: Transition;
+  /** The pattern that takes it, relative to the coordinator (§13). */
   deepLink?: string;
+  /** Its params, normalized to objects (absent: any). */
   params?: Array<{ name: string; type?: ParamType; required?: boolean }>;
+  /** The coordinator type it opens (absent: it shows a screen). */
   target?: { type: string; plugin?: string };
+  /** The params it creates its target with (§5, §19). */
   targetParams?: Array<{ name: string; type?: ParamType; required?: boolean }>;
+  /** What its screen emits (§12.6), normalized to objects. */
   actions?: Array<{ name: string; params?: Array<{ name: string; type?: ParamType; required?: boolean }> }>;
+  /** Other transitions a `route` step may pick (§12.8). */
   transitions?: string[];
+  /** How its entries are shown unless a step gives its own (§12.8). */
   presentation?: Presentation;
+  /** On a tab: what the tab bar shows (§21). */
   tabItem?: TabItem;
 }
 
@@ -75,6 +86,7 @@ export declare const routes: {
 
 /** A screen to show: its name (what the UI shell maps to a view) and props; its title and content as data (§21). */
 export interface ScreenContent {
+  /** The screen: what the UI shell looks up by `name`, with `props`; `title` and `content` when drawn from data. */
   screen: { name: string; props?: { [key: string]: unknown }; title?: string; content?: UIElement[] };
 }
 /** A coordinator to open: its type, its plugin when another plugin's, and the params it is created with. */
@@ -88,7 +100,10 @@ export declare function screen(name: string, props?: { [key: string]: unknown })
 export interface UIAction { name: string; params?: { [key: string]: JSONValue }; inputs?: string[] }
 /** A row of a list section (§21). */
 export interface UIRow {
+  /** The row's text; `subtitle` goes under it, `detail` at the trailing edge, `badge` and `symbol` beside it, and
+   * `disclosure` shows a chevron (default: when the row has an action). */
   title: string; subtitle?: string; detail?: string; badge?: string; symbol?: string; disclosure?: boolean;
+  /** What a tap on the row sends. */
   action?: UIAction;
 }
 /** A section of a list: rows under an optional header (§21). */
@@ -144,17 +159,29 @@ export declare function coordinator(type: string, options?: { plugin?: string; p
 
 /** One navigation step (§12.1), e.g. `{ op: 'route', route: 'todo', params: { id: '42' } }`. */
 export interface Step {
+  /** The operation: route, setRoot, pop, focusFirst, selectTab, dismiss, child, parent… (§12.1 lists them). */
   op: string;
+  /** The route a route, setRoot, hasRoot, focusFirst, forcePresent or refresh step names. */
   route?: string;
+  /** The tab a selectTab or setBadge step names. */
   tab?: string;
+  /** The params of the route it opens. */
   params?: unknown;
+  /** The entry a pop or refresh step names. */
   entry?: number;
+  /** popTo: the last entry kept, counted from the root (-1: only the root). */
   index?: number;
+  /** How many entries a popCount step removes. */
   count?: number;
+  /** setRoot: keep the entries above the root instead of clearing them. */
   keepStack?: boolean;
+  /** setTabs: the tab routes, in display order. */
   tabs?: string[];
+  /** setBadge: the tab's badge; absent or null clears it. */
   badge?: string | number | null;
+  /** route or forcePresent: one of the transitions the route allows. */
   transition?: string;
+  /** route: this entry's presentation options, instead of the route's. */
   presentation?: Presentation;
 }
 
@@ -171,6 +198,7 @@ export type Done<T = unknown> = (result: T | undefined, error: ErrorBody | undef
 
 /** Every JSON-RPC and Switchyard error code of the spec's table (§7), by the spec's name. */
 export declare const codes: {
+  // Compare `error.code` with these names rather than with numbers: the name says what happened.
   readonly parseError: -32700; readonly invalidRequest: -32600; readonly methodNotFound: -32601;
   readonly invalidParams: -32602; readonly internalError: -32603; readonly timeout: -32000;
   readonly notInitialized: -32001; readonly unsupportedProtocolVersion: -32002; readonly pluginUnavailable: -32003;
@@ -182,8 +210,11 @@ export declare const codes: {
 
 /** A typed error: throw it (or reject with it) to answer with `code`, `message` and `data` (§7). */
 export declare class RPCError extends Error {
+  /** An error answering with `code` (one of `codes`), `message` for people, and `data` for programs. */
   constructor(code: number, message: string, data?: unknown);
+  /** The JSON-RPC or Switchyard code (§7). */
   code: number;
+  /** The context a program needs: the plugin, route, field, traceback… */
   data: unknown;
   /** The `error` member of an answer. */
   toJSON(): ErrorBody;
@@ -217,7 +248,9 @@ export declare function untilTab(route: string, where?: ConditionTarget): DeferC
  * refuses it. A refusal nothing awaits and no `done` receives is written to stderr (the host log).
  */
 export declare class Reply<T> extends Promise<T> {
+  /** The method of the request, to tell replies apart in a log. */
   readonly method: string;
+  /** The request's id on the wire, as it appears in the protocol trace. */
   readonly id: string;
 }
 
@@ -250,14 +283,23 @@ export declare class Connection {
 
 /** The constructor and static declaration of a coordinator type, as Plugin.register takes it. */
 export interface CoordinatorType {
+  /** The SDK creates an instance for each `coordinator/create` of the type. */
   new (plugin: Plugin, instance: number, params: any): Coordinator;
+  /** The type's name, unique in the plugin. */
   typeName: string;
+  /** 'stack' (default), 'tabs' or 'wrapper'. */
   kind?: 'stack' | 'tabs' | 'wrapper';
+  /** The route table. */
   routes: RouteDeclaration[];
+  /** For a stack: the root route shown at creation. */
   initial?: string;
+  /** True when handleDeepLink resolves the links into this type. */
   customDeepLinks?: boolean;
+  /** For customDeepLinks types: the route the remaining segments take. */
   handleDeepLink(segments: string[], query: { [key: string]: string }): MaybePromise<DeepLinkResolution>;
+  /** The type's entry in the `initialize` result (§5). */
   declaration(): JSONObject;
+  /** What in the declaration would fail only when a route is taken, one line each. */
   declarationProblems(): string[];
 }
 
@@ -285,7 +327,9 @@ export declare class Coordinator<Params = any> {
   /** What in the declaration would fail only when a route is taken, one line each. */
   static declarationProblems(): string[];
 
+  /** Called by the SDK for each `coordinator/create`; a subclass that overrides it passes all three on. */
   constructor(plugin: Plugin, instance: number, params: Params | undefined);
+  /** The plugin serving this instance: its connection to the host. */
   readonly plugin: Plugin;
   /** The host's id of this instance. */
   readonly instance: number;
@@ -320,8 +364,12 @@ export declare class Coordinator<Params = any> {
 
 /** A plugin process: register coordinator types, then run(). */
 export declare class Plugin extends Connection {
+  /** A plugin that reports `name` and `version` in its `initialize` result (the manifest's name for it arrives
+   * with `initialize`: `pluginName`). */
   constructor(name: string, version: string);
+  /** The name the plugin gave itself. */
   readonly name: string;
+  /** The plugin's version: what `status` shows and what an upgrade's contract diff names. */
   readonly version: string;
   /** The route table sent in the `initialize` result. */
   readonly coordinators: JSONObject[];

@@ -32,6 +32,7 @@ import { ControlClient, ControlError } from './client.mjs';
 
 /** What an AppTest found that the test did not say, or said otherwise. */
 export class AppTestFailure extends AssertionError {
+  /** An AssertionError, so node:test reports it as a failed assertion with `message` (a diff, or what was left). */
   constructor(message) {
     super({ message });
     this.name = 'AppTestFailure';
@@ -137,6 +138,7 @@ export class AppTest {
     this.stderr = [];
   }
 
+  /** Internal: spawns `switchyard run` on a private socket, waits for "ready", subscribes to the tree and the trace. */
   async launch() {
     this.folder = fs.mkdtempSync(path.join(os.tmpdir(), 'switchyard-apptest-'));
     const socket = path.join(this.folder, 'app.sock');
@@ -232,6 +234,7 @@ export class AppTest {
     return node.id;
   }
 
+  /** Internal: `instance(at)`, which must name a coordinator (an action or a dismissal needs one). */
   required(at) {
     const instance = this.instance(at);
     if (instance === undefined) throw new AppTestFailure("name the coordinator: 'plugin.type' or an instance id");
@@ -301,6 +304,7 @@ export class AppTest {
   }
 
   // -- inside ----------------------------------------------------------------------------------------------------------
+  /** Internal: one user action: what came before it must be asserted (exhaustive), then `call` on the client. */
   async act(what, call) {
     await this.collect();
     if (this.exhaustive) this.failIfUnasserted(`before ${what}`);
@@ -309,6 +313,7 @@ export class AppTest {
     return result;
   }
 
+  /** Internal: throws when a change or a notification is left unasserted, naming `when` it was noticed. */
   failIfUnasserted(when) {
     const problems = [];
     if (this.changes.length) {
@@ -319,6 +324,7 @@ export class AppTest {
     if (problems.length) throw new AppTestFailure(`${when}, ${problems.join('\n\n')}`);
   }
 
+  /** Internal: reads notifications until `condition` holds or `timeoutMs` passes (the caller then reports). */
   async waitUntil(condition) {
     const deadline = Date.now() + this.timeoutMs;
     await this.collect();
@@ -342,6 +348,7 @@ export class AppTest {
     for (const { method, params } of this.client.queued.splice(0)) this.take(method, params);
   }
 
+  /** Internal: records a notification: a tree change to assert, or a trace record of what a plugin received. */
   take(method, params) {
     if (method === 'tree/changed' && params.snapshot) {
       this.see(params.snapshot);
@@ -351,6 +358,7 @@ export class AppTest {
     }
   }
 
+  /** Internal: makes `snapshot` the latest tree and learns its instances' and entries' names for the messages. */
   see(snapshot) {
     this.latest = snapshot;
     for (const node of snapshot.instances || []) {
@@ -361,6 +369,7 @@ export class AppTest {
     }
   }
 
+  /** Internal: a message the host sent a plugin; each notification becomes a line for `expectReceived`. */
   trace(record) {
     const message = record.message;
     if (record.direction !== 'out' || !message || typeof message !== 'object') return;
@@ -375,6 +384,7 @@ export class AppTest {
     }
   }
 
+  /** Internal: the entry `instance` shows on top: its selected tab, its last entry, its root or its child. */
   topEntry(instance) {
     const node = (this.latest.instances || []).find((n) => n.id === instance);
     if (!node) throw new AppTestFailure(`no instance ${instance} in the tree`);

@@ -177,7 +177,11 @@ extension Host {
                     "rollback of '\(name)': \(request.type)\(request.instance) not restored: \(error.message)")
             }
         }
-        _ = navigator.commitSwitch(states)
+        _ = navigator.commitSwitch(
+            states,
+            summary:
+                "plugin '\(name)' rolled back to \(rollback.previousTable?.plugin.version ?? "?"): \(requests.count - failed) of \(requests.count) instances restored"
+        )
         logger.notice(
             "plugin '\(name)' rolled back to \(rollback.previousTable?.plugin.version ?? "?"): \(requests.count - failed) of \(requests.count) instances restored"
         )

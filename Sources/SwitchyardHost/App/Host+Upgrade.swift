@@ -211,7 +211,11 @@ extension Host {
 
         // 5. The switch: one revision, the new version serves, the held requests go to it, the old one stops.
         let (previous, previousTable) = (supervisor.plugin, supervisor.routeTable)
-        let revision = navigator.commitSwitch(statesAfter)
+        let revision = navigator.commitSwitch(
+            statesAfter,
+            summary:
+                "plugin '\(name)' upgraded \(plan.fromVersion ?? "?") → \(toVersion): \(statesAfter.count == 1 ? "1 instance" : "\(statesAfter.count) instances") moved"
+        )
         if let composition = check.composition { navigator.adopt(composition) }
         let onProbation = plan.rollback && plan.probationMs > 0
         // Published once, by the adoption: the new pid and version, both versions named.

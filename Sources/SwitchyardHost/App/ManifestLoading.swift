@@ -50,7 +50,8 @@ public struct ManifestError: Error, CustomStringConvertible, Sendable {
         self.init(kind: kind, [ManifestDiagnostic(path: path, message: message)])
     }
 
-    init(kind: Kind, _ diagnostics: [ManifestDiagnostic]) {
+    /// An error with every finding, the first one naming it.
+    public init(kind: Kind, _ diagnostics: [ManifestDiagnostic]) {
         self.kind = kind
         self.diagnostics = diagnostics
         path = diagnostics.first?.path ?? ""
@@ -94,7 +95,7 @@ extension Manifest {
                 throw ManifestError(path: path, message: "cannot read the manifest (\(cause))", kind: .unreadable)
             }
         }
-        let source = ManifestSource(path: path, bytes: bytes)
+        let source = JSONSource(path: path, bytes: bytes)
         let value: JSONValue
         do { value = try JSONParser.parse(bytes) } catch {
             throw ManifestError(
@@ -201,7 +202,7 @@ extension Manifest {
     }
 
     /// What is wrong with this file's own fields (an inherited plugin was checked in its own file).
-    private func problems(in source: ManifestSource) -> [ManifestDiagnostic] {
+    private func problems(in source: JSONSource) -> [ManifestDiagnostic] {
         var problems: [ManifestDiagnostic] = []
         if let app,
             app.isEmpty || !app.allSatisfy({ $0.isLetter || $0.isNumber || "-_.".contains($0) }) || app.hasPrefix(".")
@@ -276,12 +277,20 @@ extension Manifest {
     }
 }
 
-/// A manifest's text, to turn a field's path or a byte offset into a diagnostic with a line and column.
-private struct ManifestSource {
+/// A JSON file's text (a manifest, an experiment), to turn a field's path or a byte offset into a diagnostic with a
+/// line and column.
+public struct JSONSource: Sendable {
     let path: String
     let bytes: [UInt8]
 
-    func diagnostic(
+    /// The file at `path` as read.
+    public init(path: String, bytes: [UInt8]) {
+        self.path = path
+        self.bytes = bytes
+    }
+
+    /// At a byte offset (a parse error's).
+    public func diagnostic(
         _ message: String, severity: ManifestDiagnostic.Severity = .error, at offset: Int
     ) -> ManifestDiagnostic {
         ManifestDiagnostic(
@@ -289,7 +298,7 @@ private struct ManifestSource {
     }
 
     /// At the value of `field` (or its key); at the file as a whole if the field cannot be found.
-    func diagnostic(
+    public func diagnostic(
         _ message: String, severity: ManifestDiagnostic.Severity = .error, at field: [JSONPathComponent],
         key: Bool = false
     ) -> ManifestDiagnostic {
@@ -300,7 +309,7 @@ private struct ManifestSource {
     }
 
     /// A field of the wrong type or a missing one, at the value (or, when missing, at the object that lacks it).
-    func decodingDiagnostic(_ error: any Error) -> ManifestDiagnostic {
+    public func decodingDiagnostic(_ error: any Error) -> ManifestDiagnostic {
         let (field, reason) = describeDecodingError(error)
         var message = field.map { reason.contains("'\($0)'") ? reason : "'\($0)': \(reason)" } ?? reason
         if let field, field.hasSuffix(".command") || field.hasSuffix(".args"), reason.hasPrefix("expected an array") {

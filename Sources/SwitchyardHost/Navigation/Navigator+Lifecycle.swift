@@ -85,11 +85,13 @@ extension Navigator {
     // MARK: - The switch
 
     /// The switch's revision: the instances take the states their new version answered, in one revision that
-    /// changes no id, entry or selection; published like any change. Returns the revision.
-    func commitSwitch(_ states: [InstanceID: JSONValue?]) -> UInt64 {
+    /// changes no id, entry or selection; published like any change, and in the history as `summary` says (a
+    /// reloaded Studio must not show a gap where an upgrade was). Returns the revision.
+    func commitSwitch(_ states: [InstanceID: JSONValue?], summary: String) -> UInt64 {
         var switched = tree
         let changed = switched.commitStates(states)
         tree = switched
+        recordRevision(.upgrade, summary: summary, touched: Set(states.keys))
         treeChanged(touched: changed)
         return tree.revision
     }

@@ -61,6 +61,10 @@ struct LifecycleState {
     var idleTimer: UVTimer?
     /// The session's request count at the last idle check: unchanged over a whole period means no request.
     var requestsAtLastCheck = -1
+    /// Requests the gate let go whose tasks have not yet taken the session. The plugin is not idle while one is on
+    /// its way: on a busy machine such a task can run after a whole idle period, and the plugin would hibernate
+    /// under the very request that woke it.
+    var released = 0
     /// Its state was over the bound at the last idle check (logged once per crossing).
     var overStateBound = false
     /// The route table came from its contract file, not from a process: checked against the first one it declares.
@@ -126,6 +130,7 @@ extension PluginSupervisor {
         if case .serve(let session) = admission(bypassHold: bypassHold) { return .success(session) }
         let deadline = loop.now + UInt64(max(0, timeoutMs))
         while true {
+            var waited = false
             // Decided again where the waiter is registered: the task may resume there after other work on the loop
             // (an upgrade's switch, a wake's end), which must not slip between the decision and the registration.
             let refusal: ResponseError? = await withCheckedContinuation { continuation in
@@ -138,8 +143,11 @@ extension PluginSupervisor {
                     )
                     lifecycle.gate.wait(continuation, deadline: deadline)
                     armGateTimer()
+                    waited = true
                 }
             }
+            // Let go by `settleWaiters` (the only resumption without an error): no longer on its way.
+            if waited && refusal == nil { lifecycle.released -= 1 }
             if let refusal { return .failure(refusal) }
             if state == .ready, let session, session.state == .ready { return .success(session) }
             // Released, but the plugin stopped again before this task ran (a busy loop let it hibernate): it is
@@ -198,6 +206,7 @@ extension PluginSupervisor {
             let released = lifecycle.gate.releaseAll()
             // The released tasks run later: the first idle check must not count the time before they do.
             if !released.isEmpty { lifecycle.requestsAtLastCheck = -1 }
+            lifecycle.released += released.count
             for waiter in released { waiter.resume(returning: nil) }
         case .failed, .stopped:
             lifecycle.waking = false
@@ -269,7 +278,8 @@ extension PluginSupervisor {
     }
 
     private func checkIdle() {
-        guard state == .ready, let session, !lifecycle.upgrading, lifecycle.gate.count == 0 else { return }
+        guard state == .ready, let session, !lifecycle.upgrading, lifecycle.gate.count == 0, lifecycle.released == 0
+        else { return }
         let requests = session.requestCount
         defer { lifecycle.requestsAtLastCheck = requests }
         guard requests == lifecycle.requestsAtLastCheck, session.pendingRequestCount == 0, lifecycle.isIdle(self)

@@ -117,15 +117,15 @@ extension StackCoordinator {
     /// Nil: the stack starts with the first declared root that takes no input.
     public func initialRoot() -> RootSelection<Self>? { nil }
 
-    /// A root with its input, for ``initialRoot()``: `.root(\.authenticated, user)`.
+    /// A root with its input, for ``StackCoordinator/initialRoot()``: `.root(\.authenticated, user)`.
     public func root<Input, Output>(
         _ keyPath: KeyPath<Self, StackRoot<Self, Input, Output>>, _ input: Input
     ) -> RootSelection<Self> {
         RootSelection(route: self[keyPath: keyPath], input: input)
     }
 
-    /// A root without input, for ``initialRoot()``: `.root(\.unauthenticated)`, when the choice depends on
-    /// something known only at run time (a stored session, a launch argument).
+    /// A root without input, for ``StackCoordinator/initialRoot()``: `.root(\.unauthenticated)`, when the choice
+    /// depends on something known only at run time (a stored session, a launch argument).
     public func root<Output>(_ keyPath: KeyPath<Self, StackRoot<Self, NoInput, Output>>) -> RootSelection<Self> {
         RootSelection(route: self[keyPath: keyPath], input: NoInput())
     }
@@ -237,7 +237,7 @@ public struct DeepLinkCursor: Sendable {
     public private(set) var remaining: ArraySlice<String>
     /// The link's query items (`?highlight=1`), the same at every hop.
     public let query: [String: String]
-    /// How many segments ``next()`` took: what the host skips before the next hop.
+    /// How many segments ``DeepLinkCursor/next()`` took: what the host skips before the next hop.
     public private(set) var consumed = 0
 
     /// A cursor over `segments`; the SDK makes one per `coordinator/deepLink`, a unit test of

@@ -10,7 +10,7 @@ public import SwitchyardProtocol
 /// requests to the host.
 ///
 /// Threading: handlers run on the main actor, and every answer of a batch leaves in one `write`. The thread that
-/// reads stdin runs the batch's handlers itself, on the main queue taken synchronously (``StdioLoop``): no thread
+/// reads stdin runs the batch's handlers itself, on the main queue taken synchronously (`StdioLoop`): no thread
 /// wakes another on the way from a request to its answer, and batching is what makes pipelined throughput.
 ///
 /// stdout belongs to the protocol: ``run(_:)`` moves it to a private descriptor and points fd 1 at stderr, so a stray

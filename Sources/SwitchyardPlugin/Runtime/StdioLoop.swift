@@ -6,7 +6,7 @@ extension PluginRuntime {
     /// Takes over stdio and serves the host until stdin closes. Never returns.
     ///
     /// Call it from the executable's top-level code (or a synchronous `main`): it parks the main thread in
-    /// `dispatchMain()`, which runs the main actor, and serves stdin from a thread of its own (``StdioLoop``).
+    /// `dispatchMain()`, which runs the main actor, and serves stdin from a thread of its own (`StdioLoop`).
     public nonisolated static func run(_ makeRuntime: @escaping @MainActor @Sendable () -> PluginRuntime) -> Never {
         let protocolFD = StdioGuard.protectStdout()
         DispatchQueue.main.async {

@@ -3,7 +3,7 @@ public import SwitchyardProtocol
 // The elements of the screen vocabulary (Protocol/README.md §21), named as SwiftUI names them. Each becomes the JSON
 // the host checks against the route's declared actions before the screen lands in the tree.
 
-/// A value an action sends as a fixed param: a `String`, an `Int`, a `Double`, a `Bool` or any ``JSONValue``, so
+/// A value an action sends as a fixed param: a `String`, an `Int`, a `Double`, a `Bool` or any `JSONValue`, so
 /// `["id": todo.id]` reads as a dictionary of the app's own values.
 public protocol ScreenValue: Sendable {
     /// The value as JSON.

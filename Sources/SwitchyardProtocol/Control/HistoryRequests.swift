@@ -40,6 +40,8 @@ public struct RevisionRecord: Codable, Sendable, Equatable {
         case restore
         /// Placeholders created once their plugin serves (§11).
         case placeholders
+        /// A plugin's instances moved to its new version, or back to the old one after a failed probation (§20.1).
+        case upgrade
     }
 
     public var revision: UInt64

@@ -67,7 +67,20 @@ function renderPluginPane() {
       say(kind === 'restart' ? `restarting ${plugin}…` : `${kind} → ${plugin}`);
       request.then((result) => say(kind === 'restart' ? `${plugin} restarted (pid ${result.pid})` : `${kind} sent to ${plugin} (pid ${result.pid})`)).catch(report);
     },
+    onUpgrade: (plugin) => {
+      say(`upgrading ${plugin}: its new build starts beside the running one…`);
+      change('plugin/upgrade', { plugin }, `upgrade of ${plugin}`).then((result) => say(describeUpgrade(result))).catch(report);
+    },
   });
+}
+
+/** What an upgrade's answer (§20.1) means, in a sentence. */
+function describeUpgrade(result) {
+  const versions = `${result.from.version} (pid ${result.from.pid}) \u2192 ${result.to.version} (pid ${result.to.pid})`;
+  if (result.outcome === 'rolledBack') return `${result.plugin} rolled back to ${result.from.version}: ${result.reason || 'the new version failed'}`;
+  const breaking = result.changes.filter((change) => change.breaking).length;
+  const probation = result.probation.state === 'off' ? 'no probation' : `on probation for ${(result.probation.milliseconds / 1000).toFixed(0)} s`;
+  return `${result.plugin} upgraded ${versions}: ${result.instances} instance(s) moved in revision ${result.revision}, ${result.changes.length} contract change(s)${breaking ? ` (${breaking} breaking, unused)` : ''}, ${probation}`;
 }
 
 async function loadDescriptions() {

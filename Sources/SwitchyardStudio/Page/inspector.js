@@ -50,7 +50,7 @@ function entries(node) {
 
 // MARK: - Plugins
 
-export function renderPlugins(container, { status, descriptions, faults, onFault }) {
+export function renderPlugins(container, { status, descriptions, faults, onFault, onUpgrade }) {
   const described = new Map(((descriptions && descriptions.plugins) || []).map((plugin) => [plugin.name, plugin]));
   const rows = ((status && status.plugins) || []).map((plugin) => {
     const description = described.get(plugin.name) || {};
@@ -72,6 +72,15 @@ export function renderPlugins(container, { status, descriptions, faults, onFault
         h('dt', { text: 'command' }), h('dd', { class: 'mono', title: (description.command || []).join(' '), text: command || '—' }),
         h('dt', { text: 'types' }), h('dd', { text: (description.coordinators || []).map((c) => `${c.type} (${c.kind})`).join(', ') || '—' })),
       plugin.error ? h('div', { class: 'plugin-error', text: plugin.error.message }) : null,
+      h('div', { class: 'upgrade-row' },
+        h('button', {
+          class: 'upgrade', dataset: { upgrade: plugin.name },
+          title: 'Start this entry\u2019s command again (a new build at the same path) beside the running version: it takes over with every instance if its routes still serve the app, else nothing changes (\u00a720.1)',
+          onclick: () => onUpgrade(plugin.name),
+        }, 'Upgrade'),
+        plugin.upgrade
+          ? h('span', { class: 'muted', dataset: { upgradePhase: plugin.name, phase: plugin.upgrade.phase }, text: `${plugin.upgrade.from || '?'} \u2192 ${plugin.upgrade.to || '?'}: ${plugin.upgrade.phase}` })
+          : null),
       h('div', { class: 'fault-buttons' },
         fault('SIGKILL', 'Kill', 'SIGKILL its process group: a crash'),
         fault('SIGSTOP', 'Stop', 'SIGSTOP: a hang'),

@@ -33,7 +33,7 @@ struct InitPluginCommand: ParsableCommand {
     )
     var name: String
 
-    @Option(help: "swift, python or node.")
+    @Option(help: "Write the plugin in swift, python or node.")
     var language: PluginLanguage
 
     @Option(name: .customLong("type"), help: "The coordinator type the app starts from: stack, tabs or wrapper.")

@@ -47,7 +47,7 @@ extension PluginTemplate {
             return (
                 """
                 // Switchyard's plugin SDK, from the release this plugin was generated with or a later 0.x
-                        // (see "Versions" in Switchyard's README). For a local checkout: .package(path: "…/switchyard")
+                        // (see Docs/SDKs.md, "Versions", in Switchyard). For a local checkout: .package(path: "…/switchyard")
                         .package(url: "\(url)", from: "\(version)"),
                 """, identity
             )

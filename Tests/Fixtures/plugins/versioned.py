@@ -6,7 +6,8 @@ counts itself in the instance's state, so a test sees that state survive. Flags 
 
   --version V        the version it reports (default 1.0.0)
   --without ROUTE    leaves ROUTE out of its table (a breaking change if the tree uses it)
-  --rename-state     its state names the count `total` instead of `count`, and it migrates states written before
+  --rename-state     its state names the count `total` instead of `count`, and it migrates states written before;
+                     without it, a state a later version wrote with `total` is migrated back (a rollback)
   --fail-migrate     refuses to migrate (an upgrade to it rolls back)
   --crash-on ROUTE   exits with status 3 when asked to show ROUTE (a crash after the switch, when the test wants it)
   --state-bytes N    pads each instance's state to about N bytes (hibernation's bound)
@@ -92,9 +93,11 @@ class Notes(switchyard.Coordinator):
     def migrate(self, from_version, state):
         if FAIL_MIGRATE:
             raise ValueError("version %s cannot read the state of version %s" % (VERSION, from_version))
-        if RENAME and isinstance(state, dict) and "count" in state:
+        # A later version names the count `total`; a rollback to an earlier one names it back.
+        old, new = ("count", "total") if RENAME else ("total", "count")
+        if isinstance(state, dict) and old in state:
             state = dict(state)
-            state["total"] = state.pop("count")
+            state[new] = state.pop(old)
         return state
 
 

@@ -66,6 +66,7 @@ function errorBody(error, scope, unwritable = false) {
  * a promise (answered when it settles; a rejection answers like a throw).
  */
 class Connection {
+  /** No handlers and no output yet: a subclass (Plugin) registers its handlers, run() connects stdin and stdout. */
   constructor() {
     /** Request handlers by method. */
     this.handlers = new Map();

@@ -16,6 +16,7 @@ const PROTOCOL_VERSIONS = Object.freeze([1]);
  * then call run().
  */
 class Plugin extends Connection {
+  /** A plugin reporting `name` and `version` in its `initialize` result; it serves nothing until run(). */
   constructor(name, version) {
     super();
     this.name = name;

@@ -1,0 +1,59 @@
+import SwitchyardChaos
+import SwitchyardProtocol
+import SwitchyardTestSupport
+import Testing
+
+/// The library API a user's Swift test calls (`import SwitchyardChaos`): an experiment as a value, run against the
+/// demo app in real processes, asserted on through its checkers' results.
+@Suite("Chaos experiments from a Swift test", .timeLimit(.minutes(2)))
+struct LibraryTests {
+    static let demo = "\(packageRoot)/Plugins/demo/switchyard.json"
+
+    @Test("a short experiment (a kill, a stop healed by SIGCONT, sliced pipes) passes every checker")
+    func passes() async throws {
+        let spec = ExperimentSpec(
+            app: Self.demo, seed: 21, durationMs: 3_000, load: .init(rate: 80, clients: 3),
+            faults: [
+                .init(kind: .kill, target: .plugin("todos"), startMs: 600),
+                .init(kind: .stop, target: .random, startMs: 1_200, durationMs: 300),
+                .init(
+                    kind: .pipes, target: .plugin("projects"), startMs: 300, durationMs: 1_500,
+                    toxics: [Toxic(.slicer, .toPlugin, averageSize: 8, delayMs: 1)]),
+            ])
+        let outcome = try await ChaosExperiment.run(spec)
+        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
+        #expect(outcome.results.map(\.checker) == ExperimentSpec.Checker.allCases)
+        #expect(outcome.report.lost == 0)
+        #expect(outcome.history.operations.count > 0)
+        #expect(outcome.history.events.filter { $0.type == .fault }.count == 3)
+        #expect(outcome.history.events.contains { $0.type == .heal && $0.kind == "stop" })
+    }
+
+    @Test("a slow start and a crash while restoring, each healed, pass every checker; only their targets restart")
+    func processFaults() async throws {
+        let spec = ExperimentSpec(
+            app: Self.demo, seed: 8, durationMs: 3_000, load: .init(rate: 60, clients: 3),
+            faults: [
+                .init(kind: .slowStart, target: .plugin("todos"), startMs: 300, durationMs: 1_000, startDelayMs: 400),
+                .init(kind: .crashOnRestore, target: .plugin("projects"), startMs: 900),
+            ])
+        let outcome = try await ChaosExperiment.run(spec)
+        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
+        let restarted = Set(
+            outcome.history.events.filter { $0.type == .plugin && $0.state == "restarting" }.compactMap(\.plugin))
+        #expect(restarted == ["todos", "projects"])
+        #expect(outcome.history.events.contains { $0.type == .heal && $0.kind == "slowStart" })
+    }
+
+    @Test("the seeded defect fails the model checker, and only it")
+    func defect() async throws {
+        var spec = ExperimentSpec(
+            app: Self.demo, seed: 4, durationMs: 2_500, load: .init(rate: 90, clients: 2, mix: .init(chains: 1)),
+            faults: [], defect: .init(wrongAnswerEvery: 1_000, phase: 10))
+        spec.checkers = [.lost, .model, .verdicts]
+        let outcome = try await ChaosExperiment.run(spec)
+        #expect(
+            outcome.results.filter { !$0.passed }.map(\.checker) == [.model], "\(ChaosExperiment.violations(outcome))")
+        #expect(ChaosExperiment.violations(outcome).contains("-wrong"))
+    }
+}
