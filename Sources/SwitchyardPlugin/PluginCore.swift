@@ -86,7 +86,7 @@ public final class PluginCore {
             appearance: prototype is any AppearanceObserving ? true : nil)
         declarationProblems += DeclarationCheck.problems(
             typeName: type.typeName, swiftType: type,
-            routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput) })
+            routes: zip(declaration.routes, routes).map { ($0, $1.route.takesNoInput, $1.route.inputProblem) })
         let encodeState = (prototype as? any StatefulCoordinator).map { Self.stateEncoder($0) }
         types[type.typeName] = TypeInfo(
             name: type.typeName, kind: kind, make: { type.init() }, prototype: prototype, routes: routes,

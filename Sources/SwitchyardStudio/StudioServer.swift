@@ -2,8 +2,15 @@ import HTTPTypes
 import Hummingbird
 import HummingbirdWebSocket
 public import Logging
+import Glibc
 import NIOCore
 import Synchronization
+
+/// Why a studio cannot serve, in terms its user can act on (the CLI words the fix).
+public enum StudioServerError: Error, Equatable {
+    /// Another program already listens on this TCP port of 127.0.0.1.
+    case portInUse(Int)
+}
 
 /// The studio's web server: the page's files and one WebSocket per browser tab, each relayed to the host's control
 /// socket as a control client of its own ([HostRelay]). Listens on 127.0.0.1 only.
@@ -26,6 +33,9 @@ public struct StudioServer: Sendable {
     }
 
     /// Serves until SIGINT or SIGTERM. `ready` gets the page's URL (with the token) once the port is bound.
+    ///
+    /// - Throws: ``StudioServerError/portInUse(_:)`` when another program listens on the configured port; other
+    ///   errors as SwiftNIO reports them.
     public func run(ready: @escaping @Sendable (String) -> Void) async throws {
         let port = Atomic<Int>(configuration.port)
         let server = self
@@ -44,7 +54,9 @@ public struct StudioServer: Sendable {
             },
             logger: logger
         )
-        try await app.runService()
+        do { try await app.runService() } catch let error as IOError where error.errnoCode == EADDRINUSE {
+            throw StudioServerError.portInUse(configuration.port)
+        }
     }
 
     // MARK: - HTTP

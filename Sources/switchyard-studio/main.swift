@@ -33,6 +33,13 @@ struct StudioCommand: AsyncParsableCommand {
         help: ArgumentHelp("Bytes of the host's lines that may wait for one browser (tests).", visibility: .hidden))
     var maxPendingBytes = 1 << 20
 
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "The option a user sets this port with, for the hint when it is in use (`switchyard run` passes --studio-port).",
+            visibility: .hidden))
+    var portOption = "--port"
+
     @Flag(name: .long, help: "Exit when standard input closes (how a parent process that starts the studio ends it).")
     var exitWithStdin = false
 
@@ -69,9 +76,21 @@ struct StudioCommand: AsyncParsableCommand {
                 Foundation.exit(0)
             }
         }
-        try await server.run { url in
-            // One line a person reads and a harness parses.
-            FileHandle.standardOutput.write(Data("switchyard studio: \(url)\n".utf8))
+        do {
+            try await server.run { url in
+                // One line a person reads and a harness parses.
+                FileHandle.standardOutput.write(Data("switchyard studio: \(url)\n".utf8))
+            }
+        } catch StudioServerError.portInUse(let port) {
+            FileHandle.standardError.write(
+                Data(
+                    """
+                    switchyard-studio: error: port \(port) on 127.0.0.1 is already in use by another program
+                      choose another \(portOption), or \(portOption) 0 to let the system pick a free one (the URL printed names it)
+
+                    """.utf8))
+            // EX_UNAVAILABLE, as the CLI's other "cannot serve here" failures (switchyard --help lists the statuses).
+            throw ExitCode(69)
         }
     }
 }

@@ -60,6 +60,7 @@ struct RemoteSession: AppSession {
     private func call<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws -> R.Result {
         do { return try await client.call(type, params) } catch {
             if case .response(let response) = error { throw response }
+            if case .timeout = error { throw RunFailure.noAnswer(error) }
             throw RunFailure(.unavailable, message: error.description)
         }
     }

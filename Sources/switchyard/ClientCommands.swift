@@ -1,4 +1,5 @@
 import ArgumentParser
+import Glibc
 import Logging
 import SwitchyardClient
 import SwitchyardHost
@@ -18,28 +19,94 @@ struct ClientOptions: ParsableArguments {
         completion: .custom { _, _, prefix in ClientOptions.runningApps().filter { $0.hasPrefix(prefix) } })
     var app: String = "demo"
 
+    @Flag(
+        name: .long,
+        help: """
+            Wait for the host however long it takes: until one listens at the socket, and for its answers. Without it \
+            a client gives up at once when no host listens, and after 30 s when the host does not answer (still \
+            starting its plugins?); the studio waits 30 s for a host to listen.
+            """)
+    var wait = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp("How long to wait for a host without --wait, in milliseconds (tests).", visibility: .hidden))
+    var giveUpMs = ClientOptions.defaultGiveUpMilliseconds
+
     @OptionGroup var log: LogOptions
+
+    /// How long a client waits for the host's answer, and the studio for a host, without `--wait` (the README and
+    /// `--help` say 30 s).
+    static let defaultGiveUpMilliseconds = 30_000
 
     var path: String { socket ?? defaultControlSocketPath(app: app) }
 
-    /// Connects (status 69 when no host answers there).
-    func connect(timeoutMilliseconds: Int32 = 30_000) throws -> ControlClient {
+    /// The host as the messages name it: the app and its socket, or the socket given.
+    var hostDescription: String { socket == nil ? "the host of app '\(app)' at \(path)" : "the host at \(path)" }
+
+    /// How long one answer may take: as given, forever with `--wait`.
+    var answerTimeoutMilliseconds: Int32 { wait ? -1 : Int32(clamping: giveUpMs) }
+
+    /// Connects (status 69 when no host answers there); with `--wait`, first waits for a host to listen.
+    func connect() throws -> ControlClient {
         let logger = log.makeLogger()
+        waitForHost()
         do {
-            let client = try ControlClient(path: path, timeoutMilliseconds: timeoutMilliseconds)
+            let client = try ControlClient(path: path, timeoutMilliseconds: answerTimeoutMilliseconds)
             logger.debug("connected to the host at \(path)")
             return client
-        } catch { throw RunFailure(.unavailable, message: error.description) }
+        } catch { throw unreachable(error) }
     }
 
-    /// Connects for async calls (status 69 when no host answers there).
+    /// Connects for async calls (status 69 when no host answers there); with `--wait`, first waits for a host.
     func connectAsync() throws -> AsyncControlClient {
         let logger = log.makeLogger()
+        waitForHost()
         do {
-            let client = try AsyncControlClient(path: path)
+            let client = try AsyncControlClient(
+                path: path, timeoutMilliseconds: wait ? nil : UInt64(clamping: max(giveUpMs, 0)))
             logger.debug("connected to the host at \(path)")
             return client
-        } catch { throw RunFailure(.unavailable, message: error.description) }
+        } catch { throw unreachable(error) }
+    }
+
+    /// With `--wait`, returns once a host listens at the socket, having said once which host it waits for.
+    private func waitForHost() {
+        guard wait, !ControlClient.isListening(path) else { return }
+        StandardError.write("switchyard: waiting for \(hostDescription) to listen (--wait: as long as it takes)\n")
+        _ = Self.waitUntilListening(path, milliseconds: nil)
+    }
+
+    /// Waits until something listens at `path` (a probe every 100 ms: a socket file appears before its host listens,
+    /// so there is no single event to wait for); false when `milliseconds` pass first.
+    static func waitUntilListening(_ path: String, milliseconds: Int?) -> Bool {
+        let deadline = milliseconds.map { ContinuousClock.now + .milliseconds($0) }
+        while !ControlClient.isListening(path) {
+            if let deadline, ContinuousClock.now >= deadline { return false }
+            _ = Glibc.poll(nil, 0, 100)
+        }
+        return true
+    }
+
+    /// "30 s", "300 ms": a limit as the messages say it.
+    static func describe(milliseconds: Int) -> String {
+        milliseconds % 1_000 == 0 ? "\(milliseconds / 1_000) s" : "\(milliseconds) ms"
+    }
+
+    /// No host at the socket, in the CLI's words: which app and socket, the apps that do run, and `--wait`. A
+    /// socket something listens on (a server of another user, refused) is reported as it is.
+    func unreachable(_ error: ControlClient.Failure) -> RunFailure {
+        guard !ControlClient.isListening(path) else { return RunFailure(.unavailable, message: error.description) }
+        return RunFailure(
+            .unavailable,
+            message: error.description + "\n" + (socket == nil ? "  app '\(app)': " : "  ")
+                + Self.otherApps(than: app) + "; --wait waits for a host to start")
+    }
+
+    /// Part of a "no host" error: the apps whose hosts run here (in the default socket folder).
+    static func otherApps(than app: String) -> String {
+        let running = runningApps().filter { $0 != app }.sorted()
+        return running.isEmpty ? "no host runs here" : "hosts run here for " + running.joined(separator: ", ")
     }
 
     /// The apps whose hosts listen in the default socket folder (for shell completion of `--app`).
@@ -52,9 +119,22 @@ struct ClientOptions: ParsableArguments {
     }
 }
 
+extension RunFailure {
+    /// A host that listens but did not answer in time (status 69), and how to wait longer.
+    static func noAnswer(_ error: ControlClient.Failure) -> RunFailure {
+        RunFailure(
+            .unavailable,
+            message: error.description + " (is it still starting its plugins?); --wait waits as long as it takes")
+    }
+}
+
 /// Runs one control call and turns a failure into the CLI's typed error message and status 1.
 func control<T>(_ body: () throws(ControlClient.Failure) -> T) throws -> T {
-    do { return try body() } catch { throw RunFailure(message: error.withDetails) }
+    do { return try body() } catch {
+        // No answer in time is the host's unavailability, not a refusal: status 69, and how to wait longer.
+        if case .timeout = error { throw RunFailure.noAnswer(error) }
+        throw RunFailure(message: error.withDetails)
+    }
 }
 
 extension ControlClient.Failure {

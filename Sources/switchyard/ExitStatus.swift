@@ -13,7 +13,8 @@ enum ExitStatus: Int32, CaseIterable {
     case dataError = 65
     /// EX_NOINPUT: a file to read is missing or unreadable (the manifest, a script, a contract).
     case noInput = 66
-    /// EX_UNAVAILABLE: no host answers, another host already serves the app, or the app cannot start.
+    /// EX_UNAVAILABLE: no host answers (in time), another host already serves the app, the app cannot start, or the
+    /// studio's port is in use.
     case unavailable = 69
     /// EX_SOFTWARE: a bug in switchyard.
     case software = 70
@@ -29,7 +30,8 @@ enum ExitStatus: Int32, CaseIterable {
           64  usage: an unknown option or a malformed argument
           65  the manifest or a contract file is invalid (printed as file:line:column: error: …)
           66  a file to read is missing or unreadable: the manifest, a script, a contract
-          69  unavailable: no host answers at the socket, another host already serves the app, or the app cannot start
+          69  unavailable: no host answers at the socket (in time), another host already serves the app, the app cannot
+              start, or the studio's port is in use
           70  internal error (a bug: please report it)
           73  a file cannot be created: the --state or --trace file (its folder is missing or read-only; see --state-optional),
               or a file of init plugin (it exists already, or its folder cannot be written)
@@ -43,6 +45,8 @@ struct RunFailure: Error, CustomStringConvertible {
     let message: String
     /// The message is printed as it is (it carries its own `…: error:` prefix).
     var formatted = false
+    /// Nothing is printed: a child process (the studio) has said why already.
+    var silent = false
 
     init(_ status: ExitStatus = .failure, message: String, formatted: Bool = false) {
         self.status = status
@@ -52,10 +56,18 @@ struct RunFailure: Error, CustomStringConvertible {
 
     init(message: String) { self.init(.failure, message: message) }
 
+    /// Ends with `status` and prints nothing: the failure's message is on stderr already.
+    static func silent(_ status: ExitStatus) -> RunFailure {
+        var failure = RunFailure(status, message: "")
+        failure.silent = true
+        return failure
+    }
+
     var description: String { message }
 
     /// What stderr gets.
     var rendered: String {
+        if silent { return "" }
         let text = formatted ? message : "switchyard: error: \(message)"
         return text.hasSuffix("\n") ? text : text + "\n"
     }

@@ -19,7 +19,8 @@ struct Interpreter {
         case quiet
         /// Done; `changed` when the tree has a new revision.
         case ok(String, changed: Bool)
-        case failed(String)
+        /// Failed, with the exit status a client subcommand ends with (69 when the host did not answer).
+        case failed(String, status: ExitStatus = .failure)
         case quit
     }
 
@@ -72,6 +73,8 @@ struct Interpreter {
             return .failed(error.message)
         } catch let error as ResponseError {
             return .failed(RunFailure.describe(error))
+        } catch let failure as RunFailure {
+            return .failed(failure.message, status: failure.status)
         } catch {
             return .failed("\(error)")
         }
@@ -266,7 +269,7 @@ struct Interpreter {
         let (code, command) = rest.splitFirstWord()
         let before = try await app.snapshot().revision
         switch await run(command) {
-        case .failed(let message):
+        case .failed(let message, _):
             guard message.hasPrefix(code + " ") else { throw CommandError("expected \(code), got: \(message)") }
             let after = try await app.snapshot().revision
             guard after == before else {

@@ -47,7 +47,7 @@ struct UpgradeCommand: ParsableCommand {
         let probation = noRollback ? 0 : (probationMs ?? 10_000)
         let wait = !noWait && probation > 0
         // The answer comes after the probation when waiting for it: the call's own deadline allows for it.
-        connection.timeoutMilliseconds = Int32(clamping: 60_000 + (wait ? probation : 0))
+        connection.timeoutMilliseconds = client.wait ? -1 : Int32(clamping: 60_000 + (wait ? probation : 0))
         if wait && !json {
             StandardError.write(
                 "upgrading \(plugin); then a probation of \(probation) ms (--no-wait returns at once)…\n")
@@ -113,7 +113,7 @@ struct ReloadCommand: ParsableCommand {
 
     func run() throws {
         let connection = try client.connect()
-        connection.timeoutMilliseconds = 120_000
+        connection.timeoutMilliseconds = client.wait ? -1 : 120_000
         let result: HostReloadRequest.Result
         do {
             result = try connection.call(HostReloadRequest.self, .init(force: force ? true : nil))

@@ -64,7 +64,7 @@ struct Prompt {
                 } else if !output.isEmpty {
                     StandardOutput.write(output.hasSuffix("\n") ? output : output + "\n")
                 }
-            case .failed(let message):
+            case .failed(let message, _):
                 StandardOutput.write("error: \(message)\n")
             }
         }

@@ -49,7 +49,8 @@ struct PromptCommand<Spec: PromptCommandSpec>: AsyncParsableCommand {
         CommandConfiguration(
             commandName: Spec.keyword, abstract: Spec.abstract,
             discussion: "As at the prompt (in a shell, quote JSON params and the '>' between steps):\n"
-                + Spec.promptHelp.joined(separator: "\n") + "\nFailures exit with status 1.")
+                + Spec.promptHelp.joined(separator: "\n") + "\nFailures exit with status 1, or 69 when no host answers."
+        )
     }
 
     @Argument(
@@ -68,8 +69,8 @@ struct PromptCommand<Spec: PromptCommandSpec>: AsyncParsableCommand {
             if Spec.keyword == ValidateSpec.keyword, output.hasPrefix("invalid") {
                 throw ExitCode(ExitStatus.failure.rawValue)
             }
-        case .failed(let message):
-            throw RunFailure(message: message)
+        case .failed(let message, let status):
+            throw RunFailure(status, message: message)
         case .quiet, .quit:
             break
         }

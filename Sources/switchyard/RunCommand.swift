@@ -136,7 +136,8 @@ struct RunCommand: AsyncParsableCommand {
         if let studioExecutable, let socketPath {
             do {
                 studioProcess = try StudioLauncher.start(
-                    studioExecutable, socket: socketPath, port: studioOptions.port, allowFaults: allowFaults,
+                    studioExecutable, socket: socketPath, port: studioOptions.port, portOption: "--studio-port",
+                    allowFaults: allowFaults,
                     page: studioOptions.page,
                     output: { LogOutput.write($0) })
             } catch {
@@ -262,7 +263,7 @@ struct RunCommand: AsyncParsableCommand {
             case .ok(let output, _):
                 transcript("» \(line.trimmingWhitespace)\n")
                 if !output.isEmpty { transcript(output.hasSuffix("\n") ? output : output + "\n") }
-            case .failed(let message):
+            case .failed(let message, _):
                 transcript("» \(line.trimmingWhitespace)\n")
                 return RunFailure(message: "\(path == "-" ? "stdin" : path):\(index + 1): \(message)")
             }

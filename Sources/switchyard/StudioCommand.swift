@@ -1,8 +1,10 @@
 import ArgumentParser
+import Dispatch
 import Glibc
 import SwitchyardClient
 import SwitchyardHost
 import SwitchyardSystem
+import Synchronization
 
 /// Starts `switchyard-studio` (the web server, a separate executable so that this process, which may be the host,
 /// never links SwiftNIO) as a child pointed at a host's control socket. It talks to the host only through that
@@ -24,23 +26,50 @@ enum StudioLauncher {
                 """)
     }
 
-    /// Starts the studio (``executable()``) for the host at `socket`; its output lines (the URL first) go to
-    /// `output`.
+    /// Starts the studio (``executable()``) for the host at `socket` and waits until it serves: its output lines
+    /// (the URL first) go to `output`, its errors to stderr.
+    ///
+    /// - Parameter portOption: the option the user set `port` with, named in the studio's hint when it is in use.
+    /// - Throws: a ``RunFailure`` with the studio's own exit status when it ended before serving (its message,
+    ///   already on stderr, says why: a port in use is status 69), or when it cannot be started at all.
     static func start(
-        _ executable: String, socket: String, port: Int, allowFaults: Bool, page: String?,
+        _ executable: String, socket: String, port: Int, portOption: String, allowFaults: Bool, page: String?,
         output: @escaping @Sendable (String) -> Void
     ) throws -> ChildProcess {
-        var arguments = [executable, "--socket", socket, "--port", "\(port)", "--exit-with-stdin"]
+        var arguments = [
+            executable, "--socket", socket, "--port", "\(port)", "--port-option=\(portOption)", "--exit-with-stdin",
+        ]
         if allowFaults { arguments.append("--allow-faults") }
         if let page { arguments += ["--page", page] }
+        // Signalled once: by the first line (the URL: the port is bound) or by the end of its output (it ended).
+        let started = DispatchSemaphore(value: 0)
+        let signalled = Atomic(false)
+        let serving = Atomic(false)
+        let child: ChildProcess
         do {
-            return try ChildProcess(
+            child = try ChildProcess(
                 arguments, environment: SystemProcess.environment,
-                onStdout: { line in if let line { output(line + "\n") } },
+                onStdout: { line in
+                    if let line {
+                        output(line + "\n")
+                        serving.store(true, ordering: .releasing)
+                    }
+                    if !signalled.exchange(true, ordering: .acquiringAndReleasing) { started.signal() }
+                },
                 onStderr: { line in if let line { StandardError.write(line + "\n") } })
         } catch {
             throw RunFailure(.unavailable, message: "cannot start the studio (\(arguments[0])): \(error)")
         }
+        // Bounded: a studio that neither serves nor ends (it cannot, short of a bug) must not hang the command.
+        if started.wait(timeout: .now() + .seconds(30)) == .timedOut {
+            stop(child)
+            throw RunFailure(
+                .unavailable, message: "the studio (\(executable)) printed no URL within 30 s; it was stopped")
+        }
+        if serving.load(ordering: .acquiring) { return child }
+        // It ended before serving; its message is on stderr already, and one message per failure is enough.
+        let status = child.waitForExit(milliseconds: 5_000) ?? ExitStatus.unavailable.rawValue
+        throw RunFailure.silent(ExitStatus(rawValue: status).flatMap { $0 == .success ? nil : $0 } ?? .unavailable)
     }
 
     static func validate(port: Int, option: String) throws {
@@ -81,7 +110,8 @@ struct StudioCommand: ParsableCommand {
         abstract: "Serve the Switchyard Studio for a running host: the app in a browser, with an inspector.",
         discussion: """
             Prints a URL on 127.0.0.1 with a random token: open it in a browser on this machine. The studio talks to \
-            the host through its control socket and reconnects when the host comes back. Fault buttons (SIGKILL, \
+            the host through its control socket and reconnects when the host comes back; with no host listening yet it \
+            waits 30 s for one (--wait: as long as it takes), and a --port in use is status 69. Fault buttons (SIGKILL, \
             SIGSTOP/SIGCONT, restart) need --allow-faults here and on the host (switchyard run --allow-faults).
             """)
 
@@ -101,14 +131,35 @@ struct StudioCommand: ParsableCommand {
     }
 
     func run() throws {
+        // Found first: a missing studio is said at once, not after waiting for a host.
+        let executable = try StudioLauncher.executable()
         if !ControlClient.isListening(client.path) {
-            StandardError.write(
-                "switchyard studio: no host is listening at \(client.path) yet; the page will connect when one does\n")
+            if client.wait {
+                StandardError.write(
+                    "switchyard studio: waiting for \(client.hostDescription) to listen (--wait: as long as it takes)\n"
+                )
+            } else {
+                let limit = ClientOptions.describe(milliseconds: client.giveUpMs)
+                StandardError.write(
+                    "switchyard studio: waiting up to \(limit) for \(client.hostDescription) to listen (--wait: as long as it takes)\n"
+                )
+                guard ClientOptions.waitUntilListening(client.path, milliseconds: client.giveUpMs) else {
+                    throw RunFailure(
+                        .unavailable,
+                        message: """
+                            no host listened within \(limit): \(client.hostDescription) is not running (is `switchyard run` running?)
+                              \(ClientOptions.otherApps(than: client.app)); reach one with --app NAME or --socket PATH, or pass --wait to serve until a host starts
+                            """)
+                }
+            }
         }
         let child = try StudioLauncher.start(
-            try StudioLauncher.executable(), socket: client.path, port: port, allowFaults: allowFaults, page: page,
-            output: { StandardOutput.write($0) })
+            executable, socket: client.path, port: port, portOption: "--port",
+            allowFaults: allowFaults, page: page, output: { StandardOutput.write($0) })
         // Ctrl-C reaches the studio too (same process group); it stops, and so does this wait.
-        while child.waitForExit(milliseconds: 60_000) == nil {}
+        var status: Int32?
+        while status == nil { status = child.waitForExit(milliseconds: 60_000) }
+        // Its own failure (after serving) keeps its status; its message is on stderr already.
+        if let status, status != 0 { throw RunFailure.silent(ExitStatus(rawValue: status) ?? .failure) }
     }
 }

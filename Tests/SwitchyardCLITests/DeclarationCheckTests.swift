@@ -80,11 +80,25 @@ struct DeclarationCheckTests {
                 + "profile: route 'item': method 'item' takes (self), but is called with the route's params and the deep link (def item(self, params, link): ...); "
                 + "profile: route 'item': deep-link pattern 'item/:id' captures 'id', but the route declares no params: add 'id' to params=[...] or drop the capture"
         ),
+        // A route named like a URL segment: the hint must be Python, which has no method `sign-out`.
+        Mistake(
+            id: "python-dashed-name", file: "profile.py",
+            source: python(routes: #"switchyard.push("sign-out")"#, methods: ""),
+            error: refusal
+                + #"profile: route 'sign-out' is declared but a Python method cannot be named 'sign-out': override content_for(self, route, params, link=None), which is called with route == "sign-out", or rename the route (for example 'sign_out')"#
+        ),
         Mistake(
             id: "node-method", file: "profile.js",
             source: node(routes: "routes.push('settings', { deepLink: 'settings' })", methods: ""),
             error: refusal
                 + "profile: route 'settings' is declared but the class Profile has no method 'settings' (settings(params, link) { ... })"
+        ),
+        // In JavaScript a class method may have that name, quoted.
+        Mistake(
+            id: "node-dashed-name", file: "profile.js",
+            source: node(routes: "routes.push('sign-out')", methods: ""),
+            error: refusal
+                + "profile: route 'sign-out' is declared but the class Profile has no method 'sign-out' ('sign-out'(params, link) { ... })"
         ),
         Mistake(
             id: "node-capture", file: "profile.js",
@@ -100,22 +114,27 @@ struct DeclarationCheckTests {
         ),
     ]
 
+    /// A folder holding the plugin `file` (Python or Node, by its extension) and a manifest whose root it is.
+    static func app(file: String, source: String) throws -> String {
+        let directory = try TestSweep.temporaryDirectory()
+        try FileSystem.writeFileAtomically(directory + "/" + file, Array(source.utf8), mode: 0o600)
+        // As Plugins/python has it: the SDK package beside the plugin, found without any path hack.
+        try FileManager.default.createSymbolicLink(atPath: directory + "/switchyard", withDestinationPath: pythonSDK)
+        let interpreter = file.hasSuffix(".py") ? "python3" : TestPlugins.node
+        try FileSystem.writeFileAtomically(
+            directory + "/switchyard.json",
+            Array(
+                #"{"app": "myapp", "root": {"plugin": "profile", "type": "profile"}, "plugins": [{"name": "profile", "command": ["\#(interpreter)", "\#(file)"]}]}"#
+                    .utf8),
+            mode: 0o600)
+        return directory
+    }
+
     @Test(
         "the plugin's handshake fails naming the type, the route and the method to write; the app without its root cannot start (69)",
         arguments: mistakes)
     func refused(_ mistake: Mistake) async throws {
-        let directory = try TestSweep.temporaryDirectory()
-        try FileSystem.writeFileAtomically(directory + "/" + mistake.file, Array(mistake.source.utf8), mode: 0o600)
-        // As Plugins/python has it: the SDK package beside the plugin, found without any path hack.
-        try FileManager.default.createSymbolicLink(
-            atPath: directory + "/switchyard", withDestinationPath: Self.pythonSDK)
-        let interpreter = mistake.file.hasSuffix(".py") ? "python3" : TestPlugins.node
-        try FileSystem.writeFileAtomically(
-            directory + "/switchyard.json",
-            Array(
-                #"{"app": "myapp", "root": {"plugin": "profile", "type": "profile"}, "plugins": [{"name": "profile", "command": ["\#(interpreter)", "\#(mistake.file)"]}]}"#
-                    .utf8),
-            mode: 0o600)
+        let directory = try Self.app(file: mistake.file, source: mistake.source)
         let result = try await runSwitchyard(["run", "--manifest", "switchyard.json", "--no-socket"], in: directory)
         #expect(result.status == 69, "\(result.errorText)")
         // The plugin's own stderr line comes first (plugin stderr is shown by default); the first error is the host's.

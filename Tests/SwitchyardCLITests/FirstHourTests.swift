@@ -12,7 +12,8 @@ enum Troubleshooting {
     /// Every quote in the section, each checked by a test below (and the section holds no other).
     static let ids: Set = [
         "unknown-key", "json-syntax", "command-string", "duplicate-plugin", "no-manifest", "product-not-built",
-        "state-folder", "second-host", "no-host", "signed-out-link", "route-without-method",
+        "state-folder", "second-host", "no-host", "studio-port-in-use", "signed-out-link", "route-without-method",
+        "route-method-no-return",
     ]
 
     /// id → the quoted text.

@@ -205,6 +205,13 @@ struct TraceTests {
 struct AuthorErrorTests {
     static let fixtures = "\(packageRoot)/Tests/Fixtures/plugins"
 
+    /// The 1-based number of the line of `path` that contains `text`.
+    static func lineOf(_ text: String, in path: String) throws -> Int {
+        let lines = String(decoding: try FileSystem.readFile(path), as: UTF8.self).split(
+            separator: "\n", omittingEmptySubsequences: false)
+        return try #require(lines.firstIndex { $0.contains(text) }) + 1
+    }
+
     /// An app of Python plugins (name, file) whose root is the first plugin's type of the same name.
     static func manifest(_ plugins: [(String, String)]) throws -> String {
         let entries = plugins.map { name, file in
@@ -262,7 +269,12 @@ struct AuthorErrorTests {
                 Issue.record("the broken route succeeded")
             } catch {
                 #expect(error.code == .internalError)
-                #expect(error.message == "KeyError: 'idd'")
+                // The SDK names the route, the type and the line of the method that raised (issue 30).
+                let line = (try? Self.lineOf("# the bug: 'idd'", in: "\(Self.fixtures)/failing_handler.py")) ?? 0
+                #expect(
+                    error.message
+                        == "route 'broken' of failing: Failing.broken raised KeyError: 'idd' (\(Self.fixtures)/failing_handler.py:\(line), answering coordinator/route); fix it there (the traceback below), or raise switchyard.reject(\"why\") to refuse the route on purpose"
+                )
                 #expect(error.data?["plugin"] == "failing")
                 // What the SDK sent is kept beside it.
                 #expect(error.data?["traceback"]?.stringValue?.hasSuffix("KeyError: 'idd'\n") == true)
@@ -292,7 +304,11 @@ struct AuthorErrorTests {
         #expect(try await script.waitForExit() != 0)
         let lines = script.stderr
         let error = try #require(
-            lines.firstIndex { $0.hasSuffix("script.txt:1: internalError (-32603): KeyError: 'idd'") },
+            lines.firstIndex {
+                $0.contains(
+                    "script.txt:1: internalError (-32603): route 'broken' of failing: Failing.broken raised KeyError: 'idd' ("
+                )
+            },
             "stderr:\n\(lines.joined(separator: "\n"))")
         let details = Array(lines[(error + 1)...].prefix { $0.hasPrefix("  ") })
         // The traceback once (the SDK sent it and also wrote it to stderr), then what the plugin wrote before it.

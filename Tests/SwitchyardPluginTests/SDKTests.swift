@@ -194,12 +194,18 @@ struct SDKTests {
         await #expect { try await create(2, "ghost") } throws: { ($0 as? ResponseError)?.code == .invalidParams }
     }
 
-    @Test("any other error a factory throws is an internalError whose data carries the error's type and description")
+    @Test(
+        "any other error a factory throws is an internalError naming the route, the type, the error and the fix, whose data carries the error's type and description"
+    )
     func handlerErrorDescription() async throws {
         _ = try await create(1, "shop")
         let error = await #expect(throws: ResponseError.self) { try await route(1, "item", .push, ["id": "lost"]) }
         #expect(error?.code == .internalError)
-        #expect(error?.message == #"missing(id: "lost")"#)
+        #expect(
+            error?.message
+                == #"route 'item' of shop (ShopCoordinator): its factory threw InventoryError: missing(id: "lost"); fix it, or throw Rejection("why") to refuse the route on purpose"#
+        )
+        #expect(error?.data?["route"] == "item")
         #expect(error?.data?["type"] == "InventoryError")
         #expect(error?.data?["description"] == #"SwitchyardPluginTests.InventoryError.missing(id: "lost")"#)
     }

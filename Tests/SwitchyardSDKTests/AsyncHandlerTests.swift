@@ -90,15 +90,19 @@ struct AsyncHandlerTests {
             let error = try #require(try Self.refusal(client, "switchyard://broken"))
             #expect(error.code == .internalError)
             if language == "python" {
-                #expect(error.message.hasSuffix("KeyError: 99"), "\(error.message)")
+                #expect(
+                    error.message.hasPrefix(
+                        "route 'broken' of shop: Shop.broken raised KeyError: 99 (\(Self.fixture(language)):\(line), answering coordinator/route)"
+                    ), "\(error.message)")
                 #expect(error.data?["type"] == "KeyError")
                 let traceback = try #require(error.data?["traceback"]?.stringValue)
                 #expect(traceback.contains("async_handlers.py\", line \(line), in broken"), "\(traceback)")
                 #expect(traceback.hasSuffix("KeyError: 99\n"))
             } else {
                 #expect(
-                    error.message.hasSuffix("TypeError: Cannot read properties of undefined (reading 'toUpperCase')"),
-                    "\(error.message)")
+                    error.message.hasPrefix(
+                        "route 'broken' of shop: Shop.broken threw TypeError: Cannot read properties of undefined (reading 'toUpperCase') (\(Self.fixture(language)):\(line), answering coordinator/route)"
+                    ), "\(error.message)")
                 #expect(error.data?["type"] == "TypeError")
                 let stack = try #require(error.data?["stack"]?.stringValue)
                 #expect(stack.contains("at Shop.broken (\(Self.fixture(language)):\(line):"), "\(stack)")

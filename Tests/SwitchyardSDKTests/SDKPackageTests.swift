@@ -196,7 +196,12 @@ struct SDKPackageTests {
 
             """, to: directory + "/bad.py")
         let plugin = try CLIProcess([directory + "/bad.py"], executable: environment + "/python3")
-        let data = try await Self.failedRoute(plugin, message: "KeyError: 'idd'", type: "KeyError")
+        let data = try await Self.failedRoute(
+            plugin,
+            message:
+                #"route 'item' of bad: Bad.item raised KeyError: 'idd' (\#(directory)/bad.py:10, answering coordinator/route); fix it there (the traceback below), or raise switchyard.reject("why") to refuse the route on purpose"#,
+            type: "KeyError")
+        #expect(data?["handler"] == "Bad.item" && data?["file"] == .string("\(directory)/bad.py"))
         let traceback = try #require(data?["traceback"]?.stringValue)
         #expect(traceback.hasPrefix("Traceback (most recent call last):"))
         #expect(traceback.contains("bad.py\", line 10, in item"), "\(traceback)")
@@ -225,7 +230,11 @@ struct SDKPackageTests {
             """, to: prefix + "/bad.js")
         let plugin = try CLIProcess([prefix + "/bad.js"], executable: TestPlugins.node)
         let data = try await Self.failedRoute(
-            plugin, message: "TypeError: Cannot read properties of undefined (reading 'id')", type: "TypeError")
+            plugin,
+            message:
+                "route 'item' of bad: Bad.item threw TypeError: Cannot read properties of undefined (reading 'id') (\(prefix)/bad.js:7, answering coordinator/route); fix it there (the stack below), or throw reject('why') to refuse the route on purpose",
+            type: "TypeError")
+        #expect(data?["handler"] == "Bad.item" && data?["file"] == .string("\(prefix)/bad.js"))
         let stack = try #require(data?["stack"]?.stringValue)
         #expect(stack.hasPrefix("TypeError: Cannot read properties of undefined"))
         #expect(stack.contains("at Bad.item (\(prefix)/bad.js:7:"), "\(stack)")

@@ -2,7 +2,8 @@ import SwitchyardProtocol
 
 /// What in a coordinator type's declaration would fail only when a route is taken, found when the type is
 /// registered: a deep-link capture that is not one of the route's params (`@Route(.push, deepLink: "todo/:id")` on
-/// a factory that takes no input, say), so every link that matches would be refused at run time.
+/// a factory that takes no input, say), so every link that matches would be refused at run time; a factory input
+/// the params object cannot be decoded into (a `String`-backed enum that is not a ``RouteParameter``).
 ///
 /// Not a compile-time error: the pattern is a runtime `String` and Swift cannot read a literal's contents during
 /// type checking; only a macro could, and the SDK does not make every plugin build swift-syntax for it. A plugin's
@@ -10,10 +11,14 @@ import SwitchyardProtocol
 enum DeclarationCheck {
     /// One line per problem, naming the type (its route-table name and its Swift name), the route and the capture.
     static func problems(
-        typeName: String, swiftType: Any.Type, routes: [(declaration: RouteDeclaration, takesNoInput: Bool)]
+        typeName: String, swiftType: Any.Type,
+        routes: [(declaration: RouteDeclaration, takesNoInput: Bool, inputProblem: String?)]
     ) -> [String] {
         var problems: [String] = []
-        for (declaration, takesNoInput) in routes {
+        for (declaration, takesNoInput, inputProblem) in routes {
+            if let inputProblem {
+                problems.append("\(typeName) (\(swiftType)): route '\(declaration.name)': \(inputProblem)")
+            }
             guard let pattern = declaration.deepLink, let params = declaration.params else { continue }
             let names = params.map(\.name)
             for capture in captures(pattern) where !names.contains(capture) {

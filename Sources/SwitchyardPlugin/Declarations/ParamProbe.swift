@@ -17,8 +17,22 @@ enum ParamProbe {
         return recorder.params
     }
 
+    /// How a type decodes itself at the top: from an object (a struct's keys), one value or an array.
+    enum Shape { case keyed, single, unkeyed }
+
+    /// How `type` asks to be decoded, or nil when it asks for nothing: a route's params travel as one JSON object,
+    /// so only a keyed type (or a ``RouteParameter``, sent as one named param) can be a factory's input.
+    static func shape<T: Decodable>(of type: T.Type) -> Shape? {
+        let recorder = Recorder()
+        // Whether the placeholders then fit does not matter: the first container asked for says the shape.
+        _ = try? T(from: ProbeDecoder(recorder: recorder, depth: 0))
+        return recorder.shape
+    }
+
     final class Recorder {
         var params: [ParamDeclaration] = []
+        /// The first container the probed type asked for.
+        var shape: Shape?
         func record(_ key: any CodingKey, _ type: ParamType, required: Bool) {
             guard !params.contains(where: { $0.name == key.stringValue }) else { return }
             params.append(ParamDeclaration(name: key.stringValue, type: type, required: required ? nil : false))
@@ -47,11 +61,23 @@ enum ParamProbe {
         var userInfo: [CodingUserInfoKey: Any] { [:] }
 
         func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
-            KeyedDecodingContainer(KeyedProbe<Key>(recorder: depth == 0 ? recorder : nil, depth: depth))
+            noteShape(.keyed)
+            return KeyedDecodingContainer(KeyedProbe<Key>(recorder: depth == 0 ? recorder : nil, depth: depth))
         }
 
-        func unkeyedContainer() throws -> any UnkeyedDecodingContainer { EmptyUnkeyed() }
-        func singleValueContainer() throws -> any SingleValueDecodingContainer { SingleProbe(depth: depth) }
+        func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+            noteShape(.unkeyed)
+            return EmptyUnkeyed()
+        }
+
+        func singleValueContainer() throws -> any SingleValueDecodingContainer {
+            noteShape(.single)
+            return SingleProbe(depth: depth)
+        }
+
+        private func noteShape(_ shape: Shape) {
+            if depth == 0, let recorder, recorder.shape == nil { recorder.shape = shape }
+        }
     }
 
     static func placeholder<T: Decodable>(_ type: T.Type, depth: Int) throws -> T {

@@ -29,6 +29,8 @@ protocol AnyRoute: AnyObject {
     /// Decodes the params, runs the factory on `coordinator`, and turns the output into wire content.
     func content(for coordinator: AnyObject, params: JSONValue?, context: OutputContext) throws -> RouteContent
     var takesNoInput: Bool { get }
+    /// Why the factory's input cannot travel as the route's params (see ``DeclarationCheck``), or nil.
+    var inputProblem: String? { get }
 }
 
 /// The generic part of every route wrapper: its factory, how its input travels, and what it opens.
@@ -76,6 +78,29 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     }
 
     var takesNoInput: Bool { Input.self == NoInput.self }
+
+    /// An input that decodes from one JSON value or an array (a `String`-backed enum, say) but is not a
+    /// ``RouteParameter`` would be handed the route's whole params object and fail at every call ("expected a
+    /// string, found object"); found once, when the type is registered.
+    var inputProblem: String? {
+        guard Input.self != NoInput.self, !takesScalar, let shape = ParamProbe.shape(of: Input.self), shape != .keyed
+        else { return nil }
+        if shape == .single {
+            let type = (Input.self as? any RawRepresentable.Type).map { ParamProbe.paramType(of: Self.rawType($0)) }
+            return """
+                the factory's input \(Input.self) is a single value, but a route's params travel as a JSON object: \
+                make it a RouteParameter (`extension \(Input.self): RouteParameter { public static var paramType: \
+                ParamType { .\(type ?? .string) } }`), sent as the one param '\(parameterName)', or take a Codable \
+                struct with a property of that type
+                """
+        }
+        return """
+            the factory's input \(Input.self) is an array, but a route's params travel as a JSON object: take a \
+            Codable struct with a property of that type
+            """
+    }
+
+    private static func rawType<R: RawRepresentable>(_: R.Type) -> Any.Type { R.RawValue.self }
 
     /// Whether the input is a single value (``RouteParameter``), travelling as one named param. Kept: a conformance
     /// check per request was a measurable part of a route's cost.
@@ -159,6 +184,19 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
             return try factory(typed, input).routeContent(context)
         } catch let rejection as Rejection {
             throw ResponseError(.rejectedByGuard, rejection.reason, data: rejection.data(route: name))
+        } catch let error as ResponseError {
+            throw error
+        } catch {
+            // Any other error is a bug in the factory: name the route and both names of its type, and how to refuse
+            // on purpose, beside what the runtime's answer says of the error itself.
+            let typeName = (C.self as? any Coordinatable.Type)?.typeName ?? "\(C.self)"
+            let answer = PluginRuntime.answer(for: error)
+            var data = answer.data?.objectValue ?? [:]
+            data["route"] = .string(name)
+            throw ResponseError(
+                .internalError,
+                "route '\(name)' of \(typeName) (\(C.self)): its factory threw \(type(of: error)): \(answer.message); fix it, or throw Rejection(\"why\") to refuse the route on purpose",
+                data: .object(data))
         }
     }
 }

@@ -46,13 +46,18 @@ function report(what, error) {
 /**
  * The `error` member answering a handler's failure: a typed error as it is; anything else internalError naming the
  * error, with its stack (§7: the stack is what makes the bug fixable; stderr gets it too, for the case where nobody
- * sees the answer).
+ * sees the answer) and, when the author's method threw it (`scope.site`), the route, the type, the method and its
+ * file and line. `unwritable`: the error is the answer's, which JSON cannot carry.
  */
-function errorBody(error, method) {
+function errorBody(error, scope, unwritable = false) {
   if (error instanceof RPCError) return error.toJSON();
   const { name, text, stack } = describe(error);
-  report(method, error);
-  return { code: codes.internalError, message: text, data: { type: name, stack: stack.slice(0, maxStackLength) } };
+  report(scope.method, error);
+  const data = { type: name, stack: stack.slice(0, maxStackLength) };
+  if (!scope.site) return { code: codes.internalError, message: text, data };
+  // The author's method threw (or produced what JSON cannot carry): name it, and where it is.
+  const { location, message } = unwritable ? scope.site.unsendable(text) : scope.site.threw(text, error && error.stack);
+  return { code: codes.internalError, message, data: { ...data, ...scope.site.data(location) } };
 }
 
 /**
@@ -179,11 +184,11 @@ class Connection {
     let line;
     try {
       line = JSON.stringify(failed
-        ? { jsonrpc: '2.0', id: scope.id, error: errorBody(outcome, scope.method) }
+        ? { jsonrpc: '2.0', id: scope.id, error: errorBody(outcome, scope) }
         : { jsonrpc: '2.0', id: scope.id, result: outcome === undefined ? {} : outcome });
     } catch (unwritable) {
       // A BigInt or a cycle in the answer: answer that instead of nothing.
-      line = JSON.stringify({ jsonrpc: '2.0', id: scope.id, error: errorBody(unwritable, scope.method) });
+      line = JSON.stringify({ jsonrpc: '2.0', id: scope.id, error: errorBody(unwritable, scope, true) });
     }
     scope.answered = true;
     this.writeLine(line + '\n' + scope.waiting.join(''));

@@ -97,7 +97,9 @@ class Coordinator {
     for (const { name, deepLink, params } of this.routes || []) {
       const handler = this.prototype[name];
       const captured = captures(deepLink || '');
-      const signature = `${name}(params, link) { ... }`;
+      // A name that is not an identifier (`sign-out`) is written quoted, as a class method may be: 'sign-out'(…) { … }.
+      const method = /^[A-Za-z_$][\w$]*$/.test(name) ? name : `'${name}'`;
+      const signature = `${method}(params, link) { ... }`;
       if (ownDispatch) {
         // contentFor is the plugin's own: it decides which routes have content.
       } else if (typeof handler !== 'function') {

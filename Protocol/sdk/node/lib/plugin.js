@@ -3,8 +3,10 @@
 
 const { codes, RPCError } = require('./errors');
 const { checkParams } = require('./declarations');
-const { then, sequence } = require('./async');
+const { then, sequence, scopes } = require('./async');
 const { Connection } = require('./connection');
+const { Coordinator } = require('./coordinator');
+const { HandlerSite } = require('./site');
 
 /** The protocol versions this SDK speaks (Protocol/CHANGES.md). */
 const PROTOCOL_VERSIONS = Object.freeze([1]);
@@ -73,33 +75,95 @@ class Plugin extends Connection {
     return then(this.initialContent(c), (result) => withState(c, result));
   }
 
+  /**
+   * What the author's method for `route` returns, checked: a value it throws, or one that is not content, is answered
+   * naming the route, the type, the method and its file and line (HandlerSite).
+   */
+  routeContent(c, route, params, link) {
+    const cls = c.constructor;
+    const name = cls.prototype.contentFor !== Coordinator.prototype.contentFor ? 'contentFor' : route;
+    const scope = scopes.getStore();
+    const site = new HandlerSite({
+      what: `route '${route}' of ${cls.typeName}`,
+      name: `${cls.name}.${name}`,
+      fn: cls.prototype[name],
+      method: scope ? scope.method : 'coordinator/route',
+      expected: 'a screen or a coordinator',
+      returns: "return screen('Name', { key: value }) or return coordinator('type')",
+      refuse: "throw reject('why') to refuse the route on purpose",
+    });
+    if (scope) scope.site = site;
+    return then(c.contentFor(route, params, link), (content) => {
+      if (content === null || typeof content !== 'object' || Array.isArray(content)) {
+        const { location, message } = site.returned(content);
+        throw new RPCError(codes.internalError, message, { type: 'InvalidContent', ...site.data(location) });
+      }
+      return content;
+    });
+  }
+
   /** A new instance's initial content: a stack's root, a tabs coordinator's tabs (in order), a wrapper's child. */
   initialContent(c) {
     const cls = c.constructor;
     const kind = cls.kind || 'stack';
     if (kind === 'stack') {
-      return then(c.initialRoot(), ([rootRoute, rootParams]) => then(c.contentFor(rootRoute, rootParams), (content) => {
-        const root = { route: rootRoute, content };
-        if (rootParams !== undefined) root.params = rootParams;
-        return { root };
-      }));
+      const site = new HandlerSite({
+        what: `the initial root of ${cls.typeName}`,
+        name: `${cls.name}.initialRoot`,
+        fn: cls.prototype.initialRoot,
+        method: 'coordinator/create',
+        expected: 'a [route, params] pair',
+        returns: "return ['route', undefined] (or declare static initial = 'route')",
+        refuse: "throw new RPCError(codes.invalidParams, 'why') to refuse the creation",
+      });
+      const scope = scopes.getStore();
+      if (scope) scope.site = site;
+      return then(c.initialRoot(), (root) => {
+        if (!Array.isArray(root) || typeof root[0] !== 'string') {
+          const { location, message } = site.returned(root);
+          throw new RPCError(codes.internalError, message, { type: 'InvalidRoot', ...site.data(location) });
+        }
+        const [rootRoute, rootParams] = root;
+        return then(this.routeContent(c, rootRoute, rootParams), (content) => {
+          const shown = { route: rootRoute, content };
+          if (rootParams !== undefined) shown.params = rootParams;
+          return { root: shown };
+        });
+      });
     }
     if (kind === 'tabs') {
       const declared = cls.routes.filter((r) => r.transition === 'tab').map((r) => r.name);
       return then(c.initialTabs(), (shown) => {
         const names = (shown || declared).filter((name) => declared.includes(name));
-        return then(sequence(names, (name) => then(c.contentFor(name), (content) => ({ route: name, content }))), (tabs) => ({ tabs }));
+        return then(sequence(names, (name) => then(this.routeContent(c, name), (content) => ({ route: name, content }))), (tabs) => ({ tabs }));
       });
     }
     const childRoute = cls.routes.find((r) => r.transition === 'child');
-    return then(c.contentFor(childRoute.name), (child) => ({ child }));
+    return then(this.routeContent(c, childRoute.name), (child) => ({ child }));
   }
 
   /** `coordinator/action` (§12.6): the steps the instance answers to its screen's action. */
   action(params) {
     const c = this.instanceFor(params);
-    return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }),
-      (steps) => (steps && steps.length ? { steps } : {}));
+    const cls = c.constructor;
+    const site = new HandlerSite({
+      what: `action '${params.action}' of ${cls.typeName} (on route '${params.route}')`,
+      name: `${cls.name}.action`,
+      fn: cls.prototype.action,
+      method: 'coordinator/action',
+      expected: 'an array of steps or nothing',
+      returns: 'return [step, ...] or return null',
+      refuse: "throw new RPCError(codes.notAllowed, 'why') to refuse the action",
+    });
+    const scope = scopes.getStore();
+    if (scope) scope.site = site;
+    return then(c.action(params.action, params.params, { route: params.route, entry: params.entry }), (steps) => {
+      if (steps !== undefined && steps !== null && !Array.isArray(steps)) {
+        const { location, message } = site.returned(steps);
+        throw new RPCError(codes.internalError, message, { type: 'InvalidSteps', ...site.data(location) });
+      }
+      return steps && steps.length ? { steps } : {};
+    });
   }
 
   /** `coordinator/route` (§8): what a route shows, its params checked against the declaration first. */
@@ -107,7 +171,7 @@ class Plugin extends Connection {
     const c = this.instanceFor(params);
     const declared = (c.constructor.routes || []).find((r) => r.name === params.route);
     if (declared) checkParams(declared, params.params);
-    return then(c.contentFor(params.route, params.params, params.link), (content) => withState(c, { content }));
+    return then(this.routeContent(c, params.route, params.params, params.link), (content) => withState(c, { content }));
   }
 
   /** `coordinator/destroy` (§8): the instance left the tree. */

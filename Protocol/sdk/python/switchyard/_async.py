@@ -8,7 +8,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable
 from contextvars import ContextVar
-from typing import Any, Callable, List, Optional, Sequence, TypeGuard, TypeVar, Union, cast
+from typing import TYPE_CHECKING, Any, Callable, List, Optional, Sequence, TypeGuard, TypeVar, Union, cast
+
+if TYPE_CHECKING:
+    from ._site import HandlerSite
 
 __all__ = ["MaybeAwaitable", "then", "sequence", "AnswerScope", "current_scope"]
 
@@ -64,11 +67,13 @@ class AnswerScope:
     after the answer, so the host sees the answer first (§8, `navigate`: a chain waits for the answers it asked for).
     `task` is the asyncio task answering it, when it is answered later."""
 
-    __slots__ = ("request_id", "method", "answered", "waiting", "task")
+    __slots__ = ("request_id", "method", "answered", "waiting", "task", "site")
 
     def __init__(self, request_id: Any, method: str) -> None:
         self.request_id = request_id
         self.method = method
+        #: The author's method answering it (a route's), named in its errors; None for the SDK's own answers.
+        self.site: Optional["HandlerSite"] = None
         self.answered = False
         self.waiting: List[bytes] = []
         self.task: Optional[Any] = None

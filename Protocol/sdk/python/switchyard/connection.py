@@ -217,15 +217,20 @@ class Connection:
             message: Dict[str, Any] = {"jsonrpc": "2.0", "id": scope.request_id,
                                        "result": result if result is not None else {}}
         else:
-            message = {"jsonrpc": "2.0", "id": scope.request_id, "error": _error_body(error, scope.method)}
+            message = {"jsonrpc": "2.0", "id": scope.request_id, "error": _error_body(error, scope)}
         try:
             line = encode_line(message)
         except InvalidJSON as invalid:
-            # The answer cannot be one valid line: answer that instead, naming the value (a NaN in a screen's props).
-            sys.stderr.write("switchyard: the answer to %s cannot be sent: %s\n" % (scope.method, invalid))
+            # The answer cannot be one valid line: answer that instead, naming the value (a NaN in a screen's props)
+            # and, when the author's method produced it, that method.
+            text = (scope.site.unsendable(str(invalid)) if scope.site is not None
+                    else "the answer to %s cannot be sent: %s" % (scope.method, invalid))
+            sys.stderr.write("switchyard: %s\n" % text)
+            data: Dict[str, Any] = {"type": "InvalidJSON", "field": invalid.field}
+            if scope.site is not None:
+                data.update(scope.site.data())
             line = encode_line({"jsonrpc": "2.0", "id": scope.request_id, "error": {
-                "code": int(INTERNAL_ERROR), "message": "the answer to %s cannot be sent: %s" % (scope.method, invalid),
-                "data": {"type": "InvalidJSON", "field": invalid.field}}})
+                "code": int(INTERNAL_ERROR), "message": text, "data": data}})
         scope.answered = True
         self._write(line + b"".join(scope.waiting))
         scope.waiting.clear()
@@ -319,16 +324,22 @@ def _same(result: Any) -> Any:
     return result
 
 
-def _error_body(error: BaseException, method: str) -> Dict[str, Any]:
+def _error_body(error: BaseException, scope: AnswerScope) -> Dict[str, Any]:
     """The `error` member answering a handler's failure: a typed error as it is; anything else `internalError` naming
     the exception, with its traceback (§7: the traceback is what makes the bug fixable; stderr gets it too, for
-    the case where nobody sees the answer)."""
+    the case where nobody sees the answer) and, when the author's method raised it, the route, the type, the method
+    and its file and line."""
     if isinstance(error, RPCError):
         return error.to_json()
-    data: Dict[str, Any] = {"type": type(error).__name__, "traceback": _report(method, error)[-MAX_TRACEBACK_CHARS:]}
+    data: Dict[str, Any] = {"type": type(error).__name__,
+                            "traceback": _report(scope.method, error)[-MAX_TRACEBACK_CHARS:]}
     if isinstance(error, InvalidJSON):
         data["field"] = error.field
-    return {"code": int(INTERNAL_ERROR), "message": "%s: %s" % (type(error).__name__, error), "data": data}
+    message = "%s: %s" % (type(error).__name__, error)
+    if scope.site is not None:
+        message = scope.site.raised(error)
+        data.update(scope.site.data(error.__traceback__))
+    return {"code": int(INTERNAL_ERROR), "message": message, "data": data}
 
 
 def _report(what: str, error: Optional[BaseException] = None) -> str:

@@ -175,6 +175,11 @@ class Coordinator:
     def _method_problems(cls, name: str) -> List[str]:
         signature = "def %s(self, params, link): ..." % name
         handler = next((k.__dict__[name] for k in cls.__mro__ if name in k.__dict__), None)
+        if handler is None and not name.isidentifier():
+            # `def sign-out(...)` is not Python: such a route is answered by content_for(), or renamed.
+            return ["route '%s' is declared but a Python method cannot be named '%s': override "
+                    "content_for(self, route, params, link=None), which is called with route == \"%s\", or rename "
+                    "the route (for example '%s')" % (name, name, name, "".join(c if c.isalnum() else "_" for c in name))]
         if handler is None or not callable(handler):
             return ["route '%s' is declared but the class %s has no method '%s' (%s)"
                     % (name, cls.__name__, name, signature)]

@@ -4,11 +4,12 @@ from __future__ import annotations
 import sys
 from typing import Any, Dict, List, Optional, Sequence, Type, TypeVar
 
-from ._async import MaybeAwaitable, sequence, then
+from ._async import MaybeAwaitable, current_scope, sequence, then
+from ._site import HandlerSite
 from .connection import Connection
 from .coordinator import Coordinator, DeepLinkResolution
-from .declarations import Content, Params, check_params, screen
-from .errors import (COMPOSITION_ERROR, DEEP_LINK_INVALID, INSTANCE_NOT_FOUND, INVALID_PARAMS,
+from .declarations import Content, Link, Params, check_params, screen
+from .errors import (COMPOSITION_ERROR, DEEP_LINK_INVALID, INSTANCE_NOT_FOUND, INTERNAL_ERROR, INVALID_PARAMS,
                      UNSUPPORTED_PROTOCOL_VERSION, RPCError)
 
 __all__ = ["Plugin", "PROTOCOL_VERSIONS"]
@@ -88,10 +89,40 @@ class Plugin(Connection):
             return then(coordinator.migrate(str(params.get("fromVersion", "")), params.get("state")), migrated)
         return then(self._initial_content(coordinator), lambda result: self._with_state(coordinator, result))
 
+    def _content(self, coordinator: Coordinator, route: str, params: Optional[Params],
+                 link: Optional[Link] = None) -> MaybeAwaitable[Content]:
+        """What the author's method for `route` returns, checked: an exception it raises, or a value that is not
+        content, is answered naming the route, the type, the method and its file and line (HandlerSite)."""
+        cls = type(coordinator)
+        name = "content_for" if cls.content_for is not Coordinator.content_for else route
+        scope = current_scope.get()
+        site = HandlerSite("route '%s' of %s" % (route, cls.type_name), "%s.%s" % (cls.__name__, name),
+                           getattr(cls, name, None), scope.method if scope is not None else "coordinator/route",
+                           expected="a screen or a coordinator", returns='return screen("Name", key=value) or return coordinator("type")',
+                           refuse='raise switchyard.reject("why") to refuse the route on purpose')
+        if scope is not None:
+            scope.site = site
+
+        def checked(content: Any) -> Content:
+            if not isinstance(content, dict):
+                raise RPCError(INTERNAL_ERROR, site.returned(content), dict(site.data(), type="InvalidContent"))
+            return content
+        return then(coordinator.content_for(route, params, link), checked)
+
     def _initial_content(self, coordinator: Coordinator) -> MaybeAwaitable[Dict[str, Any]]:
         cls = type(coordinator)
         if cls.kind == "stack":
+            site = HandlerSite("the initial root of %s" % cls.type_name, "%s.initial_root" % cls.__name__,
+                               cls.initial_root, "coordinator/create", expected="a (route, params) pair",
+                               returns='return "route", None (or declare initial = "route")',
+                               refuse="raise switchyard.RPCError(...) to refuse the creation")
+            scope = current_scope.get()
+            if scope is not None:
+                scope.site = site
+
             def show(root: Any) -> MaybeAwaitable[Dict[str, Any]]:
+                if not (isinstance(root, (tuple, list)) and len(root) == 2 and isinstance(root[0], str)):
+                    raise RPCError(INTERNAL_ERROR, site.returned(root), dict(site.data(), type="InvalidRoot"))
                 route, route_params = root
 
                 def answer(content: Content) -> Dict[str, Any]:
@@ -99,26 +130,26 @@ class Plugin(Connection):
                     if route_params is not None:
                         shown["params"] = route_params
                     return {"root": shown}
-                return then(coordinator.content_for(route, route_params), answer)
+                return then(self._content(coordinator, route, route_params), answer)
             return then(coordinator.initial_root(), show)
         if cls.kind == "tabs":
             declared = [r["name"] for r in cls.routes if r["transition"] == "tab"]
 
             def tab(name: str) -> MaybeAwaitable[Dict[str, Any]]:
                 # A name that is not a declared tab is passed on as it is: the host's invalidAnswer names it.
-                content = coordinator.content_for(name, None) if name in declared else screen(name)
+                content = self._content(coordinator, name, None) if name in declared else screen(name)
                 return then(content, lambda shown: {"route": name, "content": shown})
             return then(coordinator.initial_tabs(),
                         lambda shown: then(sequence(list(shown or declared), tab), lambda tabs: {"tabs": tabs}))
         child_route = next(r for r in cls.routes if r["transition"] == "child")
-        return then(coordinator.content_for(child_route["name"], None), lambda content: {"child": content})
+        return then(self._content(coordinator, child_route["name"], None), lambda content: {"child": content})
 
     def _route(self, params: Dict[str, Any]) -> MaybeAwaitable[Dict[str, Any]]:
         coordinator = self._instance(params)
         declared = next((r for r in type(coordinator).routes if r.get("name") == params["route"]), None)
         if declared is not None:
             check_params(declared, params.get("params"))
-        content = coordinator.content_for(params["route"], params.get("params"), params.get("link"))
+        content = self._content(coordinator, params["route"], params.get("params"), params.get("link"))
         return then(content, lambda shown: self._with_state(coordinator, {"content": shown}))
 
     def _destroy(self, params: Dict[str, Any]) -> MaybeAwaitable[Dict[str, Any]]:
@@ -142,8 +173,21 @@ class Plugin(Connection):
 
     def _action(self, params: Dict[str, Any]) -> MaybeAwaitable[Dict[str, Any]]:
         coordinator = self._instance(params)
+        cls = type(coordinator)
+        site = HandlerSite("action '%s' of %s (on route '%s')" % (params["action"], cls.type_name, params["route"]),
+                           "%s.action" % cls.__name__, cls.action, "coordinator/action",
+                           expected="a list of steps or None", returns="return [step, ...] or return None",
+                           refuse="raise switchyard.RPCError(switchyard.NOT_ALLOWED, \"why\") to refuse the action")
+        scope = current_scope.get()
+        if scope is not None:
+            scope.site = site
+
+        def answer(chain: Any) -> Dict[str, Any]:
+            if chain is not None and not isinstance(chain, (list, tuple)):
+                raise RPCError(INTERNAL_ERROR, site.returned(chain), dict(site.data(), type="InvalidSteps"))
+            return {"steps": list(chain)} if chain else {}
         steps = coordinator.action(params["action"], params.get("params"), params["route"], params["entry"])
-        return then(steps, lambda chain: {"steps": list(chain)} if chain else {})
+        return then(steps, answer)
 
     def _dismissed(self, params: Dict[str, Any]) -> MaybeAwaitable[None]:
         coordinator = self.instances.get(params.get("instance", -1))
