@@ -133,21 +133,29 @@ package func withHost<T: Sendable>(
     let logger = Logger(label: "test-host") { label in
         SwitchyardLogHandler(label: label, level: .debug) { line in logs.append(line) }
     }
-    let host = try await withDeadline(seconds: defaultTimeout, "host start") {
-        try await HostHandle.start(manifest: manifest, options: options, logger: logger)
+    // Say what the host was doing: its last distinct log lines (a flood repeats one line many times).
+    func explained(_ error: any Error) -> TestFailure {
+        var recent: [String] = []
+        for line in logs.all.reversed() where recent.count < 40 && recent.last != line {
+            recent.append(String(line.prefix(300)))
+        }
+        return TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
     }
+    // Starting spawns every plugin and waits for each handshake: beside a busy loop and other heavy suites it once
+    // took more than the 20 s of a single wait, so it gets three (the suite's time limit still bounds it).
+    let host: HostHandle
+    do {
+        host = try await withDeadline(seconds: 3 * defaultTimeout, "host start") {
+            try await HostHandle.start(manifest: manifest, options: options, logger: logger)
+        }
+    } catch { throw explained(error) }
     let pids = await host.status().compactMap(\.pid)
     let result: Result<T, any Error>
     do { result = .success(try await body(host)) } catch { result = .failure(error) }
     do {
         try await withDeadline(seconds: defaultTimeout, "host shutdown") { await host.shutdown() }
     } catch {
-        // Say what the host was doing: its last distinct log lines (a flood repeats one line many times).
-        var recent: [String] = []
-        for line in logs.all.reversed() where recent.count < 40 && recent.last != line {
-            recent.append(String(line.prefix(300)))
-        }
-        throw TestFailure("\(error); the host's last log lines:\n" + recent.reversed().joined(separator: "\n"))
+        throw explained(error)
     }
     #expect(host.handlesLeftOpen == 0, "the host's loop closed with handles still open")
     let all = pids + (await host.status().compactMap(\.pid))
