@@ -206,7 +206,8 @@ struct CLITests {
         let socket = directory + "/demo.sock"
         // The client binary must be reachable by nobody, whatever the checkout's permissions.
         let binary = directory + "/switchyard"
-        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
+        // Under the spawn lock, so no child forked meanwhile holds the copy open for writing (ETXTBSY at its exec).
+        try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
         chmod(binary, 0o755)
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", binary]
 

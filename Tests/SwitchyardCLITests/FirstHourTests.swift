@@ -396,7 +396,8 @@ struct FirstHourManifestTests {
         var executable = product("switchyard")
         if getuid() == 0 {
             let binary = directory + "/switchyard"
-            try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
+            // Under the spawn lock, so no child forked meanwhile holds the copy open for writing (ETXTBSY at its exec).
+            try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
             chmod(binary, 0o755)
             command = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + command
             executable = "/usr/bin/setpriv"

@@ -114,7 +114,9 @@ struct SocketHijackTests {
         chmod(folder, 0o700)
         chown(folder, 65534, 65534)
         let binary = base + "/switchyard"
-        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary)
+        // Under the spawn lock: a child forked by another test while the copy is open for writing would hold it
+        // open until its exec, and setpriv's exec of the copy then fails with ETXTBSY (seen in a stress run).
+        try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
         chmod(binary, 0o755)
         let socket = folder + "/demo.sock"
         // An app of no plugins: it starts and serves until it is stopped. (The demo's manifest would not start here —

@@ -110,7 +110,8 @@ struct StudioRelayTests {
         let folder = try TestSweep.temporaryDirectory()
         // A copy of the CLI alone in a folder, with a PATH that has no studio either.
         let copy = "\(folder)/switchyard"
-        try FileManager.default.copyItem(atPath: product("switchyard"), toPath: copy)
+        // Under the spawn lock, so no child forked meanwhile holds the copy open for writing (ETXTBSY at its exec).
+        try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: copy) }
         let socket = "\(folder)/host.sock"
         let process = try CLIProcess(
             ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
