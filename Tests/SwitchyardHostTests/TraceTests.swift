@@ -52,10 +52,7 @@ struct TraceTests {
     /// number depends on time).
     static func summary(_ record: TraceRecord) -> String? {
         guard let direction = record.direction, let message = record.message else { return nil }
-        if message["method"]?.stringValue == PingRequest.method || message["id"]?.stringValue?.hasPrefix("hb-") == true
-        {
-            return nil
-        }
+        if TracedSession.isHeartbeat(message) { return nil }
         let id = message["id"].flatMap { $0.intValue.map { "#\($0)" } } ?? ""
         return "\(direction.rawValue) \(message["method"]?.stringValue ?? "")\(id)"
     }

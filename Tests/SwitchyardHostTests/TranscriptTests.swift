@@ -286,6 +286,15 @@ enum TracedSession {
     /// The `index`-th conversation (from 0) between the host and `plugin` in a closed trace: every process the
     /// host started for it (a restart, a wake, an upgrade's candidate or its rollback) begins with `initialize`.
     static func session(_ trace: TraceWriter, plugin: String, index: Int) throws -> [TraceRecord] {
+        let all = try sessions(trace, plugin: plugin)
+        guard index < all.count else {
+            throw TestFailure("the trace has \(all.count) session(s) with '\(plugin)', not \(index + 1)")
+        }
+        return all[index]
+    }
+
+    /// Every conversation between the host and `plugin` in a closed trace, in order.
+    static func sessions(_ trace: TraceWriter, plugin: String) throws -> [[TraceRecord]] {
         trace.close()
         var sessions: [[TraceRecord]] = []
         for record in try TraceTests.records(trace.path) where record.plugin == plugin {
@@ -295,10 +304,7 @@ enum TracedSession {
             }
             if !sessions.isEmpty { sessions[sessions.count - 1].append(record) }
         }
-        guard index < sessions.count else {
-            throw TestFailure("the trace has \(sessions.count) session(s) with '\(plugin)', not \(index + 1)")
-        }
-        return sessions[index]
+        return sessions
     }
 
     /// Expects each side's lines of the transcript `name` up to its `shutdown` to be what each side sent in
@@ -318,7 +324,8 @@ enum TracedSession {
         }
     }
 
-    private static func isHeartbeat(_ message: JSONValue) -> Bool {
+    /// A ping either way or the answer to the host's (ids `hb-N`): their number depends on time.
+    static func isHeartbeat(_ message: JSONValue) -> Bool {
         message["method"] == .string(PingRequest.method) || message["id"]?.stringValue?.hasPrefix("hb-") == true
     }
 }
