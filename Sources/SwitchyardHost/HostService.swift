@@ -147,7 +147,7 @@ enum HostService {
             HostStatusRequest.Result(
                 revision: host.navigator.tree.revision, plugins: host.pluginStatuses.map(\.wire),
                 composition: host.navigator.composition?.issues.map(\.error) ?? [], host: host.facts,
-                containment: host.guardian?.status)
+                containment: host.guardian?.status, stateFile: host.stateFileStatus)
         },
         entry(PluginStartRequest.self) { host, request, _ throws(ResponseError) in
             try await host.startPlugin(request.plugin).get()

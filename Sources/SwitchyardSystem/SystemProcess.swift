@@ -118,7 +118,12 @@ public enum SystemProcess {
     /// MSG_NOSIGNAL for pipes; sourcekit-lsp's DisableSigpipe does the same). Once per process; idempotent.
     public static func ignoreBrokenPipes() { _ = brokenPipesIgnored }
 
-    private static let brokenPipesIgnored: Void = { signal(SIGPIPE, SIG_IGN) }()
+    private static let brokenPipesIgnored: Void = {
+        signal(SIGPIPE, SIG_IGN)
+        // A file-size limit (RLIMIT_FSIZE) then fails the write with EFBIG, which the state file reports, instead
+        // of killing the host (the default action of SIGXFSZ). libuv resets both in the children it spawns.
+        signal(SIGXFSZ, SIG_IGN)
+    }()
 
     /// Returns free heap memory to the kernel. After a burst (a plugin that stalled with requests queued, a
     /// flood), glibc would otherwise keep the high-water mark resident for the life of the host.

@@ -377,6 +377,14 @@ struct StatusCommand: ParsableCommand {
             StandardOutput.write(
                 "host  pid \(host.pid)  max loop lag \(host.maxLoopLagMs) ms  stalled \(host.stalledMs) ms\n")
         }
+        if let state = status.stateFile {
+            let written = state.writtenRevision.map { "revision \($0)" } ?? "nothing yet"
+            StandardOutput.write(
+                state.failures == 0
+                    ? "state  \(state.path): \(written) written\n"
+                    : "state  \(state.path): NOT WRITTEN, \(state.failures) failed writes (\(state.error ?? "?")); the file holds \(written)\n"
+            )
+        }
         if !status.plugins.isEmpty { StandardOutput.write(Interpreter.describe(status.plugins) + "\n") }
         for issue in status.composition { StandardOutput.write("composition: \(issue.message)\n") }
     }

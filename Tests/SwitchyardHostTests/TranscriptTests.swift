@@ -293,16 +293,20 @@ enum TracedSession {
         return all[index]
     }
 
-    /// Every conversation between the host and `plugin` in a closed trace, in order.
+    /// Every conversation between the host and `plugin` in a closed trace, in the order they began. Told apart by
+    /// the process, not by time: an old version's `shutdown` can be answered after its successor's `initialize`.
     static func sessions(_ trace: TraceWriter, plugin: String) throws -> [[TraceRecord]] {
         trace.close()
         var sessions: [[TraceRecord]] = []
+        var byProcess: [Int32: Int] = [:]
         for record in try TraceTests.records(trace.path) where record.plugin == plugin {
             guard let message = record.message, !isHeartbeat(message) else { continue }
+            let pid = try #require(record.pid, "a trace record without the plugin's pid: \(record)")
             if record.direction == .out && message["method"] == .string(InitializeRequest.method) {
+                byProcess[pid] = sessions.count
                 sessions.append([])
             }
-            if !sessions.isEmpty { sessions[sessions.count - 1].append(record) }
+            if let index = byProcess[pid] { sessions[index].append(record) }
         }
         return sessions
     }

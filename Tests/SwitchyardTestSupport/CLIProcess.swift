@@ -180,11 +180,13 @@ package struct CLIRun {
     package var errorText: String { stderr.joined(separator: "\n") }
 }
 
-/// Runs `switchyard` to completion (stdin closed) in `directory`, with extra environment variables.
+/// Runs `switchyard` (or `executable`) to completion (stdin closed) in `directory`, with extra environment variables.
 package func runSwitchyard(
-    _ arguments: [String], in directory: String = packageRoot, environment: [String: String] = [:]
+    _ arguments: [String], executable: String = product("switchyard"), in directory: String = packageRoot,
+    environment: [String: String] = [:]
 ) async throws -> CLIRun {
-    let process = try CLIProcess(arguments, environment: environment, currentDirectory: directory)
+    let process = try CLIProcess(
+        arguments, executable: executable, environment: environment, currentDirectory: directory)
     process.closeStdin()
     let status = try await process.waitForExit()
     return CLIRun(status: status, stdout: process.stdout, stderr: process.stderr)

@@ -164,12 +164,13 @@ extension Host {
         supervisor.upgradePhase(.holding, from: plan.fromVersion, to: toVersion)
         let drainMs = supervisor.plugin.limits.requestTimeoutMs
         if let old = supervisor.session, supervisor.state == .ready,
-            !(await drain(supervisor, old, withinMs: drainMs))
+            let inFlight = await drain(supervisor, old, withinMs: drainMs)
         {
             throw rollBack(
                 plan, toVersion,
                 ResponseError(
-                    .timeout, "requests in flight to the old version did not finish within \(drainMs) ms",
+                    .timeout,
+                    "requests in flight to the old version did not finish within \(drainMs) ms (\(inFlight))",
                     data: ["plugin": .string(name), "timeoutMs": .int(Int64(drainMs))]))
         }
         guard supervisor.lifecycle.gate.isHeld, [.ready, .lazy, .hibernated].contains(supervisor.state) else {

@@ -67,9 +67,11 @@ extension Host {
     }
 
     /// Waits until every chain that consulted the plugin has finished and no request to `session` is pending, or
-    /// `milliseconds` have passed (false). New chains do not consult it meanwhile: the gate holds them.
-    func drain(_ supervisor: PluginSupervisor, _ session: PluginSession, withinMs milliseconds: Int) async -> Bool {
-        await withCheckedContinuation { continuation in
+    /// `milliseconds` have passed. New chains do not consult it meanwhile: the gate holds them. Nil when drained;
+    /// otherwise what was still in flight when the time ran out, in words (the rollback's message says it, so a
+    /// drain that did not finish explains itself).
+    func drain(_ supervisor: PluginSupervisor, _ session: PluginSession, withinMs milliseconds: Int) async -> String? {
+        let drained: Bool = await withCheckedContinuation { continuation in
             var finished = false
             let timer = try? UVTimer(loop: loop)
             let finish: (Bool) -> Void = { drained in
@@ -84,5 +86,11 @@ extension Host {
                 session.whenNoRequestsPending { finish(true) }
             }
         }
+        guard !drained else { return nil }
+        let chains = navigator.scheduler.consultingCount(supervisor.name)
+        let pending = session.pendingMethods.sorted { $0.key < $1.key }.map { "\($0.value) '\($0.key)'" }
+        return
+            "\(chains == 1 ? "1 chain" : "\(chains) chains") that consulted it still running, "
+            + (pending.isEmpty ? "no request pending" : "requests pending: \(pending.joined(separator: ", "))")
     }
 }

@@ -429,6 +429,15 @@ actor Host: UVLoopActor {
     /// Which containment keeps the plugins' descendants from outliving the host.
     var containment: HostStatusRequest.Containment? { guardian?.status }
 
+    /// Whether the tree reaches the state file (`host/status`), when there is one.
+    var stateFileStatus: HostStatusRequest.StateFile? {
+        guard let stateStore else { return nil }
+        let health = stateStore.health
+        return HostStatusRequest.StateFile(
+            path: stateStore.path, writtenRevision: health.writtenRevision, failures: health.failures,
+            error: health.error)
+    }
+
     // MARK: - Stop
 
     /// Stops every plugin (shutdown ladder, in parallel), then releases the loop; returns once all have stopped.

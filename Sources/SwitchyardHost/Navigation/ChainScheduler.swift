@@ -64,6 +64,9 @@ package struct ChainScheduler<Waiter> {
     /// Whether any chain in flight has consulted `plugin` (a request from it would wait).
     package func isConsulted(_ plugin: String) -> Bool { consulted.values.contains { $0[plugin] != nil } }
 
+    /// How many chains in flight have consulted `plugin`: what an upgrade's drain still waits for.
+    package func consultingCount(_ plugin: String) -> Int { consulted.values.count { $0[plugin] != nil } }
+
     /// Whether `chain` has consulted `plugin` already: it finishes with that version of the plugin, so an upgrade's
     /// hold lets its requests through (and waits for it).
     package func hasConsulted(_ plugin: String, by chain: Chain) -> Bool { consulted[chain.number]?[plugin] != nil }

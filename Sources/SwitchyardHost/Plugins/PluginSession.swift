@@ -101,6 +101,8 @@ final class PluginSession {
 
     var pid: Int32 { transport.pid }
     var pendingRequestCount: Int { endpoint.pendingCount }
+    /// The methods awaiting an answer, with how many of each (an upgrade's drain names them when it gives up).
+    var pendingMethods: [String: Int] { endpoint.pendingMethods }
     /// Bytes queued towards the plugin that it has not read yet.
     var queuedBytes: Int { transport.queuedBytes }
     /// The plugin's last stderr lines.
@@ -432,7 +434,8 @@ extension PluginSession {
         messagesSent += 1
         if trace.isOn {
             trace.message(
-                line.last == 0x0A ? line.dropLast() : line[...], plugin: name, direction: .out, logger: logger)
+                line.last == 0x0A ? line.dropLast() : line[...], plugin: name, pid: pid, direction: .out,
+                logger: logger)
         }
         // The running clock is read only past the limit: every message to every plugin passes here.
         let queuedAfter = transport.queuedBytes
@@ -619,9 +622,10 @@ extension PluginSession: PluginTransportSink {
     /// Records a line read from the plugin in the protocol trace.
     private func traceRead(_ event: MessageReader.Event, _ line: ArraySlice<UInt8>?) {
         switch event {
-        case .message: trace.message(line ?? [], plugin: name, direction: .in, logger: logger)
+        case .message: trace.message(line ?? [], plugin: name, pid: pid, direction: .in, logger: logger)
         case .violation(let violation):
-            trace.invalidLine(line, error: violation.error.naming(plugin: name), plugin: name, logger: logger)
+            trace.invalidLine(
+                line, error: violation.error.naming(plugin: name), plugin: name, pid: pid, logger: logger)
         }
     }
 

@@ -35,22 +35,28 @@ final class ProtocolTrace {
     private var recordsOn: Bool { file != nil || subscribers != nil }
 
     /// A message as it crossed the pipe (its JSON text, without the newline).
-    func message(_ bytes: ArraySlice<UInt8>, plugin: String, direction: TraceDirection, logger: Logger) {
+    func message(
+        _ bytes: ArraySlice<UInt8>, plugin: String, pid: Int32, direction: TraceDirection, logger: Logger
+    ) {
         if recordsOn {
             deliver(
                 TraceRecord.encode(
-                    milliseconds: WallClock.milliseconds, plugin: plugin, direction: direction, message: bytes),
+                    milliseconds: WallClock.milliseconds, plugin: plugin, pid: pid, direction: direction,
+                    message: bytes),
                 plugin: plugin)
         }
         if logs { logger.trace("\(direction == .in ? "←" : "→") \(String(decoding: bytes, as: UTF8.self))") }
     }
 
     /// A line from the plugin that was not a valid message (nil: it was over the length limit and not kept).
-    func invalidLine(_ bytes: ArraySlice<UInt8>?, error: ResponseError, plugin: String, logger: Logger) {
+    func invalidLine(
+        _ bytes: ArraySlice<UInt8>?, error: ResponseError, plugin: String, pid: Int32, logger: Logger
+    ) {
         if recordsOn {
             deliver(
                 TraceRecord.encodeInvalid(
-                    milliseconds: WallClock.milliseconds, plugin: plugin, raw: bytes, error: error), plugin: plugin)
+                    milliseconds: WallClock.milliseconds, plugin: plugin, pid: pid, raw: bytes, error: error),
+                plugin: plugin)
         }
         if logs {
             let text = bytes.map { String(decoding: $0, as: UTF8.self) } ?? "(line over the limit)"

@@ -42,27 +42,51 @@ final class StateStore {
         let path: String
         private let logger: Logger
         private let written = Mutex<UInt64>(0)
-        private let failures = Mutex<Int>(0)
+        private let health = Mutex(Health())
+
+        /// Whether the newest trees reach the disk: `host/status` says so, because an app whose state file cannot
+        /// be written (a full disk, a file-size limit) goes on serving, and would otherwise lose a crash's tree
+        /// without a word.
+        struct Health: Sendable {
+            var writtenRevision: UInt64?
+            var failures = 0
+            var error: String?
+        }
 
         init(path: String, logger: Logger) {
             self.path = path
             self.logger = logger
         }
 
+        var status: Health { health.withLock { $0 } }
+
         /// Writes unless a newer generation is already on disk.
-        func write(generation: UInt64, bytes: [UInt8]) {
+        func write(generation: UInt64, revision: UInt64, bytes: [UInt8]) {
             written.withLock { newest in
                 guard generation > newest else { return }
                 do {
                     try FileSystem.writeFileAtomically(path, bytes)
                     newest = generation
-                } catch {
-                    let count = failures.withLock { count in
-                        count += 1
-                        return count
+                    let failed = health.withLock { health in
+                        defer { health = Health(writtenRevision: revision) }
+                        return health.failures
                     }
+                    if failed > 0 {
+                        logger.notice(
+                            "the state file \(path) is written again (revision \(revision)) after \(failed) failed writes"
+                        )
+                    }
+                } catch {
+                    let count = health.withLock { health in
+                        health.failures += 1
+                        health.error = "\(error)"
+                        return health.failures
+                    }
+                    // Said once, then every 100th time: a full disk fails every write until it is freed.
                     if count == 1 || count % 100 == 0 {
-                        logger.error("cannot write the state file \(path): \(error) (\(count) failures)")
+                        logger.error(
+                            "cannot write the state file \(path): \(error) (\(count) failures); the app goes on serving, and the file keeps revision \(status.writtenRevision.map(String.init) ?? "none") until a write succeeds"
+                        )
                     }
                 }
             }
@@ -82,7 +106,8 @@ final class StateStore {
             self.continuation = continuation
             task = Task.detached {
                 for await (generation, tree) in stream {
-                    disk.write(generation: generation, bytes: StateStore.encode(tree, app: app))
+                    disk.write(
+                        generation: generation, revision: tree.revision, bytes: StateStore.encode(tree, app: app))
                 }
             }
         }
@@ -206,7 +231,9 @@ final class StateStore {
         return (try? JSONValueEncoder().encodeBytes(file)) ?? []
     }
 
-    /// At shutdown: the newest tree, written before returning.
+    /// Whether the newest trees reach the disk (`host/status`).
+    var health: Disk.Health { writer.disk.status }
+
     /// Stops without writing: for an app that never started, whose (empty) tree must not replace the file.
     func discard() {
         timer?.close()
@@ -215,12 +242,13 @@ final class StateStore {
         writer.stop()
     }
 
+    /// At shutdown: the newest tree, written before returning.
     func flush(_ tree: NavigationTree) {
         timer?.close()
         timer = nil
         pending = nil
         generation += 1
-        writer.disk.write(generation: generation, bytes: Self.encode(tree, app: app))
+        writer.disk.write(generation: generation, revision: tree.revision, bytes: Self.encode(tree, app: app))
         writer.stop()
     }
 }

@@ -251,16 +251,38 @@ public enum HostStatusRequest: ControlRequest {
         public var host: Host?
         /// Which containment is in effect (absent from hosts that predate it).
         public var containment: Containment?
+        /// The state file, when the host keeps one (`--state`): whether the newest trees reach it.
+        public var stateFile: StateFile?
 
         public init(
             revision: UInt64, plugins: [Plugin], composition: [ResponseError], host: Host? = nil,
-            containment: Containment? = nil
+            containment: Containment? = nil, stateFile: StateFile? = nil
         ) {
             self.revision = revision
             self.plugins = plugins
             self.composition = composition
             self.host = host
             self.containment = containment
+            self.stateFile = stateFile
+        }
+    }
+
+    /// Whether the tree reaches the state file (Protocol/README.md §17). A write that fails (a full disk, a file-size
+    /// limit) does not stop the app: it goes on serving, and this says which revision a restart would come back to.
+    public struct StateFile: Codable, Sendable, Equatable {
+        public var path: String
+        /// The newest revision on disk (absent until the first write of this run).
+        public var writtenRevision: UInt64?
+        /// Writes that failed since the last one that succeeded (0: the file is current, within its debounce).
+        public var failures: Int
+        /// Why the last write failed (absent while writes succeed).
+        public var error: String?
+
+        public init(path: String, writtenRevision: UInt64?, failures: Int, error: String? = nil) {
+            self.path = path
+            self.writtenRevision = writtenRevision
+            self.failures = failures
+            self.error = error
         }
     }
 

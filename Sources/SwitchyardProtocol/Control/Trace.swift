@@ -12,8 +12,8 @@ public enum TraceDirection: String, Codable, Sendable, Equatable {
 
 /// One record of the protocol trace (`schema/trace.event.json`). Exactly one of three shapes:
 ///
-/// - a message: `time`, `plugin`, `direction`, `message` (the JSON message as it was on the wire);
-/// - a line that was not a valid message (`direction` is `in`): `time`, `plugin`, `direction`, `error` (the
+/// - a message: `time`, `plugin`, `pid`, `direction`, `message` (the JSON message as it was on the wire);
+/// - a line that was not a valid message (`direction` is `in`): `time`, `plugin`, `pid`, `direction`, `error` (the
 ///   protocol error it caused) and `raw` (the line as text; absent for a line over the length limit);
 /// - a gap: `time` and `dropped`, the number of records missing here because their reader fell behind (the disk
 ///   for a file, the socket for a subscriber).
@@ -21,6 +21,9 @@ public struct TraceRecord: Codable, Sendable, Equatable {
     /// UTC, ISO 8601 with milliseconds: `2025-01-31T09:41:07.123Z`.
     public var time: String
     public var plugin: String?
+    /// The plugin process the message went to or came from: one plugin is two processes during an upgrade (the
+    /// old version and the new), and a new one after each restart or wake. Absent from traces before it existed.
+    public var pid: Int32?
     public var direction: TraceDirection?
     public var message: JSONValue?
     public var raw: String?
@@ -28,11 +31,12 @@ public struct TraceRecord: Codable, Sendable, Equatable {
     public var dropped: Int?
 
     public init(
-        time: String, plugin: String? = nil, direction: TraceDirection? = nil, message: JSONValue? = nil,
-        raw: String? = nil, error: ResponseError? = nil, dropped: Int? = nil
+        time: String, plugin: String? = nil, pid: Int32? = nil, direction: TraceDirection? = nil,
+        message: JSONValue? = nil, raw: String? = nil, error: ResponseError? = nil, dropped: Int? = nil
     ) {
         self.time = time
         self.plugin = plugin
+        self.pid = pid
         self.direction = direction
         self.message = message
         self.raw = raw
@@ -47,11 +51,10 @@ public struct TraceRecord: Codable, Sendable, Equatable {
 
     /// A message record. `message` is the message's JSON text, without its newline.
     public static func encode(
-        milliseconds: Int64, plugin: String, direction: TraceDirection, message: ArraySlice<UInt8>
+        milliseconds: Int64, plugin: String, pid: Int32? = nil, direction: TraceDirection, message: ArraySlice<UInt8>
     ) -> [UInt8] {
-        var writer = header(milliseconds: milliseconds, capacity: message.count + plugin.utf8.count + 80)
-        writer.writeRaw(",\"plugin\":")
-        writer.writeString(plugin)
+        var writer = header(milliseconds: milliseconds, capacity: message.count + plugin.utf8.count + 96)
+        writePlugin(plugin, pid: pid, to: &writer)
         writer.writeRaw(direction == .in ? ",\"direction\":\"in\",\"message\":" : ",\"direction\":\"out\",\"message\":")
         writer.writeRawBytes(message)
         writer.append(UInt8(ascii: "}"))
@@ -60,11 +63,10 @@ public struct TraceRecord: Codable, Sendable, Equatable {
 
     /// A record for a line from a plugin that was not a valid message.
     public static func encodeInvalid(
-        milliseconds: Int64, plugin: String, raw: ArraySlice<UInt8>?, error: ResponseError
+        milliseconds: Int64, plugin: String, pid: Int32? = nil, raw: ArraySlice<UInt8>?, error: ResponseError
     ) -> [UInt8] {
-        var writer = header(milliseconds: milliseconds, capacity: (raw?.count ?? 0) + 160)
-        writer.writeRaw(",\"plugin\":")
-        writer.writeString(plugin)
+        var writer = header(milliseconds: milliseconds, capacity: (raw?.count ?? 0) + 176)
+        writePlugin(plugin, pid: pid, to: &writer)
         writer.writeRaw(",\"direction\":\"in\"")
         if let raw {
             writer.writeRaw(",\"raw\":")
@@ -83,6 +85,15 @@ public struct TraceRecord: Codable, Sendable, Equatable {
         writer.writeInteger(Int64(count))
         writer.append(UInt8(ascii: "}"))
         return writer.bytes
+    }
+
+    private static func writePlugin(_ plugin: String, pid: Int32?, to writer: inout JSONWriter) {
+        writer.writeRaw(",\"plugin\":")
+        writer.writeString(plugin)
+        if let pid {
+            writer.writeRaw(",\"pid\":")
+            writer.writeInteger(Int64(pid))
+        }
     }
 
     private static func header(milliseconds: Int64, capacity: Int) -> JSONWriter {

@@ -237,6 +237,11 @@ public final class RPCEndpoint {
     /// How many requests await an answer.
     public var pendingCount: Int { pending.count }
 
+    /// The methods of the requests awaiting an answer, with how many of each: what a wait for none is stuck on.
+    public var pendingMethods: [String: Int] {
+        pending.all.reduce(into: [:]) { counts, request in counts[request.method, default: 0] += 1 }
+    }
+
     /// Whether request `id` awaits its answer (cheaper than ``pendingRequest(_:)``: nothing is copied).
     public func isPending(_ id: RequestID) -> Bool { pending.contains(id) }
 
