@@ -21,6 +21,8 @@ public final class ChaosExperiment: Sendable {
         var startRevision: UInt64 = 0
         var lastRevision: UInt64 = 0
         var statuses: [String: PluginStatus] = [:]
+        /// Plugins a fault killed, with the restart count that shows the host has seen it.
+        var killed: [String: Int] = [:]
         /// Operations without a completion yet: op → (client, f, invoked at).
         var inFlight: [Int: (client: Int, f: String, at: ContinuousClock.Instant)] = [:]
         var nextOp = 0
@@ -183,6 +185,11 @@ public final class ChaosExperiment: Sendable {
                 return event
             }
             for plugin in fault.plugins {
+                // A kill is over once the host has seen the process end: a loaded machine can deliver the last
+                // fault of a run just before its load ends, and the run must not settle (and stop watching) while
+                // the plugin still looks ready.
+                let restarts = state.withLock { $0.statuses[plugin]?.restarts ?? 0 }
+                defer { if !heal && fault.kind.kills { seen(restartOf: plugin, after: restarts) } }
                 switch (fault.kind, heal) {
                 case (.kill, _): await host.signal(plugin: plugin, SIGKILL)
                 case (.stop, false): await host.signal(plugin: plugin, SIGSTOP)
@@ -204,16 +211,36 @@ public final class ChaosExperiment: Sendable {
         }
     }
 
+    /// Notes that `plugin` was killed: ``settle()`` waits until the host has seen it end (its restarts past
+    /// `restarts`, or a state other than ready).
+    private func seen(restartOf plugin: String, after restarts: Int) {
+        state.withLock { $0.killed[plugin] = max($0.killed[plugin] ?? 0, restarts + 1) }
+    }
+
     /// Waits (at most 15 s) until every plugin a fault hit is ready again.
     private func settle() async {
         let targets = Set(schedule.flatMap(\.plugins))
         let deadline = ContinuousClock.now + .seconds(15)
         while !Task.isCancelled, ContinuousClock.now < deadline {
             let waiting = state.withLock { state in
-                targets.contains { state.statuses[$0].map { $0.state != .ready && $0.state != .failed } ?? false }
+                targets.contains { plugin in
+                    guard let status = state.statuses[plugin] else { return false }
+                    let unseen = status.state == .ready && status.restarts < (state.killed[plugin] ?? 0)
+                    return unseen || (status.state != .ready && status.state != .failed)
+                }
             }
             if !waiting { return }
             try? await Task.sleep(for: .milliseconds(50))
+        }
+    }
+}
+
+extension ExperimentSpec.Fault.Kind {
+    /// Whether the fault starts with a SIGKILL of its targets (which the host must see before the run settles).
+    fileprivate var kills: Bool {
+        switch self {
+        case .kill, .slowStart, .crashOnRestore: true
+        default: false
         }
     }
 }
