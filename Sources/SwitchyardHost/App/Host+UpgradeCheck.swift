@@ -67,9 +67,12 @@ extension Host {
     }
 
     /// Waits until every chain that consulted the plugin has finished and no request to `session` is pending, or
-    /// `milliseconds` have passed. New chains do not consult it meanwhile: the gate holds them. Nil when drained;
-    /// otherwise what was still in flight when the time ran out, in words (the rollback's message says it, so a
-    /// drain that did not finish explains itself).
+    /// `milliseconds` of the loop's running time have passed. New chains do not consult it meanwhile: the gate holds
+    /// them. Nil when drained; otherwise what was still in flight when the time ran out, in words (the rollback's
+    /// message says it, so a drain that did not finish explains itself).
+    ///
+    /// Running time, as every deadline that judges a plugin (§6.1): a host whose loop stalls (a busy machine, a
+    /// stopped host) must not blame the old version for requests it was itself too slow to finish.
     func drain(_ supervisor: PluginSupervisor, _ session: PluginSession, withinMs milliseconds: Int) async -> String? {
         let drained: Bool = await withCheckedContinuation { continuation in
             var finished = false
@@ -80,7 +83,18 @@ extension Host {
                 timer?.close()
                 continuation.resume(returning: drained)
             }
-            try? timer?.start(after: UInt64(max(0, milliseconds))) { finish(false) }
+            let (loop, budget, started) = (loop, UInt64(max(0, milliseconds)), loop.activeNow)
+            // Each time the timer fires, the running time is read after the poll (where this iteration's stall is
+            // accounted); what the stalls took is waited for again.
+            func arm(after remaining: UInt64) {
+                try? timer?.start(after: remaining) {
+                    loop.afterNextPoll {
+                        let ran = loop.activeNow &- started
+                        if ran >= budget { finish(false) } else { arm(after: budget - ran) }
+                    }
+                }
+            }
+            arm(after: budget)
             spawn {
                 await self.navigator.afterChainsConsulting(supervisor.name)
                 session.whenNoRequestsPending { finish(true) }

@@ -476,6 +476,12 @@ extension PluginSession: PluginTransportSink {
         if !drainWaiters.isEmpty { checkDrained() }
     }
 
+    /// How long a plugin whose stdout ended has to exit on its own. A process that closes its stdout as it exits
+    /// can take a while to be reaped on a busy machine (a 200 ms grace killed such a plugin beside a loaded test
+    /// run, which then reported the kill instead of its exit code); one that keeps running is still caught long
+    /// before any request's deadline.
+    static let outputEndedGraceMs: UInt64 = 1_000
+
     func outputEnded() {
         // A condemned plugin's unterminated remainder is not one more line to judge (nor to log twice).
         if let last = reader.finishWithLine(), killReason == nil {
@@ -488,7 +494,7 @@ extension PluginSession: PluginTransportSink {
         // ended the stream): it can no longer answer, so it is given the exit's grace to exit on its own, then
         // killed, rather than left to a request's deadline. A crash closes stdout first and is still a crash.
         if exitStatus == nil, killReason == nil, !stopRequested, state == .starting || state == .ready {
-            clock.arm(.outputEnded, afterMs: 200)
+            clock.arm(.outputEnded, afterMs: Self.outputEndedGraceMs)
         }
         checkTerminated()
     }
@@ -714,8 +720,12 @@ extension PluginSession {
         case .ladder:
             runLadder()
         case .outputEnded:
-            guard exitStatus == nil, state != .terminated else { return }
-            kill(reason: "its stdout ended while it kept running: it can no longer answer")
+            // A verdict like any other: judged after the poll, where an exit that a stalled loop has not yet read is
+            // seen first (libuv runs timers before it polls).
+            clock.afterNextPoll { [weak self] in
+                guard let self, self.exitStatus == nil, self.state != .terminated else { return }
+                self.kill(reason: "its stdout ended while it kept running: it can no longer answer")
+            }
         case .exitGrace:
             outputClosed = true
             errorsClosed = true
@@ -896,7 +906,7 @@ extension PluginSession {
             handshakeFailureReported = true
             // Every byte of stderr has been read by now: a traceback printed at import is all in the error.
             let error = withStderrTail(
-                .handshake(name, .pluginUnavailable, "it \(termination) before answering 'initialize'"))
+                .handshake(name, .pluginUnavailable, "it \(termination.clause) before answering 'initialize'"))
             logger.error("\(error.message)\(error.authorDetails.map { "\n" + $0 } ?? "")")
             onEvent(.handshakeFailed(error))
         }

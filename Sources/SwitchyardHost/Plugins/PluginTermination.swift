@@ -30,6 +30,15 @@ public struct PluginTermination: Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// The description as what the plugin did or underwent, after "it": "it was killed by the host: …", "it exited
+    /// with code 3", "it crashed (…)".
+    public var clause: String {
+        switch cause {
+        case .killed, .stopped: "was \(description)"
+        default: description
+        }
+    }
+
     public var description: String {
         let how = status.map { "\($0)" } ?? "not started"
         switch cause {
