@@ -6,7 +6,7 @@ import SwitchyardSystem
 import SwitchyardTestSupport
 import Testing
 
-/// The resource limits of a fault experiment (`plugin/limits`, spec §22.2), each put on a real plugin's running
+/// The resource limits of a fault experiment (`plugin/limits`, spec §22.5), each put on a real plugin's running
 /// process through the host, each with its own outcome and its healing step. The target is the root's plugin; the
 /// bystander beside it must never get a verdict (``PipeFaultTests/withFaultApp(limits:targetArguments:startTimeoutMs:_:)``
 /// checks it).

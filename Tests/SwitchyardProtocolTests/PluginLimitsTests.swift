@@ -3,7 +3,7 @@ import SwitchyardSpec
 import SwitchyardTestSupport
 import Testing
 
-/// `plugin/limits` (spec §22.2) as values: what its parameters refuse, naming the field, and that its Swift types
+/// `plugin/limits` (spec §22.5) as values: what its parameters refuse, naming the field, and that its Swift types
 /// encode as its schema says.
 @Suite("plugin/limits parameters", .timeLimit(.minutes(1)))
 struct PluginLimitsTests {

@@ -1,6 +1,6 @@
 import SwitchyardProtocol
 
-// Resource limits on a plugin's running process (Protocol/README.md §22.2), which only a host started with
+// Resource limits on a plugin's running process (Protocol/README.md §22.5), which only a host started with
 // `allowFaults` takes: memory, CPU and descriptors, each with its healing step.
 extension Host {
     /// `plugin/limits`: replaces the limits on the plugin's running process (none: healed) and says which mechanism

@@ -155,7 +155,7 @@ public final class HostHandle: Sendable {
         try await perform(PluginToxicsRequest.self, params)
     }
 
-    /// Limits the resources of a plugin's running process, or heals them (`plugin/limits`, spec §22.2): only with
+    /// Limits the resources of a plugin's running process, or heals them (`plugin/limits`, spec §22.5): only with
     /// ``HostOptions/allowFaults``.
     @concurrent public func setLimits(
         _ params: PluginLimitsRequest.Params

@@ -1,6 +1,6 @@
 import SwitchyardSystem
 
-// Resource limits for fault experiments (`plugin/limits`, spec §22.2): where plugins are contained by a cgroup v2, a
+// Resource limits for fault experiments (`plugin/limits`, spec §22.5): where plugins are contained by a cgroup v2, a
 // limited plugin gets a cgroup of its own below the plugins' one, in which the kernel enforces `memory.max` (its OOM
 // killer) and `cpu.max` (its scheduler). The guardian still kills the whole tree at the end (`cgroup.kill` is
 // recursive) and removes the empty children before their parent.

@@ -4,7 +4,7 @@ import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardUV
 
-/// The resource limits a fault experiment put on one plugin's running process (`plugin/limits`, spec §22.2), each
+/// The resource limits a fault experiment put on one plugin's running process (`plugin/limits`, spec §22.5), each
 /// through the strongest means the machine has: a cgroup v2 of its own where the plugins' cgroup delegates the
 /// controller, else a soft rlimit (`prlimit(2)`) or a stop/continue duty cycle driven by the host's loop. They belong
 /// to one process: its restart runs without them.

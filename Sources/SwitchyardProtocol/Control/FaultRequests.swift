@@ -117,7 +117,7 @@ public enum PluginToxicsRequest: ControlRequest {
     }
 }
 
-/// `plugin/limits` (client → host): limits the resources of a plugin's running process (spec §22.2). The request
+/// `plugin/limits` (client → host): limits the resources of a plugin's running process (spec §22.5). The request
 /// replaces the limits the process had from an earlier one; `{plugin}` alone heals them all (the previous soft
 /// limits are put back, the duty cycle ends with the process running). A restarted plugin is a new process and runs
 /// without them. Only on a host started with fault injection on; otherwise `-32011 notAllowed`.
