@@ -159,6 +159,13 @@ public enum PluginLimitsRequest: ControlRequest {
             self.descriptors = descriptors
         }
 
+        /// `limits` on `plugin` (an experiment file's fault gives the limits, its target the plugin).
+        public init(plugin: String, _ limits: Limits) {
+            self.init(
+                plugin: plugin, memoryBytes: limits.memoryBytes, cpuPercent: limits.cpuPercent,
+                cpuPeriodMs: limits.cpuPeriodMs, descriptors: limits.descriptors)
+        }
+
         /// The default of ``cpuPeriodMs``.
         public static let defaultCPUPeriodMs = 100
 
@@ -190,6 +197,24 @@ public enum PluginLimitsRequest: ControlRequest {
             }
             return nil
         }
+    }
+
+    /// The limits of ``Params`` without the plugin, as an experiment file's `limits` fault gives them (§22.2).
+    public struct Limits: Codable, Sendable, Equatable {
+        public var memoryBytes: Int?
+        public var cpuPercent: Int?
+        public var cpuPeriodMs: Int?
+        public var descriptors: Int?
+
+        public init(memoryBytes: Int? = nil, cpuPercent: Int? = nil, cpuPeriodMs: Int? = nil, descriptors: Int? = nil) {
+            self.memoryBytes = memoryBytes
+            self.cpuPercent = cpuPercent
+            self.cpuPeriodMs = cpuPeriodMs
+            self.descriptors = descriptors
+        }
+
+        /// Whether it limits nothing (which would only heal).
+        public var isEmpty: Bool { self == Limits() }
     }
 
     public struct Result: Codable, Sendable, Equatable {
