@@ -12,7 +12,8 @@ extension Host {
             heartbeatTimeoutMs: heartbeat.heartbeatIntervalMs > 0 ? heartbeat.heartbeatTimeoutMs : 0)
         {
             throw ResponseError(
-                .invalidParams, "\(problem.field) \(problem.reason)", data: ["field": .string(problem.field)])
+                .invalidParams, "limits for plugin '\(request.plugin)': \(problem.field) \(problem.reason)",
+                data: ["field": .string(problem.field)])
         }
         guard let session = supervisor.session, session.state == .ready, session.exitStatus == nil, session.pid > 0
         else {
