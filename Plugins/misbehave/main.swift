@@ -67,6 +67,10 @@
 //                                --wrong-answer-phase (default 0): its screen's `id` prop gets "-wrong" appended, a
 //                                plausible answer the host cannot tell from a right one (a seeded defect)
 //   --sample-actions             the "sample" route declares the action "close", answered with a pop of its entry
+//   --allocate-on-route ROUTE:MB before answering ROUTE, allocate MB MiB, touch every page and free them (a memory
+//                                limit makes the allocation fail, which crashes a Swift process)
+//   --open-on-route ROUTE:N      before answering ROUTE, open N pipes and close them; when opening fails (a
+//                                descriptor limit) answer ROUTE with -32603 naming the errno instead
 import Dispatch
 import Glibc
 import SwitchyardSystem
@@ -121,6 +125,8 @@ struct Options {
     var wrongAnswerEvery: Int?
     var wrongAnswerPhase = 0
     var sampleActions = false
+    var allocateOnRoute: (route: String, megabytes: Int)?
+    var openOnRoute: (route: String, pipes: Int)?
 }
 
 func parseOptions() -> Options {
@@ -205,6 +211,17 @@ func parseOptions() -> Options {
         case "--wrong-answer-every": options.wrongAnswerEvery = max(1, int(flag))
         case "--wrong-answer-phase": options.wrongAnswerPhase = int(flag)
         case "--sample-actions": options.sampleActions = true
+        case "--allocate-on-route", "--open-on-route":
+            let parts = (arguments.next() ?? "").split(separator: ":").map(String.init)
+            guard parts.count == 2, let count = Int(parts[1]), count > 0 else {
+                writeStderr("misbehave: \(flag) needs ROUTE:N\n")
+                exit(64)
+            }
+            if flag == "--open-on-route" {
+                options.openOnRoute = (parts[0], count)
+            } else {
+                options.allocateOnRoute = (parts[0], count)
+            }
         default:
             writeStderr("misbehave: unknown flag \(flag)\n")
             exit(64)
@@ -232,6 +249,19 @@ nonisolated final class NSLockLike: Sendable {
     }
 }
 func send(_ message: Message) { writeStdout(message.encodedLine()) }
+
+/// Opens `count` pipes and closes them again; the first failure, if any (with a descriptor limit: `EMFILE`).
+func openPipes(_ count: Int) -> SystemError? {
+    var opened: [Int32] = []
+    defer { for descriptor in opened { Descriptor.close(descriptor) } }
+    for _ in 0..<count {
+        do throws(SystemError) {
+            let pipe = try Descriptor.pipe()
+            opened += [pipe.read, pipe.write]
+        } catch { return error }
+    }
+    return nil
+}
 
 /// Leaves the descendants --descendants asks for, through sh (no fork in this threaded Swift process). Each reads
 /// its own pid from /proc/self/stat (the host's /proc, so the host's pid even inside a PID namespace), prints it and
@@ -455,6 +485,19 @@ func answer(_ id: RequestID, _ method: String, _ params: JSONValue?) {
                 try? Descriptor.writeAll(2, Array(line.prefix(remaining)))
                 remaining -= line.count
             }
+        }
+        if let allocate = options.allocateOnRoute, allocate.route == route {
+            let block = [UInt8](repeating: 0x5A, count: allocate.megabytes << 20)
+            // The last byte read back: the allocation cannot be optimised away.
+            writeStderr("misbehave: allocated \(block.count >> 20) MiB for '\(route)' (\(block.last ?? 0))\n")
+        }
+        if let open = options.openOnRoute, open.route == route, let failure = openPipes(open.pipes) {
+            writeStderr("misbehave: cannot open descriptors for '\(route)': \(failure)\n")
+            send(
+                .errorResponse(
+                    id: id,
+                    error: ResponseError(.internalError, "misbehave cannot open descriptors: \(failure)")))
+            return
         }
         if let oversize = options.answerOversize, oversize.route == route {
             let result: JSONValue = [

@@ -48,6 +48,12 @@ static inline int switchyard_pidfd_send_signal(int pidfd, int sig) {
 static inline int switchyard_unshare_pid(void) { return (int)syscall(SYS_unshare, SWITCHYARD_CLONE_NEWPID); }
 static inline int switchyard_setns_pid(int fd) { return (int)syscall(SYS_setns, fd, SWITCHYARD_CLONE_NEWPID); }
 static inline int switchyard_set_child_subreaper(void) { return prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); }
+// prlimit(2) on another process (glibc declares it only under _GNU_SOURCE): limits[0] is the soft limit, limits[1]
+// the hard one, 64-bit whatever the platform.
+static inline int switchyard_prlimit(int pid, int resource, const unsigned long long *new_limits,
+                                     unsigned long long *old_limits) {
+    return (int)syscall(SYS_prlimit64, pid, resource, new_limits, old_limits);
+}
 
 // struct ucred needs _GNU_SOURCE; this is its layout (pid, uid, gid).
 struct switchyard_ucred { int pid; unsigned int uid; unsigned int gid; };

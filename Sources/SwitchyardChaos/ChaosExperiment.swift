@@ -203,6 +203,10 @@ public final class ChaosExperiment: Sendable {
                     _ = try? await host.setToxics(
                         .init(plugin: plugin, toxics: [], startDelayMs: fault.startDelayMs, seed: spec.seed))
                     await host.signal(plugin: plugin, SIGKILL)
+                case (.limits, false):
+                    _ = try? await host.setLimits(.init(plugin: plugin, fault.limits))
+                case (.limits, true):
+                    _ = try? await host.setLimits(.init(plugin: plugin))
                 case (.crashOnRestore, _):
                     _ = try? await host.setToxics(.init(plugin: plugin, toxics: [], crashOnRestore: true))
                     await host.signal(plugin: plugin, SIGKILL)

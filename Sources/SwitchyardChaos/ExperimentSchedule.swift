@@ -14,6 +14,8 @@ public struct ScheduledFault: Sendable, Equatable, CustomStringConvertible {
     public let toxics: [Toxic]
     /// `slowStart`: how long each start's handshake is held.
     public let startDelayMs: Int
+    /// `limits`: what is put on the process.
+    public let limits: PluginLimitsRequest.Limits
 
     public var description: String {
         "\(startMs) ms \(kind.rawValue) \(plugins.joined(separator: ","))"
@@ -48,11 +50,11 @@ extension ExperimentSpec {
                 switch fault.kind {
                 case .kill, .flood, .crashOnRestore: nil
                 case .stop: fault.durationMs.map { fault.startMs + $0 }
-                case .pipes, .slowStart: fault.startMs + (fault.durationMs ?? 1_000)
+                case .pipes, .slowStart, .limits: fault.startMs + (fault.durationMs ?? 1_000)
                 }
             return ScheduledFault(
                 index: index, kind: fault.kind, plugins: targets, startMs: fault.startMs, healMs: heal,
-                toxics: fault.toxics ?? [], startDelayMs: fault.startDelayMs ?? 500)
+                toxics: fault.toxics ?? [], startDelayMs: fault.startDelayMs ?? 500, limits: fault.limits ?? .init())
         }
     }
 
@@ -91,6 +93,16 @@ extension ExperimentSpec {
             }
             if fault.kind == .pipes, (fault.toxics ?? []).isEmpty {
                 problems.append(("\(field).toxics", "a pipes fault needs at least one toxic"))
+            }
+            if fault.kind == .limits, fault.limits?.isEmpty ?? true {
+                problems.append(("\(field).limits", "a limits fault needs at least one limit"))
+            }
+            // The heartbeat's bound on a CPU limit is the host's to check, at injection, where the plugin is known.
+            if let limits = fault.limits,
+                let problem = PluginLimitsRequest.Params(plugin: "", limits).problem(
+                    heartbeatTimeoutMs: 0)
+            {
+                problems.append(("\(field).limits.\(problem.field)", problem.reason))
             }
             for (position, toxic) in (fault.toxics ?? []).enumerated() {
                 if let problem = toxic.problem {
@@ -169,7 +181,7 @@ func fieldPath(_ field: String) -> [JSONPathComponent] {
 /// in document order.
 func unknownKeys(in value: JSONValue) -> [(path: [JSONPathComponent], known: [String])] {
     let top = ["app", "victim", "seed", "durationMs", "load", "faults", "checkers", "requestDeadlineMs", "defect"]
-    let fault = ["kind", "target", "startMs", "durationMs", "toxics", "startDelayMs"]
+    let fault = ["kind", "target", "startMs", "durationMs", "toxics", "startDelayMs", "limits"]
     let toxic = [
         "kind", "direction", "probability", "latencyMs", "jitterMs", "bytesPerSecond", "averageSize", "sizeVariation",
         "delayMs", "bytes",
@@ -187,6 +199,9 @@ func unknownKeys(in value: JSONValue) -> [(path: [JSONPathComponent], known: [St
     check(value["defect"], ["wrongAnswerEvery", "phase"], at: [.key("defect")])
     for (index, item) in (value["faults"]?.arrayValue ?? []).enumerated() {
         check(item, fault, at: [.key("faults"), .index(index)])
+        check(
+            item["limits"], ["memoryBytes", "cpuPercent", "cpuPeriodMs", "descriptors"],
+            at: [.key("faults"), .index(index), .key("limits")])
         for (position, entry) in (item["toxics"]?.arrayValue ?? []).enumerated() {
             check(entry, toxic, at: [.key("faults"), .index(index), .key("toxics"), .index(position)])
         }

@@ -85,6 +85,9 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             /// A crash while restoring: the plugin is killed, and killed again as its first instance is restored;
             /// supervision heals it with one more restart.
             case crashOnRestore
+            /// Resource limits on the plugin's running process (§22.5), healed by lifting them after `durationMs`
+            /// (default 1,000 ms), or by the restart a memory limit's crash brings.
+            case limits
         }
 
         public var kind: Kind
@@ -97,10 +100,12 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
         public var toxics: [Toxic]?
         /// `slowStart`: how long each start's handshake is held (default 500 ms).
         public var startDelayMs: Int?
+        /// `limits`: the limits to put on the running process.
+        public var limits: PluginLimitsRequest.Limits?
 
         public init(
             kind: Kind, target: Target, startMs: Int, durationMs: Int? = nil, toxics: [Toxic]? = nil,
-            startDelayMs: Int? = nil
+            startDelayMs: Int? = nil, limits: PluginLimitsRequest.Limits? = nil
         ) {
             self.kind = kind
             self.target = target
@@ -108,6 +113,7 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             self.durationMs = durationMs
             self.toxics = toxics
             self.startDelayMs = startDelayMs
+            self.limits = limits
         }
     }
 

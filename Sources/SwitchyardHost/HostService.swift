@@ -171,6 +171,7 @@ enum HostService {
             try await host.restartPlugin(request.plugin)
         },
         entry(PluginToxicsRequest.self) { host, request, _ throws(ResponseError) in try host.setToxics(request) },
+        entry(PluginLimitsRequest.self) { host, request, _ throws(ResponseError) in try host.setLimits(request) },
         entry(PluginUpgradeRequest.self) { host, request, _ throws(ResponseError) in
             try await host.upgradePlugin(request)
         },

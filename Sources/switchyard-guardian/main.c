@@ -18,6 +18,7 @@
 // One process per host instead of a launcher exec per plugin spawn (uv_spawn has no pre-exec hook for
 // PR_SET_PDEATHSIG); it also catches plugins that ignore stdin EOF or are stopped (SIGSTOP) when the host is
 // SIGKILLed.
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -96,6 +97,18 @@ static void kill_cgroup(const char *cgroup) {
         poll(&wait_for, 1, 100);
     }
     if (events >= 0) close(events);
+    // A fault experiment's resource limits may have given plugins cgroups of their own below this one
+    // (Guardian+Limits.swift): empty now, they must go before their parent can.
+    DIR *directory = opendir(cgroup);
+    if (directory) {
+        struct dirent *entry;
+        while ((entry = readdir(directory)) != NULL) {
+            if (entry->d_type != DT_DIR || entry->d_name[0] == '.') continue;
+            snprintf(path, sizeof path, "%s/%s", cgroup, entry->d_name);
+            rmdir(path);
+        }
+        closedir(directory);
+    }
     rmdir(cgroup);
 }
 

@@ -86,7 +86,7 @@ struct ChaosCommand: AsyncParsableCommand {
         }
         var kinds: [ExperimentSpec.Fault.Kind] = []
         for word in faults.split(separator: ",").map({ String($0).trimmingWhitespace }) {
-            guard let kind = ExperimentSpec.Fault.Kind(rawValue: word), kind != .pipes else {
+            guard let kind = ExperimentSpec.Fault.Kind(rawValue: word), kind != .pipes, kind != .limits else {
                 throw ValidationError("--faults takes kill, stop and flood, not '\(word)'")
             }
             kinds.append(kind)

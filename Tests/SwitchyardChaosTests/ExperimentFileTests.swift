@@ -10,7 +10,7 @@ import Testing
 /// determinism.
 @Suite("Chaos experiment files", .timeLimit(.minutes(1)))
 struct ExperimentFileTests {
-    static let examples = ["demo-mix.json", "seeded-defect.json"]
+    static let examples = ["demo-mix.json", "seeded-defect.json", "resource-limits.json"]
     static let demoPlugins = ["main", "unauthenticated", "authenticated", "todos", "projects", "profile"]
 
     static func write(_ text: String) throws -> String {
@@ -138,5 +138,32 @@ struct ExperimentFileTests {
         #expect(schedule.map(\.index) == [1, 2, 0])
         #expect(schedule.map(\.plugins) == [["todos", "projects"], ["todos"], ["todos", "projects"]])
         #expect(schedule.map(\.healMs) == [nil, 1_200, 500])
+    }
+
+    @Test("a limits fault: healed after its duration; an empty or bad limit is refused at its field")
+    func limits() throws {
+        let spec = ExperimentSpec(
+            app: "/a", seed: 1, durationMs: 5_000, load: .init(rate: 1),
+            faults: [.init(kind: .limits, target: .plugin("todos"), startMs: 100, limits: .init(cpuPercent: 30))])
+        let scheduled = spec.schedule(plugins: ["todos"])
+        #expect(scheduled.map(\.healMs) == [1_100])
+        #expect(scheduled.first?.limits == PluginLimitsRequest.Limits(cpuPercent: 30))
+        #expect(spec.problems(plugins: Self.demoPlugins).isEmpty)
+        let path = try Self.write(
+            """
+            {
+              "app": "app.json", "seed": 1, "durationMs": 1000, "load": {"rate": 10},
+              "faults": [
+                {"kind": "limits", "target": "todos", "startMs": 10},
+                {"kind": "limits", "target": "todos", "startMs": 20, "limits": {"cpuPercent": 0}}
+              ]
+            }
+            """)
+        let bad = try ExperimentSpec.load(path: path)
+        let error = try #require(ExperimentSpec.diagnose(bad.problems(plugins: Self.demoPlugins), path: path))
+        let lines = error.diagnostics.map(\.description)
+        #expect(lines.count == 2, "\(lines)")
+        #expect(lines[0].hasPrefix("\(path):4:") && lines[0].contains("faults[0].limits"))
+        #expect(lines[1].hasPrefix("\(path):5:") && lines[1].contains("faults[1].limits.cpuPercent"))
     }
 }

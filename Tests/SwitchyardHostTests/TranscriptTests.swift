@@ -201,6 +201,10 @@ struct TranscriptTests {
             let request = try Coding.decode(
                 PluginToxicsRequest.Params.self, from: try JSONParser.parse(argument("plugin/toxics:")))
             return try await Self.answer { () async throws(ResponseError) in try await host.setToxics(request) }
+        } else if action.hasPrefix("plugin/limits:") {
+            let request = try Coding.decode(
+                PluginLimitsRequest.Params.self, from: try JSONParser.parse(argument("plugin/limits:")))
+            return try await Self.answer { () async throws(ResponseError) in try await host.setLimits(request) }
         } else if action != "shutdown" {
             throw TestFailure("unknown drive action '\(action)'")
         }

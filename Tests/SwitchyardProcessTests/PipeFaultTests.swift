@@ -12,7 +12,7 @@ import Testing
 @Suite("Fault kinds: each injected alone, each with its outcome", .heavy, .timeLimit(.minutes(1)))
 struct PipeFaultTests {
     /// An app of two misbehaving plugins: `target` owns the root, `bystander` only serves its heartbeat.
-    private static func withFaultApp(
+    static func withFaultApp(
         limits: LimitOverrides = LimitOverrides(), targetArguments: [String] = [], startTimeoutMs: Int? = nil,
         _ body: @Sendable (HostHandle, EventLog, LogCapture) async throws -> Void
     ) async throws {
@@ -41,7 +41,7 @@ struct PipeFaultTests {
 
     /// Pushes and pops on the root `count` times; returns how many of the requests succeeded.
     @discardableResult
-    private static func navigate(_ host: HostHandle, count: Int) async -> Int {
+    static func navigate(_ host: HostHandle, count: Int) async -> Int {
         var succeeded = 0
         for round in 0..<count {
             if (try? await host.navigate([.route("sample", ["id": .string("\(round)")])])) != nil { succeeded += 1 }

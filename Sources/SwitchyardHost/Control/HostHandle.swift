@@ -155,6 +155,14 @@ public final class HostHandle: Sendable {
         try await perform(PluginToxicsRequest.self, params)
     }
 
+    /// Limits the resources of a plugin's running process, or heals them (`plugin/limits`, spec §22.5): only with
+    /// ``HostOptions/allowFaults``.
+    @concurrent public func setLimits(
+        _ params: PluginLimitsRequest.Params
+    ) async throws(ResponseError) -> PluginLimitsRequest.Result {
+        try await perform(PluginLimitsRequest.self, params)
+    }
+
     /// Replaces a running plugin with a new version (`plugin/upgrade`, spec §20.1): its instances move over in one
     /// revision, or nothing changes and the error says why.
     @concurrent public func upgradePlugin(

@@ -41,7 +41,11 @@ final class Guardian {
     private let executable: String?
     private var process: UVProcess?
     private var namespace: PIDNamespace?
-    private let cgroup: String?
+    /// The plugins' cgroup v2, which the guardian kills whole (nil with another mechanism).
+    let cgroup: String?
+    /// Where new plugins go: the plugins' cgroup itself, or its `plugins` leaf once a resource limit gave a plugin a
+    /// cgroup of its own beside it (Guardian+Limits.swift).
+    var plugins: String?
     /// Plugin process groups, told to every new guardian.
     private var groups: Set<Int32> = []
     private var closing = false
@@ -59,6 +63,7 @@ final class Guardian {
         self.logger = logger
         self.executable = executable
         self.cgroup = cgroup
+        self.plugins = cgroup
     }
 
     /// The wire form for `host/status`.
@@ -269,9 +274,9 @@ final class Guardian {
         case .cgroup:
             // uv_spawn has no CLONE_INTO_CGROUP: between exec and this move the plugin runs outside the cgroup, and
             // anything it forks in that window stays outside. Its process group is registered too, as a backstop.
-            if let cgroup {
-                do { try FileSystem.writeExisting("\(cgroup)/cgroup.procs", "\(process.pid)") } catch {
-                    logger.warning("cannot move pid \(process.pid) into \(cgroup): \(error)")
+            if let plugins {
+                do { try FileSystem.writeExisting("\(plugins)/cgroup.procs", "\(process.pid)") } catch {
+                    logger.warning("cannot move pid \(process.pid) into \(plugins): \(error)")
                 }
             }
             watch(processGroup: process.pid)

@@ -112,6 +112,8 @@ final class PluginSupervisor {
     /// On a host that takes faults: what a fault experiment put on the plugin's pipes (each start is relayed through
     /// a ``ToxicTransport``).
     var pipeFaults: PipeFaults?
+    /// On a host that takes faults: the resource limits a fault experiment put on the running process.
+    var resourceFaults: ResourceFaults?
 
     init(
         plugin: ResolvedPlugin, loop: UVLoop, logger: Logger, trace: ProtocolTrace, guardian: Guardian?,
@@ -200,6 +202,7 @@ final class PluginSupervisor {
             break
         case .terminated(let termination):
             if session.pid > 0 { guardian?.release(processGroup: session.pid) }
+            resourceFaults?.processEnded(session.pid)
             terminated(termination)
             // What piled up for it (requests, queued writes, a flood's buffers) is free now: give it back, so the
             // host stays as lean as before the fault (and uv_spawn, which forks the host, stays cheap).
@@ -338,6 +341,8 @@ final class PluginSupervisor {
         stopping = true
         backoffTimer?.close()
         backoffTimer = nil
+        // A process held by a CPU limit's duty cycle would answer its shutdown late: released first.
+        resourceFaults?.heal()
         endLifecycle(graceMs: graceMs)
         guard let session, session.state != .terminated else {
             if state != .failed { setState(.stopped) }

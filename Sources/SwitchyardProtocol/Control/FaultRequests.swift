@@ -116,3 +116,120 @@ public enum PluginToxicsRequest: ControlRequest {
         public init(toxics: Int) { self.toxics = toxics }
     }
 }
+
+/// `plugin/limits` (client → host): limits the resources of a plugin's running process (spec §22.5). The request
+/// replaces the limits the process had from an earlier one; `{plugin}` alone heals them all (the previous soft
+/// limits are put back, the duty cycle ends with the process running). A restarted plugin is a new process and runs
+/// without them. Only on a host started with fault injection on; otherwise `-32011 notAllowed`.
+public enum PluginLimitsRequest: ControlRequest {
+    public static let method = "plugin/limits"
+
+    /// How a limit was put on the process, which depends on what the machine offers.
+    public enum Mechanism: String, Codable, Sendable, CaseIterable {
+        /// A cgroup v2 of its own below the plugins' delegated cgroup: `memory.max` (the kernel's OOM killer ends
+        /// the process) or `cpu.max` (the scheduler throttles it).
+        case cgroup
+        /// A soft rlimit set with `prlimit(2)`: `RLIMIT_AS` (its allocations fail) or `RLIMIT_NOFILE` (opening a
+        /// descriptor fails with `EMFILE`).
+        case rlimit
+        /// `SIGSTOP` and `SIGCONT` to its process group from the host's loop: it runs `cpuPercent` of each
+        /// `cpuPeriodMs`.
+        case dutyCycle
+    }
+
+    public struct Params: Codable, Sendable, Equatable {
+        public var plugin: String
+        /// Memory it may still take beyond what it holds now, in bytes.
+        public var memoryBytes: Int?
+        /// The share of one CPU it may use, 1 to 99 percent.
+        public var cpuPercent: Int?
+        /// The period the CPU share is measured over, 10 to 10,000 ms (default 100).
+        public var cpuPeriodMs: Int?
+        /// Descriptors it may still open beyond its highest one now.
+        public var descriptors: Int?
+
+        public init(
+            plugin: String, memoryBytes: Int? = nil, cpuPercent: Int? = nil, cpuPeriodMs: Int? = nil,
+            descriptors: Int? = nil
+        ) {
+            self.plugin = plugin
+            self.memoryBytes = memoryBytes
+            self.cpuPercent = cpuPercent
+            self.cpuPeriodMs = cpuPeriodMs
+            self.descriptors = descriptors
+        }
+
+        /// `limits` on `plugin` (an experiment file's fault gives the limits, its target the plugin).
+        public init(plugin: String, _ limits: Limits) {
+            self.init(
+                plugin: plugin, memoryBytes: limits.memoryBytes, cpuPercent: limits.cpuPercent,
+                cpuPeriodMs: limits.cpuPeriodMs, descriptors: limits.descriptors)
+        }
+
+        /// The default of ``cpuPeriodMs``.
+        public static let defaultCPUPeriodMs = 100
+
+        /// How long the process is held in each period: `cpuPeriodMs × (100 − cpuPercent) / 100` ms.
+        public var heldMsPerPeriod: Int? {
+            cpuPercent.map { (cpuPeriodMs ?? Self.defaultCPUPeriodMs) * (100 - $0) / 100 }
+        }
+
+        /// Why these limits cannot be applied to a plugin whose heartbeat times out after `heartbeatTimeoutMs`
+        /// (0: no heartbeat), naming the field; nil if they can. A CPU limit holds the process for part of each
+        /// period; a `$/ping` arriving as that part begins waits all of it. The held part must stay within a
+        /// quarter of the heartbeat's timeout, so that a healthy plugin, held, still has three quarters of the
+        /// timeout (several of its running parts) to answer: a CPU limit slows a plugin and never gets it judged
+        /// hung.
+        public func problem(heartbeatTimeoutMs: Int) -> (field: String, reason: String)? {
+            if let memoryBytes, memoryBytes < 0 { return ("memoryBytes", "must not be negative") }
+            if let descriptors, descriptors < 0 { return ("descriptors", "must not be negative") }
+            if let cpuPercent, !(1...99).contains(cpuPercent) { return ("cpuPercent", "must be 1 to 99") }
+            if let cpuPeriodMs {
+                guard cpuPercent != nil else { return ("cpuPeriodMs", "is for a CPU limit: give cpuPercent too") }
+                guard (10...10_000).contains(cpuPeriodMs) else { return ("cpuPeriodMs", "must be 10 to 10000") }
+            }
+            if let held = heldMsPerPeriod, heartbeatTimeoutMs > 0, held * 4 > heartbeatTimeoutMs {
+                let period = cpuPeriodMs ?? Self.defaultCPUPeriodMs
+                return (
+                    cpuPeriodMs == nil ? "cpuPercent" : "cpuPeriodMs",
+                    "holds the plugin \(held) ms of every \(period) ms, more than a quarter of its heartbeat timeout (\(heartbeatTimeoutMs) ms): a healthy plugin could miss its heartbeat and be judged hung; use a shorter period or a larger share"
+                )
+            }
+            return nil
+        }
+    }
+
+    /// The limits of ``Params`` without the plugin, as an experiment file's `limits` fault gives them (§22.2).
+    public struct Limits: Codable, Sendable, Equatable {
+        public var memoryBytes: Int?
+        public var cpuPercent: Int?
+        public var cpuPeriodMs: Int?
+        public var descriptors: Int?
+
+        public init(memoryBytes: Int? = nil, cpuPercent: Int? = nil, cpuPeriodMs: Int? = nil, descriptors: Int? = nil) {
+            self.memoryBytes = memoryBytes
+            self.cpuPercent = cpuPercent
+            self.cpuPeriodMs = cpuPeriodMs
+            self.descriptors = descriptors
+        }
+
+        /// Whether it limits nothing (which would only heal).
+        public var isEmpty: Bool { self == Limits() }
+    }
+
+    public struct Result: Codable, Sendable, Equatable {
+        /// The process the limits were put on.
+        public var pid: Int32
+        /// How each limit was applied; absent: that limit is lifted.
+        public var memory: Mechanism?
+        public var cpu: Mechanism?
+        public var descriptors: Mechanism?
+
+        public init(pid: Int32, memory: Mechanism? = nil, cpu: Mechanism? = nil, descriptors: Mechanism? = nil) {
+            self.pid = pid
+            self.memory = memory
+            self.cpu = cpu
+            self.descriptors = descriptors
+        }
+    }
+}

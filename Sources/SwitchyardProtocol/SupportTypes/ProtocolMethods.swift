@@ -49,6 +49,7 @@ public enum ProtocolMethods {
         Entry(method: PluginSignalRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginRestartRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginToxicsRequest.method, kind: .request, direction: .clientToHost),
+        Entry(method: PluginLimitsRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: DeepLinkCancelRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: DeepLinkPendingRequest.method, kind: .request, direction: .clientToHost),
         Entry(method: PluginUpgradeRequest.method, kind: .request, direction: .clientToHost),
