@@ -75,10 +75,12 @@ extension ChaosReportPage {
           };
 
           const seconds = { type: "linear", min: 0, max: end, title: { display: true, text: "seconds" } };
+          // One width for every y axis, so that the three charts' seconds line up under each other.
+          const yWidth = (scale) => { scale.width = 120; };
           function options(yTitle, labels) {
             return { animation: false, responsive: true, maintainAspectRatio: false, parsing: false,
               interaction: { mode: "nearest", axis: "x", intersect: false },
-              scales: { x: seconds, y: { beginAtZero: true, title: { display: true, text: yTitle } } },
+              scales: { x: seconds, y: { beginAtZero: true, title: { display: true, text: yTitle }, afterFit: yWidth } },
               plugins: { faultWindows: { labels }, legend: { position: "top", align: "end" } } };
           }
           const middle = (bucket) => (bucket.startMs + data.bucketMs / 2) / 1000;
@@ -88,10 +90,13 @@ extension ChaosReportPage {
             borderWidth: 1.5, pointRadius: 0, spanGaps: false });
 
           const charts = [];
+          // Logarithmic: a p99 of hundreds of milliseconds during a fault would flatten a p50 of one or two.
+          const latency = options("ms (log scale)", true);
+          latency.scales.y = { type: "logarithmic", title: { display: true, text: "ms (log scale)" }, afterFit: yWidth };
           charts.push(new Chart(document.getElementById("latency"), {
             type: "line",
             data: { datasets: [line("p50", "#2563eb", points((b) => b.p50)), line("p99", "#dc2626", points((b) => b.p99))] },
-            options: options("ms", true), plugins: [faultWindows],
+            options: latency, plugins: [faultWindows],
           }));
           charts.push(new Chart(document.getElementById("throughput"), {
             type: "line",
@@ -110,7 +115,7 @@ extension ChaosReportPage {
           lanes.indexAxis = "y";
           lanes.parsing = true;
           lanes.interaction = { mode: "nearest", intersect: true };
-          lanes.scales = { x: seconds, y: { type: "category", labels: names } };
+          lanes.scales = { x: seconds, y: { type: "category", labels: names, afterFit: yWidth } };
           lanes.plugins.tooltip = { callbacks: { label: (item) => {
             const span = item.raw.span;
             return `${shown(span)} ${(span.fromMs / 1000).toFixed(2)}–${(span.toMs / 1000).toFixed(2)} s` +

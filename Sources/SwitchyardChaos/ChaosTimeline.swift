@@ -60,8 +60,10 @@ struct ChaosTimeline: Sendable {
     /// any other plugin the history names).
     init(history: History, durationMs: Int, plugins: [String]) {
         let lastEvent = history.events.map(\.time).max() ?? 0
-        endMs = max(Double(durationMs), lastEvent)
-        bucketMs = Self.bucketSize(forMs: endMs)
+        let span = max(Double(durationMs), lastEvent)
+        bucketMs = Self.bucketSize(forMs: span)
+        // A bucket past the last event, so that what happened last (a verdict, a restart) is not on the edge.
+        endMs = lastEvent > Double(durationMs) ? lastEvent + Double(bucketMs) : span
         let count = Int((endMs / Double(bucketMs)).rounded(.up)) + 1
         buckets = (0..<count).map { Bucket(startMs: Double($0 * bucketMs)) }
         for operation in history.operations {

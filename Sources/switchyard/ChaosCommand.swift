@@ -19,7 +19,10 @@ struct ChaosCommand: AsyncParsableCommand {
             plugin. One plugin (--victim, default profile) is played by the misbehaving plugin. Every request is \
             recorded in OUT/history.jsonl (invoke, then ok, fail or info); the checkers judge it (§22.3). A \
             failing checker prints the seed and the command that replays the same schedule: the experiment is \
-            saved as OUT/experiment.json. Choices follow the seed; timings are the machine's.
+            saved as OUT/experiment.json. Choices follow the seed; timings are the machine's. --report DIR adds \
+            report.html, a page that works offline: latency and throughput with each fault's window shaded, the \
+            plugins' states, the checkers (§22.5). --check PATH runs the checkers that need only the history on a \
+            saved run (its folder or its history.jsonl) and starts nothing.
             """)
 
     @OptionGroup var manifest: ManifestOptions

@@ -8,13 +8,10 @@ import Testing
 /// run, the page in a real headless Chromium, and a saved history checked again offline.
 @Suite("switchyard chaos reports", .heavy, .timeLimit(.minutes(3)))
 struct ChaosReportCLITests {
-    /// A 3-second quick-form run with a kill, a stop and a flood (seed 3), its report in a new folder.
-    static func report(_ extra: [String] = []) async throws -> (folder: String, stderr: [String]) {
+    /// Runs `switchyard chaos` with `arguments` and its report in a new folder, which it returns with stderr.
+    static func report(_ arguments: [String]) async throws -> (folder: String, stderr: [String]) {
         let folder = try TestSweep.temporaryDirectory() + "/report"
-        let run = try await ChaosExperimentCLITests.chaos(
-            [
-                "--duration", "3", "--fault-interval-ms", "600", "--seed", "3", "--rate", "80", "--report", folder,
-            ] + extra)
+        let run = try await ChaosExperimentCLITests.chaos(arguments + ["--report", folder])
         #expect(run.status == 0, "\(run.stdout.suffix(30)) \(run.stderr.suffix(10))")
         #expect(run.stdout.contains("  report: \(folder)/report.html"), "\(run.stdout.suffix(5))")
         return (folder, run.stderr)
@@ -24,7 +21,10 @@ struct ChaosReportCLITests {
         "--report DIR writes report.html, report.json (valid against its schema, with every fault window) and history.jsonl; --progress prints progress lines on stderr; --check DIR passes on it, the model checker skipped"
     )
     func files() async throws {
-        let (folder, stderr) = try await Self.report(["--progress"])
+        // The quick form, 3 s: a kill, a stop and a flood (seed 3).
+        let (folder, stderr) = try await Self.report([
+            "--duration", "3", "--fault-interval-ms", "600", "--seed", "3", "--rate", "80", "--progress",
+        ])
         for name in ["report.html", "report.json", "history.jsonl"] {
             #expect(FileSystem.exists("\(folder)/\(name)"), "\(name) is missing")
         }
@@ -45,11 +45,15 @@ struct ChaosReportCLITests {
     }
 
     @Test(
-        "report.html from file:// in headless Chromium: no console error, three charts drawn by Chart.js, every fault window of report.json named on the chart and in the table; SWITCHYARD_CHAOS_SCREENSHOTS=Docs/chaos saves report.png",
+        "report.html from file:// in headless Chromium: no console error, three charts drawn by Chart.js, every fault window of report.json named on the chart and in the table, the plugin lanes and restarts, the checkers and the seed; SWITCHYARD_CHAOS_SCREENSHOTS=Docs/chaos saves report.png",
         .enabled(if: HeadlessBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)")
     )
     func browser() async throws {
-        let (folder, _) = try await Self.report()
+        // 8 s of every kind of window: healed by the experiment (pipes, a stop with SIGCONT) or by the host (a kill,
+        // a flood's quarantine, a stop found hung).
+        let (folder, _) = try await Self.report([
+            "--experiment", "\(packageRoot)/Plugins/demo/experiments/report-demo.json",
+        ])
         var arguments = [folder]
         if let shots = SystemProcess.environmentValue("SWITCHYARD_CHAOS_SCREENSHOTS") {
             arguments += ["--screenshot", "\(shots.hasPrefix("/") ? shots : "\(packageRoot)/\(shots)")/report.png"]
