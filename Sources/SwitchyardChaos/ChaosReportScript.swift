@@ -85,14 +85,18 @@ extension ChaosReportPage {
           }
           const middle = (bucket) => (bucket.startMs + data.bucketMs / 2) / 1000;
           const perSecond = 1000 / data.bucketMs;
-          const points = (value) => data.timeline.filter((b) => value(b) !== null).map((b) => ({ x: middle(b), y: value(b) }));
+          // A bucket without an answer is a gap in the latency lines (null), not a line drawn across it.
+          const points = (value) => data.timeline.map((b) => ({ x: middle(b), y: value(b) }));
           const line = (label, color, values) => ({ label, data: values, borderColor: color, backgroundColor: color,
             borderWidth: 1.5, pointRadius: 0, spanGaps: false });
 
           const charts = [];
           // Logarithmic: a p99 of hundreds of milliseconds during a fault would flatten a p50 of one or two.
           const latency = options("ms (log scale)", true);
-          latency.scales.y = { type: "logarithmic", title: { display: true, text: "ms (log scale)" }, afterFit: yWidth };
+          // Up to the next power of ten above the slowest bucket: Chart.js's own limit can cut the highest p99 off.
+          const slowest = Math.max(1, ...data.timeline.map((b) => b.p99 ?? 0));
+          latency.scales.y = { type: "logarithmic", max: Math.pow(10, Math.ceil(Math.log10(slowest * 1.2))),
+            title: { display: true, text: "ms (log scale)" }, afterFit: yWidth };
           charts.push(new Chart(document.getElementById("latency"), {
             type: "line",
             data: { datasets: [line("p50", "#2563eb", points((b) => b.p50)), line("p99", "#dc2626", points((b) => b.p99))] },
