@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Opens a `switchyard chaos --report DIR` page in a real headless Chromium (Selenium) from its file:// URL and checks
-that it works offline: no console error (level SEVERE), the three charts drawn by Chart.js (a canvas of non-zero size
+that it works offline: no console error (level SEVERE), no resource fetched, the three charts drawn by Chart.js (a canvas of non-zero size
 each, and as many Chart instances), every fault window of report.json drawn and named on the charts and listed in the
 faults table, the checkers' verdicts, the seed. With --screenshot FILE it saves the page there.
 
@@ -73,10 +73,13 @@ def check(driver, folder, screenshot):
         raise Failure(f"the page shows seed {seed!r}, report.json {report['seed']}")
     log(f"ok: checkers {verdicts}, seed {seed}")
 
+    fetched = driver.execute_script("return performance.getEntriesByType('resource').map((entry) => entry.name)")
+    if fetched:
+        raise Failure(f"the page fetched {fetched}: it must carry everything it needs")
     errors = [entry["message"] for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"]
     if errors:
         raise Failure("the page logged console errors:\n  " + "\n  ".join(errors))
-    log("ok: no console error")
+    log("ok: no console error, nothing fetched")
     if screenshot:
         # The header, the three charts and the checkers: what the README shows.
         driver.set_window_size(1280, 1500)
