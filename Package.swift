@@ -151,7 +151,9 @@ let package = Package(
             dependencies: [
                 "SwitchyardHost", "SwitchyardNavigation", "SwitchyardProtocol", "SwitchyardSystem", "SwitchyardUV",
                 .product(name: "Logging", package: "swift-log"),
-            ]
+            ],
+            // Chart.js, inlined into report.html: it reaches the code as EmbeddedChartJS.swift (Tests/embed-chartjs.py).
+            exclude: ["Vendor"]
         ),
         // The history checkers on hand-written histories, the experiment file's decoding and the schedule: pure.
         .testTarget(

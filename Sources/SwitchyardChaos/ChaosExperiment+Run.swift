@@ -25,9 +25,10 @@ extension ChaosExperiment {
     /// - Parameters:
     ///   - file: the experiment file `spec` was read from, so a problem is reported at its line.
     ///   - allowUnknownKeys: read the app's manifest as `--allow-unknown-keys` does.
+    ///   - progress: called every 2 s while the load runs (the terminal's progress line).
     @concurrent public static func run(
         _ spec: ExperimentSpec, file: String? = nil, allowUnknownKeys: Bool = false,
-        logger: Logger = Logger(label: "switchyard-chaos")
+        logger: Logger = Logger(label: "switchyard-chaos"), progress: (@Sendable (ChaosProgress) -> Void)? = nil
     ) async throws(ChaosExperimentError) -> Outcome {
         let loaded: Manifest
         do { loaded = try Manifest.load(path: spec.app, allowUnknownKeys: allowUnknownKeys) } catch {
@@ -44,7 +45,7 @@ extension ChaosExperiment {
         do { host = try await HostHandle.start(manifest: app, options: options, logger: logger) } catch {
             throw .hostDidNotStart("\(error)")
         }
-        let outcome = await ChaosExperiment(host: host, spec: spec, plugins: plugins).run()
+        let outcome = await ChaosExperiment(host: host, spec: spec, plugins: plugins, progress: progress).run()
         await host.shutdown()
         return outcome
     }

@@ -14,6 +14,8 @@ public final class ChaosExperiment: Sendable {
     let host: HostHandle
     let spec: ExperimentSpec
     let schedule: [ScheduledFault]
+    let plugins: [String]
+    let progress: (@Sendable (ChaosProgress) -> Void)?
 
     struct State {
         var history = History()
@@ -31,11 +33,17 @@ public final class ChaosExperiment: Sendable {
 
     let state = Mutex(State())
 
-    /// An experiment of `spec` against `host`, whose app has `plugins` (manifest order, for random targets).
-    public init(host: HostHandle, spec: ExperimentSpec, plugins: [String]) {
+    /// An experiment of `spec` against `host`, whose app has `plugins` (manifest order, for random targets);
+    /// `progress` is called every few seconds while the load runs (``ChaosProgress``).
+    public init(
+        host: HostHandle, spec: ExperimentSpec, plugins: [String],
+        progress: (@Sendable (ChaosProgress) -> Void)? = nil
+    ) {
         self.host = host
         self.spec = spec
         self.schedule = spec.schedule(plugins: plugins)
+        self.plugins = plugins
+        self.progress = progress
     }
 
     /// `app` with its plugin `victim` played by the misbehaving plugin (ready to flood on SIGUSR1, its `sample`
@@ -63,6 +71,8 @@ public final class ChaosExperiment: Sendable {
         public let results: [CheckerResult]
         public let report: ChaosReport
         public let schedule: [ScheduledFault]
+        /// The app's plugins, in manifest order.
+        public let plugins: [String]
 
         /// Whether every checker passed.
         public var passed: Bool { results.allSatisfy(\.passed) }
@@ -85,7 +95,9 @@ public final class ChaosExperiment: Sendable {
             first.instance = begin.instances.first { $0.plugin == spec.victimName }
             state.history.events.append(first)
         }
+        let reporter = progress.map { progress in Task { await self.reportProgress(every: .seconds(2), progress) } }
         await runLoad()
+        reporter?.cancel()
         await settle()
         // The end state is the last revision published; wait for the monitor to have recorded it.
         let end = await host.snapshot()
@@ -107,7 +119,7 @@ public final class ChaosExperiment: Sendable {
         report.failedPlugins = statuses.filter { $0.state == .failed }.map(\.name)
         report.finalTreeServed = end.instances.allSatisfy { $0.status == .ok }
         report.instancesAtEnd = end.instances.count
-        return Outcome(history: history, results: results, report: report, schedule: schedule)
+        return Outcome(history: history, results: results, report: report, schedule: schedule, plugins: plugins)
     }
 
     /// Runs `checkers` over `history`: the library's entry point for a history read back from `history.jsonl`.
@@ -162,6 +174,7 @@ public final class ChaosExperiment: Sendable {
                 changed.plugin = status.name
                 changed.state = status.state.description
                 changed.restarts = status.restarts
+                changed.reason = status.state == .ready ? nil : status.error?.message
                 state.history.events.append(changed)
             }
         default: break

@@ -125,7 +125,10 @@ public struct ChaosReport: Sendable {
     }
 
     /// The report as one JSON object (a line), for tools that compare runs.
-    public var json: String {
+    public var json: String { JSONWriter.string(.object(object)) + "\n" }
+
+    /// The figures as JSON members (`report.json` has these, then the rest: ``ChaosReportDocument``).
+    var object: JSONObject {
         func stats(_ values: [Double]) -> JSONValue {
             [
                 "count": .int(Int64(values.count)), "p50": Self.percentile(values, 0.5).map(JSONValue.double) ?? .null,
@@ -149,7 +152,7 @@ public struct ChaosReport: Sendable {
         object["faults"] = sortedObject(faults) { .int(Int64($0)) }
         object["detectMs"] = sortedObject(detect, stats)
         object["restoreMs"] = sortedObject(restore, stats)
-        return JSONWriter.string(.object(object)) + "\n"
+        return object
     }
 }
 

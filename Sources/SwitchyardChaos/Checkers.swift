@@ -119,3 +119,37 @@ public enum HistoryCheckers {
         return CheckerResult(checker: .latency, violations: [], summary: lines.joined(separator: "\n      "))
     }
 }
+
+extension HistoryCheckers {
+    /// A checker a saved history alone cannot run, and why.
+    public struct Skipped: Sendable, Equatable {
+        public let checker: ExperimentSpec.Checker
+        public let reason: String
+    }
+
+    /// Runs on a saved history (`switchyard chaos --check`) every checker of `checkers` that needs nothing else; the
+    /// others are skipped with the reason. The model checker needs the victim's route table, which its plugin
+    /// declares when the app starts: it runs only in a live experiment.
+    public static func checkSaved(
+        _ history: History, checkers: [ExperimentSpec.Checker] = ExperimentSpec.Checker.allCases
+    ) -> (results: [CheckerResult], skipped: [Skipped]) {
+        var results: [CheckerResult] = []
+        var skipped: [Skipped] = []
+        for checker in checkers {
+            switch checker {
+            case .lost: results.append(lost(history))
+            case .revisions: results.append(revisions(history))
+            case .verdicts: results.append(verdicts(history))
+            case .latency: results.append(latency(history))
+            case .model:
+                skipped.append(
+                    Skipped(
+                        checker: .model,
+                        reason:
+                            "needs the live app: the victim's route table, which its plugin declares at start-up (run the experiment again to check it)"
+                    ))
+            }
+        }
+        return (results, skipped)
+    }
+}

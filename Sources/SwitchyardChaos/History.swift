@@ -34,6 +34,8 @@ public struct HistoryEvent: Codable, Sendable, Equatable {
     public var plugin: String?
     public var state: String?
     public var restarts: Int?
+    /// `plugin`: why it is not ready, as the host says it (`killed by the host: hung: …`); absent when ready.
+    public var reason: String?
     /// `tree`: the victim's instance at that revision, as `tree/get` shows it (absent while it has none).
     public var instance: InstanceSnapshot?
 

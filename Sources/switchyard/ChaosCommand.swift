@@ -19,7 +19,10 @@ struct ChaosCommand: AsyncParsableCommand {
             plugin. One plugin (--victim, default profile) is played by the misbehaving plugin. Every request is \
             recorded in OUT/history.jsonl (invoke, then ok, fail or info); the checkers judge it (§22.3). A \
             failing checker prints the seed and the command that replays the same schedule: the experiment is \
-            saved as OUT/experiment.json. Choices follow the seed; timings are the machine's.
+            saved as OUT/experiment.json. Choices follow the seed; timings are the machine's. --report DIR adds \
+            report.html, a page that works offline: latency and throughput with each fault's window shaded, the \
+            plugins' states, the checkers (§22.6). --check PATH runs the checkers that need only the history on a \
+            saved run (its folder or its history.jsonl) and starts nothing.
             """)
 
     @OptionGroup var manifest: ManifestOptions
@@ -67,6 +70,23 @@ struct ChaosCommand: AsyncParsableCommand {
     var reportJSON: String?
 
     @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Write report.html (charts with the fault windows, plugin states, checkers; offline), report.json and history.jsonl to DIR.",
+            valueName: "DIR"))
+    var report: String?
+
+    @Flag(name: .long, help: "Print a progress line every 2 s on stderr (the default when stderr is a terminal).")
+    var progress = false
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Check a saved history (a run's folder or its history.jsonl) again with the checkers that need only the history; runs nothing.",
+            valueName: "PATH"))
+    var check: String?
+
+    @Option(
         name: .long, help: "The host logs at this level (default: error, so that the report stands out).",
         transform: { text in
             guard let level = Logger.Level(rawValue: text.lowercased()) else {
@@ -99,17 +119,24 @@ struct ChaosCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
+        if let check { return try checkSaved(check) }
         let level = logLevel
         LoggingSystem.bootstrap { label in SwitchyardLogHandler(label: label, level: level) }
         let logger = Logger(label: "switchyard")
         let (spec, file) = try experimentSpec()
-        let folder = try outputFolder()
+        let folder = try makeFolder(out ?? report ?? defaultFolder)
+        let reportFolder = try report.map(makeFolder)
         // Saved first, so even a run that ends badly can be replayed.
         try write("\(folder)/experiment.json", JSONWriter.string(try Coding.encode(spec)) + "\n")
+        // A line every 2 s where a person watches (or when asked): the summary alone would leave a minute silent.
+        var showProgress: (@Sendable (ChaosProgress) -> Void)?
+        if progress || Terminal.isTerminal(2) {
+            showProgress = { status in StandardError.write(status.line + "\n") }
+        }
         let outcome: ChaosExperiment.Outcome
         do {
             outcome = try await ChaosExperiment.run(
-                spec, file: file, allowUnknownKeys: manifest.allowUnknownKeys, logger: logger)
+                spec, file: file, allowUnknownKeys: manifest.allowUnknownKeys, logger: logger, progress: showProgress)
         } catch {
             switch error {
             case .invalid(let error): throw RunFailure(error)
@@ -117,24 +144,45 @@ struct ChaosCommand: AsyncParsableCommand {
             }
         }
 
+        let command = CommandLine.arguments.joined(separator: " ")
+        let document = ChaosReportDocument(
+            outcome: outcome, command: command, replay: Self.replayCommand(folder: folder))
         try write("\(folder)/history.jsonl", outcome.history.jsonl)
-        try write("\(folder)/report.json", outcome.report.json)
-        if let reportJSON { try write(reportJSON, outcome.report.json) }
-        StandardOutput.write(outcome.report.text(command: CommandLine.arguments.joined(separator: " ")))
+        try write("\(folder)/report.json", document.json)
+        if let reportJSON { try write(reportJSON, document.json) }
+        if let reportFolder {
+            if reportFolder != folder {
+                try write("\(reportFolder)/history.jsonl", outcome.history.jsonl)
+                try write("\(reportFolder)/report.json", document.json)
+            }
+            try write("\(reportFolder)/report.html", document.html)
+        }
+        StandardOutput.write(outcome.report.text(command: command))
+        Self.printCheckers(outcome.results)
+        StandardOutput.write("  history: \(folder)/history.jsonl\n")
+        if let reportFolder { StandardOutput.write("  report: \(reportFolder)/report.html\n") }
+        guard outcome.passed else {
+            throw Self.failure(outcome.results, seed: spec.seed, replay: Self.replayCommand(folder: folder))
+        }
+    }
+
+    static func printCheckers(_ results: [CheckerResult]) {
         StandardOutput.write("\n  checkers\n")
-        for result in outcome.results {
+        for result in results {
             StandardOutput.write(
                 "  \(result.checker.rawValue.padding(10)) \(result.passed ? "ok" : "FAILED")  \(result.summary)\n")
             for violation in result.violations.prefix(10) { StandardOutput.write("      \(violation)\n") }
         }
-        StandardOutput.write("  history: \(folder)/history.jsonl\n")
-        guard outcome.passed else {
-            let failed = outcome.results.filter { !$0.passed }.map(\.checker.rawValue).joined(separator: ", ")
-            StandardOutput.write(
-                "\n  \(failed) failed with seed \(spec.seed); replay the same schedule with:\n    \(Self.replayCommand(folder: folder))\n"
-            )
-            throw RunFailure(message: "checkers failed: \(failed) (seed \(spec.seed))")
-        }
+    }
+
+    /// Prints the seed and the replay command of a failed check, and the failure that ends the command (status 1).
+    static func failure(_ results: [CheckerResult], seed: UInt64?, replay: String?) -> RunFailure {
+        let failed = results.filter { !$0.passed }.map(\.checker.rawValue).joined(separator: ", ")
+        let seedText = seed.map { "seed \($0)" } ?? "an unknown seed (no experiment.json beside the history)"
+        StandardOutput.write(
+            "\n  \(failed) failed with \(seedText)"
+                + (replay.map { "; replay the same schedule with:\n    \($0)\n" } ?? "\n"))
+        return RunFailure(message: "checkers failed: \(failed) (\(seedText))")
     }
 
     /// The command that runs the saved experiment again: the same app, load, schedule and seed.
@@ -143,9 +191,12 @@ struct ChaosCommand: AsyncParsableCommand {
         return "\(program) chaos --experiment \(folder)/experiment.json --out \(folder)/replay"
     }
 
-    private func outputFolder() throws -> String {
-        let temporary = SystemProcess.environmentValue("TMPDIR") ?? "/tmp"
-        let folder = out ?? "\(temporary)/switchyard-chaos-\(SystemProcess.currentPID)"
+    private var defaultFolder: String {
+        "\(SystemProcess.environmentValue("TMPDIR") ?? "/tmp")/switchyard-chaos-\(SystemProcess.currentPID)"
+    }
+
+    /// `folder`, created if missing, as an absolute path.
+    private func makeFolder(_ folder: String) throws -> String {
         if !FileSystem.isDirectory(folder) {
             do { try FileSystem.makeDirectory(folder, mode: 0o755) } catch {
                 throw RunFailure(message: "cannot create \(folder): \(error)")
@@ -154,7 +205,7 @@ struct ChaosCommand: AsyncParsableCommand {
         return folder.hasPrefix("/") ? folder : "\(FileSystem.currentDirectory)/\(folder)"
     }
 
-    private func write(_ path: String, _ text: String) throws {
+    func write(_ path: String, _ text: String) throws {
         do { try FileSystem.writeFileAtomically(path, Array(text.utf8), mode: 0o644) } catch {
             throw RunFailure(message: "cannot write \(path): \(error)")
         }
@@ -162,5 +213,5 @@ struct ChaosCommand: AsyncParsableCommand {
 }
 
 extension String {
-    fileprivate func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
+    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
 }

@@ -9,7 +9,7 @@ enum ExitStatus: Int32, CaseIterable {
     case failure = 1
     /// EX_USAGE: an unknown option or a malformed argument (swift-argument-parser's own).
     case usage = 64
-    /// EX_DATAERR: the manifest or a contract file is invalid.
+    /// EX_DATAERR: the manifest, a contract, an experiment file or a saved history is invalid.
     case dataError = 65
     /// EX_NOINPUT: a file to read is missing or unreadable (the manifest, a script, a contract).
     case noInput = 66
@@ -28,8 +28,8 @@ enum ExitStatus: Int32, CaseIterable {
           0   success
           1   a command failed: a script line, an expectation, a request the host refused (its typed error is printed)
           64  usage: an unknown option or a malformed argument
-          65  the manifest or a contract file is invalid (printed as file:line:column: error: …)
-          66  a file to read is missing or unreadable: the manifest, a script, a contract
+          65  the manifest, a contract, an experiment or a saved history is invalid (printed as file:line:column: error: …)
+          66  a file to read is missing or unreadable: the manifest, a script, a contract, an experiment, a history
           69  unavailable: no host answers at the socket (in time), another host already serves the app, the app cannot
               start, or the studio's port is in use
           70  internal error (a bug: please report it)

@@ -96,17 +96,24 @@ def wait(what, condition, seconds=WAIT):
     raise Failure(f"waited {seconds:.0f} s for {what}; last: {last!r}")
 
 
+def chromium(window):
+    """Debian's headless Chromium through its chromedriver, keeping the page's console (read with get_log)."""
+    load_selenium()
+    options = webdriver.ChromeOptions()
+    for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", f"--window-size={window}",
+                     "--disable-gpu", "--no-first-run", "--disable-extensions"]:
+        options.add_argument(argument)
+    options.binary_location = "/usr/bin/chromium"
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+    driver.set_page_load_timeout(WAIT)
+    return driver
+
+
 class Studio:
     def __init__(self, args):
         self.args = args
-        options = webdriver.ChromeOptions()
-        for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1440,1000",
-                         "--disable-gpu", "--no-first-run", "--disable-extensions"]:
-            options.add_argument(argument)
-        options.binary_location = "/usr/bin/chromium"
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        self.driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
-        self.driver.set_page_load_timeout(WAIT)
+        self.driver = chromium("1440,1000")
         self.errors = []
 
     def quit(self):

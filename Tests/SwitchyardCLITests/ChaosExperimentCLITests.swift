@@ -1,3 +1,4 @@
+import Glibc
 import SwitchyardProtocol
 import SwitchyardSystem
 import SwitchyardTestSupport
@@ -7,11 +8,17 @@ import Testing
 /// failing run from the command it prints.
 @Suite("switchyard chaos experiments", .heavy, .timeLimit(.minutes(3)))
 struct ChaosExperimentCLITests {
-    /// Runs `switchyard chaos` to its end (generous limit: a time limit, not a measurement).
+    /// Runs `switchyard chaos` to its end (generous limit: a time limit, not a measurement); killed if it overruns,
+    /// so a failing test leaves no experiment running.
     static func chaos(_ arguments: [String]) async throws -> (status: Int32?, stdout: [String], stderr: [String]) {
         let cli = try CLIProcess(["chaos"] + arguments)
         cli.closeStdin()
-        let status = try await cli.waitForExit(seconds: 120)
+        let status: Int32
+        do { status = try await cli.waitForExit(seconds: 120) } catch {
+            cli.signal(SIGKILL)
+            _ = try? await cli.waitForExit(seconds: 10)
+            throw error
+        }
         return (status, cli.stdout, cli.stderr)
     }
 

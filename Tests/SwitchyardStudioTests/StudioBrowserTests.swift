@@ -127,36 +127,11 @@ struct StudioRelayTests {
     }
 }
 
-/// What the browser tests need: Chromium, its driver, and a Python with Selenium.
+/// The studio's script run in Chromium (``HeadlessBrowser``), and the processes it needs.
 enum StudioBrowser {
-    static let available =
-        FileSystem.exists("/usr/bin/chromium") && FileSystem.exists("/usr/bin/chromedriver")
-        && FileSystem.findExecutable("python3", path: SystemProcess.environmentValue("PATH")) != nil
+    static let available = HeadlessBrowser.available
 
     static let script = "\(packageRoot)/Tests/Browser/studio_test.py"
-
-    /// A Python that imports Selenium, found (or made) once for the whole run: tests that run in parallel must not
-    /// each make the venv.
-    static let selenium = Result { try findOrMakePython() }
-
-    /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`.
-    private static func findOrMakePython() throws -> String {
-        if (try? SystemProcess.run(["python3", "-c", "import selenium"], timeoutMilliseconds: 30_000))?.status == 0 {
-            return "python3"
-        }
-        let venv = "\(packageRoot)/.build/studio-selenium"
-        if (try? SystemProcess.run(["\(venv)/bin/python", "-c", "import selenium"], timeoutMilliseconds: 30_000))?
-            .status == 0
-        {
-            return "\(venv)/bin/python"
-        }
-        let made = try SystemProcess.run(["python3", "-m", "venv", venv], timeoutMilliseconds: 120_000)
-        guard made.status == 0 else { throw TestFailure("cannot make a venv for Selenium: \(made.text)") }
-        let installed = try SystemProcess.run(
-            ["\(venv)/bin/pip", "install", "--quiet", "selenium>=4,<5"], timeoutMilliseconds: 240_000)
-        guard installed.status == 0 else { throw TestFailure("cannot install Selenium (pip): \(installed.text)") }
-        return "\(venv)/bin/python"
-    }
 
     /// Runs `switchyard run --studio` on the demo app with a socket of its own, and `body` with the URL the studio
     /// printed (`switchyard studio: http://127.0.0.1:PORT/TOKEN/`), the socket and the process; ends it afterwards.
@@ -173,15 +148,7 @@ enum StudioBrowser {
 
     /// Runs one scenario of the script; its output is the failure message when it fails.
     static func runScript(_ arguments: [String], python: String? = nil) async throws {
-        let python = try python ?? Self.selenium.get()
-        let run = try CLIProcess([script] + arguments + ["--deadline", "240"], executable: python)
-        let status: Int32
-        do { status = try await run.waitForExit(seconds: 270) } catch {
-            run.signal(SIGKILL)
-            _ = try? await run.waitForExit(seconds: 10)
-            throw error
-        }
-        #expect(status == 0, "studio_test.py \(arguments[0]):\n\((run.stdout + run.stderr).joined(separator: "\n"))")
+        try await HeadlessBrowser.runScript(script, arguments, python: python)
     }
 
     /// Runs `body`, then ends `process` (SIGTERM, then SIGKILL), whether `body` passed or failed.
