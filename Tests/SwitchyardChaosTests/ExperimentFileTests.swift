@@ -10,7 +10,9 @@ import Testing
 /// determinism.
 @Suite("Chaos experiment files", .timeLimit(.minutes(1)))
 struct ExperimentFileTests {
-    static let examples = ["demo-mix.json", "seeded-defect.json", "resource-limits.json"]
+    /// Every example in the folder, so a new one is checked without being listed here.
+    static let examples = FileSystem.listDirectory("\(packageRoot)/Plugins/demo/experiments")
+        .filter { $0.hasSuffix(".json") }.sorted()
     static let demoPlugins = ["main", "unauthenticated", "authenticated", "todos", "projects", "profile"]
 
     static func write(_ text: String) throws -> String {

@@ -274,13 +274,29 @@ struct PluginSessionTests {
 
     @Test("stdout at end of file while the process runs: killed after the exit's grace; a crash stays a crash")
     func outputEndedWhileRunning() throws {
+        let grace = PluginSession.outputEndedGraceMs
         let lab = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0))
         lab.session.outputEnded()
-        lab.clock.advance(by: 199)
+        lab.clock.advance(by: grace - 1)
         #expect(lab.transport.signals.isEmpty)
         lab.clock.advance(by: 1)
         #expect(lab.transport.signals == [SIGKILL])
         #expect(lab.session.killReason?.contains("stdout ended") == true)
+
+        // The grace ran out while the loop stalled, and the exit is read by the poll after the timer: an exit, not
+        // a kill (libuv runs timers before it polls, so the verdict waits for the poll).
+        let late = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0))
+        late.session.outputEnded()
+        late.clock.fireWithoutPolling(by: grace)
+        late.transport.exitOnly(.exited(3))
+        late.session.errorsEnded()
+        late.clock.poll()
+        #expect(late.transport.signals.isEmpty)
+        guard case .terminated(let exited)? = late.events.last else {
+            Issue.record("not terminated")
+            return
+        }
+        #expect(exited.cause == .exitedWithError && "\(exited)".contains("exited with code 3"), "\(exited)")
 
         let crashed = try Lab.ready(limits: PluginLimits(heartbeatIntervalMs: 0))
         crashed.session.outputEnded()
