@@ -127,6 +127,15 @@ class Studio:
     def all(self, selector, root=None):
         return (root or self.driver).find_elements(By.CSS_SELECTOR, selector)
 
+    def tap(self, selector):
+        """Clicks the element `selector` names, found again if the page re-rendered it between the find and the click
+        (the plugins pane redraws its cards on every plugin/changed): an element replaced by its equal is no failure,
+        one that never appears is."""
+        def click():
+            self.css(selector).click()
+            return True
+        wait(f"a click on {selector}", click)
+
     def top_layer(self):
         return self.all("#screen > .base, #screen > .sheet")[-1]
 
@@ -537,7 +546,7 @@ def walk(studio, args):
 
     # Kill a plugin with the fault button: its nodes go unavailable, and come back once it is restarted.
     studio.pane("plugins")
-    studio.css('[data-fault="SIGKILL"][data-plugin="unauthenticated"]').click()
+    studio.tap('[data-fault="SIGKILL"][data-plugin="unauthenticated"]')
     wait("the timeline to record unauthenticated unavailable", lambda: any(
         "unavailable" in item.get_attribute("textContent") and "unauthenticated." in item.get_attribute("textContent") for item in studio.all(".timeline-row .changes li")), seconds=30)
     wait("unauthenticated to serve again", lambda: all(n.get("status") == "ok" for n in studio.tree()["instances"] if n["plugin"] == "unauthenticated"), seconds=30)
@@ -552,7 +561,7 @@ def walk(studio, args):
     before = studio.tree()
     owned = sorted(node["id"] for node in before["instances"] if node["plugin"] == "unauthenticated")
     old_pid = next(p["pid"] for p in control(args.socket)("host/status", {})["plugins"] if p["name"] == "unauthenticated")
-    studio.css('button.upgrade[data-upgrade="unauthenticated"]').click()
+    studio.tap('button.upgrade[data-upgrade="unauthenticated"]')
     said = wait("the toast to report the upgrade", lambda: (lambda text: text if "unauthenticated upgraded" in text else None)(
         studio.css("#toast").get_attribute("textContent")), seconds=30)
     log(f"ok: the toast says: {said}")
