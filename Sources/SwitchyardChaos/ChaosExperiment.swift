@@ -29,6 +29,8 @@ public final class ChaosExperiment: Sendable {
         var inFlight: [Int: (client: Int, f: String, at: ContinuousClock.Instant)] = [:]
         var nextOp = 0
         var loadEnded = false
+        /// Clients that have not sent the load's `minimumRequests` yet.
+        var owing = 0
     }
 
     let state = Mutex(State())

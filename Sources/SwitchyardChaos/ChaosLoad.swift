@@ -30,24 +30,34 @@ extension ChaosExperiment {
         }
         // Not awaited: a client waits for its request's answer, and one that never comes is lost at the deadline
         // rather than holding the experiment.
+        let minimum = max(0, spec.load.minimumRequests ?? 0)
+        state.withLock { $0.owing = minimum > 0 ? clients : 0 }
         for client in 0..<clients {
             Task {
                 var generator = SeededGenerator(seed: self.spec.seed &+ UInt64(client) &* 0x632B_E59B_D9B4_E019)
                 var next = start
-                while next < end {
+                var sent = 0
+                while next < end || sent < minimum {
                     try? await Task.sleep(until: next, clock: clock)
-                    guard clock.now < end else { break }
+                    guard clock.now < end || sent < minimum, !Task.isCancelled else { break }
                     let pick = Int(generator.next() % 1_000)
                     let detail = generator.next()
                     let request =
                         client == 0
                         ? await self.victimRequest(pick, detail) : self.appRequest(pick, detail, client: client)
                     await self.perform(request, client: client)
+                    sent += 1
+                    if sent == minimum { self.state.withLock { $0.owing -= 1 } }
                     next = max(next + interval, clock.now)
                 }
             }
         }
         try? await Task.sleep(until: end, clock: clock)
+        // A slow machine: the clients that have not sent their minimum yet go on (each request is bounded by the
+        // host's own deadlines), and the load ends with them.
+        while !Task.isCancelled, state.withLock({ $0.owing > 0 }) {
+            try? await Task.sleep(for: .milliseconds(10))
+        }
         await faults.value
         state.withLock { $0.loadEnded = true }
         // A cancelled run (a test's time limit) stops waiting: its sleeps would return at once, a spin.

@@ -63,6 +63,9 @@ extension ExperimentSpec {
         var problems: [(String, String)] = []
         if durationMs <= 0 { problems.append(("durationMs", "must be positive")) }
         if load.rate <= 0 { problems.append(("load.rate", "must be positive")) }
+        if let minimum = load.minimumRequests, minimum < 0 {
+            problems.append(("load.minimumRequests", "must not be negative"))
+        }
         if let clients = load.clients, !(1...64).contains(clients) {
             problems.append(("load.clients", "must be 1 to 64"))
         }
@@ -192,7 +195,7 @@ func unknownKeys(in value: JSONValue) -> [(path: [JSONPathComponent], known: [St
         for key in object.keys where !known.contains(key) { found.append((path + [.key(key)], known)) }
     }
     check(value, top, at: [])
-    check(value["load"], ["rate", "clients", "mix"], at: [.key("load")])
+    check(value["load"], ["rate", "clients", "mix", "minimumRequests"], at: [.key("load")])
     check(
         value["load"]?["mix"], ["links", "chains", "tabs", "actions", "dismissals", "signOuts"],
         at: [.key("load"), .key("mix")])

@@ -32,11 +32,15 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
         public var clients: Int?
         /// Relative weights of the kinds of request; a kind left out is not sent.
         public var mix: Mix?
+        /// Each client sends at least this many requests, past `durationMs` if it must: what an experiment needs to
+        /// reach (a seeded defect's phase) is then reached however slow the machine, instead of depending on it.
+        public var minimumRequests: Int?
 
-        public init(rate: Int, clients: Int? = nil, mix: Mix? = nil) {
+        public init(rate: Int, clients: Int? = nil, mix: Mix? = nil, minimumRequests: Int? = nil) {
             self.rate = rate
             self.clients = clients
             self.mix = mix
+            self.minimumRequests = minimumRequests
         }
     }
 

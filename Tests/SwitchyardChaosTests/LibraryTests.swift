@@ -48,10 +48,11 @@ struct LibraryTests {
     @Test("the seeded defect fails the model checker, and only it")
     func defect() async throws {
         // One client: every route the victim answers is then one the model checks (another client's deep link
-        // through the victim could take the wrong answer, unchecked, on a slow machine), and an early phase is reached
-        // however slowly the requests go.
+        // through the victim could take the wrong answer, unchecked, on a slow machine); at least 20 requests, so
+        // the defect's phase is reached however slowly they go (a loaded run once sent fewer than 4 in 3 s).
         var spec = ExperimentSpec(
-            app: Self.demo, seed: 4, durationMs: 3_000, load: .init(rate: 90, clients: 1, mix: .init(chains: 1)),
+            app: Self.demo, seed: 4, durationMs: 3_000,
+            load: .init(rate: 90, clients: 1, mix: .init(chains: 1), minimumRequests: 20),
             faults: [], defect: .init(wrongAnswerEvery: 1_000, phase: 3))
         spec.checkers = [.lost, .model, .verdicts]
         let outcome = try await ChaosExperiment.run(spec)
