@@ -13,9 +13,7 @@ struct HostKillBoundTests {
         "a host SIGKILLed with changes in flight leaves a tree it published, no older than what it said was written, and the next host restores it"
     )
     func killedUnderLoad() async throws {
-        let directory = try TestSweep.temporaryDirectory()
-        let (socket, path) = (directory + "/host.sock", directory + "/tree.json")
-        let host = try CLIProcess(["run", "--socket", socket, "--state", path])
+        let (host, socket, path) = try StateFileDiskFullTests.startHost()
         defer { host.signal(SIGKILL) }
         try await host.waitForStderr("switchyard: ready")
         let watcher = try CLIProcess(["watch", "--json", "--socket", socket])

@@ -12,9 +12,7 @@ import Testing
 struct StateFileDiskFullTests {
     @Test("the state file cannot be written: the app serves and says so; once there is room it is written again")
     func diskFull() async throws {
-        let directory = try TestSweep.temporaryDirectory()
-        let (socket, path) = (directory + "/host.sock", directory + "/tree.json")
-        let host = try CLIProcess(["run", "--socket", socket, "--state", path])
+        let (host, socket, path) = try StateFileDiskFullTests.startHost()
         defer { host.signal(SIGKILL) }
         try await host.waitForStderr("switchyard: ready")
         let first = try await Self.status(socket)
@@ -48,6 +46,14 @@ struct StateFileDiskFullTests {
         #expect(state.writtenRevision == onDisk.revision && onDisk.revision >= 3)
         host.signal(SIGTERM)
         #expect(try await host.waitForExit() == 0)
+    }
+
+    /// `switchyard run` of the demo app with a control socket and a state file in a fresh folder (the caller waits
+    /// for it to be ready, and kills it).
+    static func startHost() throws -> (host: CLIProcess, socket: String, path: String) {
+        let directory = try TestSweep.temporaryDirectory()
+        let (socket, path) = (directory + "/host.sock", directory + "/tree.json")
+        return (try CLIProcess(["run", "--socket", socket, "--state", path]), socket, path)
     }
 
     static func run(_ arguments: [String]) async throws {
