@@ -152,17 +152,8 @@ struct UpgradeTests {
             let events = EventLog(host)
             _ = try await host.navigate([.route("note", ["id": "1"])])
             let before = await host.snapshot()
-            let upgrade = Task {
-                try await host.upgradePlugin(
-                    .init(
-                        plugin: "notes",
-                        command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
-                        probationMs: 600_000, waitForProbation: true))
-            }
+            let upgrade = try await Self.upgradeToCrashingVersion(host, events)
             defer { upgrade.cancel() }
-            try await events.wait(for: "the switch") { events in
-                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
-            }
             // The new version serves now; asked for `extra` it crashes, within its probation.
             await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
             let result = try await upgrade.value
@@ -192,17 +183,8 @@ struct UpgradeTests {
         try await withHost([Versioned.entry()], root: Versioned.root(), options: options) { host in
             let events = EventLog(host)
             _ = try await host.navigate([.route("note", ["id": "1"])])
-            let upgrade = Task {
-                try await host.upgradePlugin(
-                    .init(
-                        plugin: "notes",
-                        command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
-                        probationMs: 600_000, waitForProbation: true))
-            }
+            let upgrade = try await Self.upgradeToCrashingVersion(host, events)
             defer { upgrade.cancel() }
-            try await events.wait(for: "the switch") { events in
-                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
-            }
             // Version 2.0.0 changes the state (its `total`), then crashes within its probation.
             _ = try await host.navigate([.route("note", ["id": "2"])])
             await #expect(throws: ResponseError.self) { try await host.navigate([.route("extra")]) }
@@ -275,6 +257,29 @@ struct UpgradeTests {
     }
 
     /// Lets the fixture's blocked route answer: one line into its FIFO.
+    /// Starts the upgrade to version 2.0.0 (which renames the state field and crashes when asked for `extra`), on a
+    /// probation longer than any test, and returns once it has switched: the task ends with the upgrade's answer.
+    static func upgradeToCrashingVersion(
+        _ host: HostHandle, _ events: EventLog
+    ) async throws -> Task<PluginUpgradeRequest.Result, any Error> {
+        let upgrade = Task {
+            try await host.upgradePlugin(
+                .init(
+                    plugin: "notes",
+                    command: Versioned.command(["--version", "2.0.0", "--rename-state", "--crash-on", "extra"]),
+                    probationMs: 600_000, waitForProbation: true))
+        }
+        do {
+            try await events.wait(for: "the switch") { events in
+                events.contains { if case .pluginChanged(let s) = $0 { s.upgrade?.phase == .probation } else { false } }
+            }
+        } catch {
+            upgrade.cancel()
+            throw error
+        }
+        return upgrade
+    }
+
     static func release(_ fifo: String) async throws {
         try await withDeadline(seconds: defaultTimeout, "the blocked route's FIFO") {
             let descriptor = open(fifo, O_WRONLY)
