@@ -51,7 +51,12 @@ public struct VictimModel: Sendable {
         for operation in history.operations where operation.invoke.client == 0 {
             guard let done = operation.completion else { break }
             let op = operation.invoke.op ?? -1
-            if state == nil, let current = publishedAtInvoke[op], current.root != nil { state = adopt(current) }
+            if state == nil,
+                let current = Self.restartPoint(
+                    atInvoke: publishedAtInvoke[op], before: done.revision, in: published)
+            {
+                state = adopt(current)
+            }
             switch done.type {
             case .fail: continue
             case .info:
@@ -99,6 +104,18 @@ public struct VictimModel: Sendable {
         CheckerResult(
             checker: .model, violations: [text],
             summary: "\(checked) operations agreed with the model, then one did not")
+    }
+
+    /// Where the model starts again after a placeholder: the stack the host had published when the operation was
+    /// invoked, or, when the history had not recorded the host's fill yet (the events stream lags the host on a busy
+    /// machine), the newest filled stack published before the operation's own revision: client 0 alone changes the
+    /// stack, so nothing else came between.
+    static func restartPoint(
+        atInvoke: InstanceSnapshot?, before revision: UInt64?, in published: [HistoryEvent]
+    ) -> InstanceSnapshot? {
+        if let atInvoke, atInvoke.root != nil { return atInvoke }
+        guard let revision else { return nil }
+        return published.last { ($0.revision ?? 0) < revision && $0.instance?.root != nil }?.instance
     }
 
     /// The stack as the checker compares it: each entry's route, params and content.

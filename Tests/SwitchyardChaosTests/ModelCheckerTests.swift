@@ -111,6 +111,25 @@ struct ModelCheckerTests {
         #expect(result.passed, "\(result.violations)")
     }
 
+    @Test("the host's fill of a placeholder recorded after the next operation's invoke (a lagging event stream)")
+    func fillRecordedLate() throws {
+        var placeholder = ModelFixture.stack([], instance: 20)
+        placeholder.root = nil
+        placeholder.status = .unavailable
+        let events: [HistoryEvent] = [
+            C.tree(1, ModelFixture.stack(["1"]), at: 0),
+            C.invoke(1, client: 0, f: "signOut", at: 1), C.tree(2, placeholder, at: 2),
+            C.ok(1, client: 0, f: "signOut", revision: 2, at: 2),
+            // The host filled the stack (revision 3) before the push ran, but the history saw it after the invoke.
+            Self.push(2, "6", at: 3), C.tree(3, ModelFixture.stack([], instance: 20), at: 4),
+            C.tree(4, ModelFixture.stack(["6"], instance: 20), at: 5),
+            C.ok(2, client: 0, f: "push", revision: 4, at: 5),
+        ]
+        let result = try ModelFixture.model().check(History(events))
+        #expect(result.passed, "\(result.violations)")
+        #expect(result.summary.hasPrefix("2 acknowledged operations"), "\(result.summary)")
+    }
+
     @Test("an operation without an answer makes the rest indeterminate, not a violation")
     func indeterminate() throws {
         let events: [HistoryEvent] = [
