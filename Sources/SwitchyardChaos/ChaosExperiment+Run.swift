@@ -1,6 +1,7 @@
 public import Logging
 public import SwitchyardHost
 import SwitchyardProtocol
+import SwitchyardSystem
 
 /// Why an experiment could not run: its file or its app is wrong (with every finding, at its line and field), or
 /// the host did not start.
@@ -39,6 +40,9 @@ extension ChaosExperiment {
         guard let app = app(loaded, victim: spec.victimName, defect: spec.defect) else {
             throw .invalid(ManifestError(path: file ?? spec.app, message: "no plugin '\(spec.victimName)' to replace"))
         }
+        if spec.hasHostFaults {
+            return try await runChild(spec, loaded: loaded, app: app, plugins: plugins, progress: progress)
+        }
         var options = HostOptions()
         options.allowFaults = true
         let host: HostHandle
@@ -47,6 +51,33 @@ extension ChaosExperiment {
         }
         let outcome = await ChaosExperiment(host: host, spec: spec, plugins: plugins, progress: progress).run()
         await host.shutdown()
+        return outcome
+    }
+
+    /// An experiment with the host's own faults: the host runs as a child process (``ChildHost``) on a state file in
+    /// a folder of its own, removed afterwards.
+    private static func runChild(
+        _ spec: ExperimentSpec, loaded: Manifest, app: Manifest, plugins: [String],
+        progress: (@Sendable (ChaosProgress) -> Void)?
+    ) async throws(ChaosExperimentError) -> Outcome {
+        let directory: String
+        do { directory = try FileSystem.makeTemporaryDirectory(prefix: "switchyard-chaos") } catch {
+            throw .hostDidNotStart("cannot make a folder for the host's state: \(error)")
+        }
+        defer { FileSystem.removeTree(directory) }
+        // The app as loaded, with the victim replaced: a manifest that extends the app's own file, so every path in
+        // it stays relative to where it was written.
+        var extending = Manifest(plugins: app.plugins.filter { $0.product == "misbehave" })
+        extending.extends = loaded.path ?? spec.app
+        let child = try ChildHost(manifest: extending, directory: directory, executable: ChildHost.defaultExecutable)
+        do { _ = try await child.start() } catch {
+            await child.stop()
+            throw error
+        }
+        let outcome = await ChaosExperiment(
+            host: child, child: child, spec: spec, plugins: plugins, progress: progress
+        ).run()
+        await child.stop()
         return outcome
     }
 

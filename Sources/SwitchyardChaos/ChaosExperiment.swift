@@ -1,4 +1,3 @@
-import Glibc
 public import SwitchyardHost
 import SwitchyardProtocol
 import SwitchyardSystem
@@ -11,7 +10,9 @@ import Synchronization
 /// The host runs an app whose victim is played by the misbehaving test plugin (see ``app(_:victim:defect:)``), so it
 /// can flood and carry a seeded defect. Choices (requests, targets) follow the seed; timings are the machine's.
 public final class ChaosExperiment: Sendable {
-    let host: HostHandle
+    let host: any ExperimentHost
+    /// The host as a child process, for the host's own faults (nil: it runs in this process).
+    let child: ChildHost?
     let spec: ExperimentSpec
     let schedule: [ScheduledFault]
     let plugins: [String]
@@ -22,26 +23,47 @@ public final class ChaosExperiment: Sendable {
         var started: ContinuousClock.Instant?
         var startRevision: UInt64 = 0
         var lastRevision: UInt64 = 0
-        var statuses: [String: PluginStatus] = [:]
+        var statuses: [String: HostStatusRequest.Plugin] = [:]
+        /// A child host's published trees by revision, the newest ``publishedKept``: what a restored tree must be.
+        var published: [UInt64: TreeSnapshot] = [:]
+        var publishedOrder: [UInt64] = []
+        /// Times the experiment started the host again after killing it.
+        var hostRestarts = 0
+        /// Each `diskFull` fault's file-size limit from before it, to put back.
+        var diskLimits: [Int: UInt64?] = [:]
         /// Plugins a fault killed, with the restart count that shows the host has seen it.
         var killed: [String: Int] = [:]
         /// Operations without a completion yet: op → (client, f, invoked at).
         var inFlight: [Int: (client: Int, f: String, at: ContinuousClock.Instant)] = [:]
         var nextOp = 0
         var loadEnded = false
-        /// Clients that have not sent the load's `minimumRequests` yet.
+        /// Clients that have not sent the load's `minimumRequests` yet (or, with host faults, their requests after the
+        /// last fault step).
         var owing = 0
+        /// Every fault step has run.
+        var faultsDone = false
     }
 
     let state = Mutex(State())
 
     /// An experiment of `spec` against `host`, whose app has `plugins` (manifest order, for random targets);
     /// `progress` is called every few seconds while the load runs (``ChaosProgress``).
-    public init(
+    public convenience init(
         host: HostHandle, spec: ExperimentSpec, plugins: [String],
         progress: (@Sendable (ChaosProgress) -> Void)? = nil
     ) {
+        self.init(host: InProcessHost(handle: host), child: nil, spec: spec, plugins: plugins, progress: progress)
+    }
+
+    /// A child host keeps this many of its published trees: a state file is at most a few revisions behind (§17).
+    static let publishedKept = 128
+
+    init(
+        host: any ExperimentHost, child: ChildHost?, spec: ExperimentSpec, plugins: [String],
+        progress: (@Sendable (ChaosProgress) -> Void)?
+    ) {
         self.host = host
+        self.child = child
         self.spec = spec
         self.schedule = spec.schedule(plugins: plugins)
         self.plugins = plugins
@@ -82,7 +104,8 @@ public final class ChaosExperiment: Sendable {
 
     /// Warms up, runs the load and the schedule, lets every fault settle, and checks the history.
     public func run() async -> Outcome {
-        let events = host.events()
+        let events = host.events(victim: spec.victimName)
+        child?.resume()
         for status in await host.status() { state.withLock { $0.statuses[status.name] = status } }
         let monitor = Task { for await event in events { self.observe(event) } }
         _ = try? await host.navigate([.setRoot("authenticated", ["user": "chaos"])])
@@ -108,9 +131,17 @@ public final class ChaosExperiment: Sendable {
             try? await Task.sleep(for: .milliseconds(10))
         }
         let statuses = await host.status()
+        let registry = await host.registry()
         monitor.cancel()
+        for exit in child?.unexpectedExits ?? [] {
+            record { time in
+                var event = HistoryEvent(type: .host, time: time)
+                event.state = "exited"
+                event.reason = exit
+                return event
+            }
+        }
         let history = state.withLock { $0.history }
-        let registry = await host.routeRegistry()
         let results = Self.check(
             history, checkers: spec.enabledCheckers,
             model: VictimModel(plugin: spec.victimName, type: spec.victimName, registry: registry))
@@ -118,7 +149,7 @@ public final class ChaosExperiment: Sendable {
         report.rssBefore = rssBefore
         report.rssAfter = SystemProcess.residentBytes()
         report.restarts = statuses.map(\.restarts).reduce(0, +)
-        report.failedPlugins = statuses.filter { $0.state == .failed }.map(\.name)
+        report.failedPlugins = statuses.filter { $0.state == "failed" }.map(\.name)
         report.finalTreeServed = end.instances.allSatisfy { $0.status == .ok }
         report.instancesAtEnd = end.instances.count
         return Outcome(history: history, results: results, report: report, schedule: schedule, plugins: plugins)
@@ -135,6 +166,7 @@ public final class ChaosExperiment: Sendable {
             case .verdicts: HistoryCheckers.verdicts(history)
             case .latency: HistoryCheckers.latency(history)
             case .model: model.check(history)
+            case .host: HistoryCheckers.host(history)
             }
         }
     }
@@ -153,34 +185,40 @@ public final class ChaosExperiment: Sendable {
         state.withLock { state in state.history.events.append(make(elapsed(now, in: state))) }
     }
 
-    private func observe(_ event: HostEvent) {
+    private func observe(_ event: ExperimentEvent) {
         let now = ContinuousClock.now
         switch event {
-        case .treeChanged(let change):
-            let victim = spec.victimName
-            // The snapshot is built only when some monitor reads it; the victim's instance is all the model needs.
-            let instance = change.snapshot.instances.first { $0.plugin == victim }
+        case .tree(let revision, let instance, let whole):
             state.withLock { state in
-                guard state.started != nil, change.revision > state.startRevision else { return }
+                if let whole { Self.keep(whole, in: &state) }
+                guard state.started != nil, revision > state.startRevision || state.hostRestarts > 0 else {
+                    return
+                }
                 var tree = HistoryEvent(type: .tree, time: elapsed(now, in: state))
-                tree.revision = change.revision
+                tree.revision = revision
                 tree.instance = instance
                 state.history.events.append(tree)
-                state.lastRevision = max(state.lastRevision, change.revision)
+                state.lastRevision = revision
             }
-        case .pluginChanged(let status):
+        case .plugin(let status):
             state.withLock { state in
                 state.statuses[status.name] = status
                 guard state.started != nil else { return }
                 var changed = HistoryEvent(type: .plugin, time: elapsed(now, in: state))
                 changed.plugin = status.name
-                changed.state = status.state.description
+                changed.state = status.state
                 changed.restarts = status.restarts
-                changed.reason = status.state == .ready ? nil : status.error?.message
+                changed.reason = status.state == "ready" ? nil : status.error?.message
                 state.history.events.append(changed)
             }
-        default: break
         }
+    }
+
+    static func keep(_ tree: TreeSnapshot, in state: inout State) {
+        if state.published.updateValue(tree, forKey: tree.revision) == nil {
+            state.publishedOrder.append(tree.revision)
+        }
+        if state.publishedOrder.count > publishedKept { state.published[state.publishedOrder.removeFirst()] = nil }
     }
 
     // MARK: - Faults
@@ -190,7 +228,14 @@ public final class ChaosExperiment: Sendable {
         let steps =
             schedule.map { ($0.startMs, $0, false) }
             + schedule.compactMap { fault in fault.healMs.map { ($0, fault, true) } }
-        for (at, fault, heal) in steps.sorted(by: { ($0.0, $0.2 ? 0 : 1) < ($1.0, $1.2 ? 0 : 1) }) {
+        // At one moment: the healing of faults that began earlier, then the faults, then the healing of a fault that
+        // lasts no time (a host started again at once after its kill).
+        func order(_ step: (Int, ScheduledFault, Bool)) -> (Int, Int) {
+            (step.0, !step.2 ? 1 : step.1.startMs < step.0 ? 0 : 2)
+        }
+        var watches: [Task<Void, Never>] = []
+        defer { for watch in watches { watch.cancel() } }
+        for (at, fault, heal) in steps.sorted(by: { order($0) < order($1) }) {
             try? await Task.sleep(until: start + .milliseconds(at), clock: ContinuousClock())
             record { time in
                 var event = HistoryEvent(type: heal ? .heal : .fault, time: time)
@@ -206,28 +251,33 @@ public final class ChaosExperiment: Sendable {
                 let restarts = state.withLock { $0.statuses[plugin]?.restarts ?? 0 }
                 defer { if !heal && fault.kind.kills { seen(restartOf: plugin, after: restarts) } }
                 switch (fault.kind, heal) {
-                case (.kill, _): await host.signal(plugin: plugin, SIGKILL)
-                case (.stop, false): await host.signal(plugin: plugin, SIGSTOP)
-                case (.stop, true): await host.signal(plugin: plugin, SIGCONT)
-                case (.flood, _): await host.signal(plugin: plugin, SIGUSR1)
+                case (.kill, _): await host.signal(plugin: plugin, .kill)
+                case (.stop, false): await host.signal(plugin: plugin, .stop)
+                case (.stop, true): await host.signal(plugin: plugin, .cont)
+                case (.flood, _): await host.signal(plugin: plugin, .usr1)
                 case (.pipes, false):
-                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: fault.toxics, seed: spec.seed))
+                    await host.setToxics(.init(plugin: plugin, toxics: fault.toxics, seed: spec.seed))
                 case (.pipes, true), (.slowStart, true):
-                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: []))
+                    await host.setToxics(.init(plugin: plugin, toxics: []))
                 case (.slowStart, false):
-                    _ = try? await host.setToxics(
+                    await host.setToxics(
                         .init(plugin: plugin, toxics: [], startDelayMs: fault.startDelayMs, seed: spec.seed))
-                    await host.signal(plugin: plugin, SIGKILL)
+                    await host.signal(plugin: plugin, .kill)
                 case (.limits, false):
-                    _ = try? await host.setLimits(.init(plugin: plugin, fault.limits))
+                    await host.setLimits(.init(plugin: plugin, fault.limits))
                 case (.limits, true):
-                    _ = try? await host.setLimits(.init(plugin: plugin))
+                    await host.setLimits(.init(plugin: plugin))
                 case (.crashOnRestore, _):
-                    _ = try? await host.setToxics(.init(plugin: plugin, toxics: [], crashOnRestore: true))
-                    await host.signal(plugin: plugin, SIGKILL)
+                    await host.setToxics(.init(plugin: plugin, toxics: [], crashOnRestore: true))
+                    await host.signal(plugin: plugin, .kill)
+                case (.hostKill, _), (.diskFull, _): break
                 }
             }
+            if fault.kind.isHostFault, let child {
+                if let watch = await hostFault(fault, heal: heal, child) { watches.append(watch) }
+            }
         }
+        for watch in watches { await watch.value }
     }
 
     /// Notes that `plugin` was killed: ``settle()`` waits until the host has seen it end (its restarts past
@@ -244,8 +294,8 @@ public final class ChaosExperiment: Sendable {
             let waiting = state.withLock { state in
                 targets.contains { plugin in
                     guard let status = state.statuses[plugin] else { return false }
-                    let unseen = status.state == .ready && status.restarts < (state.killed[plugin] ?? 0)
-                    return unseen || (status.state != .ready && status.state != .failed)
+                    let unseen = status.state == "ready" && status.restarts < (state.killed[plugin] ?? 0)
+                    return unseen || (status.state != "ready" && status.state != "failed")
                 }
             }
             if !waiting { return }

@@ -1,4 +1,3 @@
-import SwitchyardHost
 import SwitchyardProtocol
 import Synchronization
 
@@ -14,6 +13,9 @@ extension ChaosExperiment {
         let call: @Sendable () async throws(ResponseError) -> UInt64
     }
 
+    /// Requests each client sends after the last fault step of an experiment with host faults.
+    static let requestsAfterHostFaults = 3
+
     func runLoad() async {
         let clock = ContinuousClock()
         let start = clock.now
@@ -21,7 +23,10 @@ extension ChaosExperiment {
         let clients = max(1, spec.load.clients ?? 4)
         let deadline = Duration.milliseconds(spec.requestDeadlineMs ?? 30_000)
         let interval = Duration.nanoseconds(Int64(1_000_000_000 / max(1, spec.load.rate)) * Int64(clients))
-        let faults = Task { await runFaults(from: start) }
+        let faults = Task {
+            await runFaults(from: start)
+            self.state.withLock { $0.faultsDone = true }
+        }
         let watchdog = Task {
             while !Task.isCancelled {
                 try? await Task.sleep(for: .milliseconds(20))
@@ -31,15 +36,24 @@ extension ChaosExperiment {
         // Not awaited: a client waits for its request's answer, and one that never comes is lost at the deadline
         // rather than holding the experiment.
         let minimum = max(0, spec.load.minimumRequests ?? 0)
-        state.withLock { $0.owing = minimum > 0 ? clients : 0 }
+        // With the host's own faults, each client goes on until it has sent a few requests after the last fault
+        // step: a host started again late in the run (a loaded machine takes seconds) is still seen serving.
+        let after = spec.hasHostFaults ? Self.requestsAfterHostFaults : 0
+        state.withLock { $0.owing = minimum > 0 || after > 0 ? clients : 0 }
         for client in 0..<clients {
             Task {
                 var generator = SeededGenerator(seed: self.spec.seed &+ UInt64(client) &* 0x632B_E59B_D9B4_E019)
                 var next = start
                 var sent = 0
-                while next < end || sent < minimum {
+                var sentAfter = 0
+                var owes = minimum > 0 || after > 0
+                func owing() -> Bool {
+                    sent < minimum || sentAfter < after
+                }
+                while next < end || owing() {
                     try? await Task.sleep(until: next, clock: clock)
-                    guard clock.now < end || sent < minimum, !Task.isCancelled else { break }
+                    guard clock.now < end || owing(), !Task.isCancelled else { break }
+                    let faultsDone = self.state.withLock { $0.faultsDone }
                     let pick = Int(generator.next() % 1_000)
                     let detail = generator.next()
                     let request =
@@ -47,9 +61,14 @@ extension ChaosExperiment {
                         ? await self.victimRequest(pick, detail) : self.appRequest(pick, detail, client: client)
                     await self.perform(request, client: client)
                     sent += 1
-                    if sent == minimum { self.state.withLock { $0.owing -= 1 } }
+                    if faultsDone { sentAfter += 1 }
+                    if owes && !owing() {
+                        owes = false
+                        self.state.withLock { $0.owing -= 1 }
+                    }
                     next = max(next + interval, clock.now)
                 }
+                if owes { self.state.withLock { $0.owing -= 1 } }
             }
         }
         try? await Task.sleep(until: end, clock: clock)
@@ -93,6 +112,12 @@ extension ChaosExperiment {
             case .success(let revision):
                 state.history.events.append(
                     .operation(.ok, time: time, op: op, client: client, f: request.f, revision: revision))
+            case .failure(let error) where error.data?["hostKilled"] == .bool(true):
+                // In flight as the experiment killed the host: it may have happened (the state file decides).
+                var event = HistoryEvent.operation(
+                    .info, time: time, op: op, client: client, f: request.f, error: error.message)
+                event.cause = "hostKilled"
+                state.history.events.append(event)
             case .failure(let error):
                 state.history.events.append(
                     .operation(
@@ -152,28 +177,28 @@ extension ChaosExperiment {
             return Request(f: "signOut", value: nil) { () throws(ResponseError) in
                 try await host.navigate([
                     .setRoot("unauthenticated"), .parent, .setRoot("authenticated", ["user": "chaos"]),
-                ]).revision
+                ])
             }
         case "action" where !entries.isEmpty:
             let index = entries.count - 1
             return Request(f: "action", value: ["index": .int(Int64(index))]) { () throws(ResponseError) in
-                try await host.userAction(instance: id, entry: entries[index].entry, action: "close").revision
+                try await host.userAction(instance: id, entry: entries[index].entry, action: "close")
             }
         case "dismissal" where !entries.isEmpty:
             let index = Int(detail % UInt64(entries.count))
             return Request(f: "dismiss", value: ["index": .int(Int64(index))]) { () throws(ResponseError) in
-                try await host.userDismissed(instance: id, entry: entries[index].entry).revision
+                try await host.userDismissed(instance: id, entry: entries[index].entry)
             }
         default:
             // A stack kept short (a pop to its root at 16 entries): the history records it at every revision.
             if detail % 4 == 0 || entries.count >= 16 {
                 return Request(f: "popToRoot", value: nil) { () throws(ResponseError) in
-                    try await host.navigate(from: id, [.popToRoot]).revision
+                    try await host.navigate(from: id, [.popToRoot])
                 }
             }
             let params: JSONValue = ["id": .string(String(detail % 1_000))]
             return Request(f: "push", value: ["route": "sample", "params": params]) { () throws(ResponseError) in
-                try await host.navigate(from: id, [.route("sample", params)]).revision
+                try await host.navigate(from: id, [.route("sample", params)])
             }
         }
     }
@@ -194,7 +219,7 @@ extension ChaosExperiment {
                 guard let target = instances.first(where: { $0.plugin == plugin && $0.type == plugin }) else {
                     throw ResponseError(.instanceNotFound, "no \(plugin) instance in the tree now")
                 }
-                return try await host.navigate(from: target.id, [.popToRoot]).revision
+                return try await host.navigate(from: target.id, [.popToRoot])
             }
         case "tab":
             let tab = ["todos", "projects", "profile"][Int(detail % 3)]
@@ -202,7 +227,7 @@ extension ChaosExperiment {
                 guard let home = await host.snapshot().instances.first(where: { $0.type == "home" }) else {
                     throw ResponseError(.instanceNotFound, "no home in the tree now")
                 }
-                return try await host.navigate(from: home.id, [.selectTab(tab)]).revision
+                return try await host.navigate(from: home.id, [.selectTab(tab)])
             }
         default:
             let url =
@@ -212,7 +237,7 @@ extension ChaosExperiment {
                 default: "switchyard://projects/\(project)/members"
                 }
             return Request(f: "link", value: ["url": .string(url)]) { () throws(ResponseError) in
-                try await host.open(url).revision
+                try await host.open(url)
             }
         }
     }

@@ -12,6 +12,8 @@ public struct ChaosReport: Sendable {
     var failed: [String: Int] = [:]
     /// Requests that got neither an answer nor a typed error within the deadline (the number that must be 0).
     public internal(set) var lost = 0
+    /// Requests in flight when the experiment killed the host: no host was left to answer them (not lost).
+    public internal(set) var indeterminate = 0
     var faults: [String: Int] = [:]
     var restarts = 0
     var failedPlugins: [String] = []
@@ -40,6 +42,7 @@ public struct ChaosReport: Sendable {
             case .fail?:
                 let name = operation.completion?.error?.split(separator: ":").first.map(String.init) ?? "error"
                 failed[name, default: 0] += 1
+            case .info? where operation.completion?.cause == "hostKilled": indeterminate += 1
             default: lost += 1
             }
         }
@@ -98,6 +101,9 @@ public struct ChaosReport: Sendable {
         let kinds = failed.sorted { $0.value > $1.value }.map { "\($0.key) \($0.value)" }.joined(separator: ", ")
         lines.append("  failed with a typed error \(failedTotal)" + (kinds.isEmpty ? "" : "  (\(kinds))"))
         lines.append("  lost                     \(lost)")
+        if indeterminate > 0 {
+            lines.append("  in flight at a host kill \(indeterminate)  (indeterminate: no host to answer)")
+        }
         lines.append(
             "  answer latency p50 / p99 \(Self.format(Self.percentile(latencies, 0.5))) / \(Self.format(Self.percentile(latencies, 0.99)))"
         )
@@ -139,7 +145,7 @@ public struct ChaosReport: Sendable {
             "seconds": .double(seconds), "seed": .int(Int64(seed)), "rate": .int(Int64(rate)),
             "faultsScheduled": .int(Int64(faultCount)),
             "sent": .int(Int64(sent)), "answered": .int(Int64(answered)), "failedTyped": .int(Int64(failedTotal)),
-            "lost": .int(Int64(lost)),
+            "lost": .int(Int64(lost)), "indeterminate": .int(Int64(indeterminate)),
             "restarts": .int(Int64(restarts)), "rssBefore": .int(Int64(rssBefore)), "rssAfter": .int(Int64(rssAfter)),
             "latencyMs": stats(latencies), "finalTreeServed": .bool(finalTreeServed),
         ]

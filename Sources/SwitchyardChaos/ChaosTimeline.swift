@@ -23,7 +23,7 @@ struct ChaosTimeline: Sendable {
         var healedByExperiment: Bool
 
         /// What the chart writes in the window and the page's table lists: the kind and the targets.
-        var label: String { "\(kind) \(plugins.joined(separator: ","))" }
+        var label: String { plugins.isEmpty ? "\(kind) host" : "\(kind) \(plugins.joined(separator: ","))" }
     }
 
     /// A stretch of time a plugin spent in one state.

@@ -14,62 +14,149 @@ public struct CheckerResult: Sendable, Equatable {
 /// hand, in tests) is checked the same way. The model checker is ``VictimModel/check(_:)``.
 public enum HistoryCheckers {
     /// No request lost: every invocation got `ok` or `fail`; an `info` (no answer within the deadline) or none at
-    /// all is a lost request.
+    /// all is a lost request. An `info` whose cause is `hostKilled` was in flight when the experiment killed the host:
+    /// no host was left to answer it, so it is indeterminate, counted apart, not lost.
     public static func lost(_ history: History) -> CheckerResult {
         var violations: [String] = []
         var counts: [HistoryEvent.Kind: Int] = [:]
+        var indeterminate = 0
         for operation in history.operations {
             guard let completion = operation.completion else {
                 violations.append("op \(operation.invoke.op ?? -1) (\(operation.invoke.f ?? "?")) never completed")
                 continue
             }
             counts[completion.type, default: 0] += 1
-            if completion.type == .info {
+            if completion.type == .info, completion.cause == "hostKilled" {
+                indeterminate += 1
+            } else if completion.type == .info {
                 violations.append(
                     "op \(completion.op ?? -1) (\(operation.invoke.f ?? "?")) lost: \(completion.error ?? "no answer")")
             }
         }
         let summary =
             "\(history.operations.count) operations: \(counts[.ok] ?? 0) ok, \(counts[.fail] ?? 0) failed with a typed error, \(violations.count) lost"
+            + (indeterminate > 0 ? ", \(indeterminate) in flight at a host kill (indeterminate)" : "")
         return CheckerResult(checker: .lost, violations: violations, summary: summary)
     }
 
     /// Revisions strictly increase in the published `tree` events, every acknowledged change is among them, and each
     /// client's acknowledged revisions never go back (a client that saw revision r never sees an older tree).
+    ///
+    /// A host the experiment killed and started again begins an epoch (`host` `restarted`): it may restore a
+    /// revision older than the last one published (§17's bound is the host checker's), so each epoch is checked on
+    /// its own, from the revision the new host served first.
     public static func revisions(_ history: History) -> CheckerResult {
         var violations: [String] = []
-        var published = Set<UInt64>()
+        var published: [Set<UInt64>] = [[]]
         var last: UInt64?
-        for event in history.events where event.type == .tree {
-            guard let revision = event.revision else { continue }
-            if let last, revision <= last {
-                violations.append("revision \(revision) published after \(last)")
+        var epochOfOp: [Int: Int] = [:]
+        var firsts: [UInt64] = [history.events.first { $0.type == .tree }?.revision ?? 0]
+        for event in history.events {
+            switch event.type {
+            case .host where event.state == "restarted":
+                published.append([])
+                last = event.served
+                firsts.append(event.served ?? 0)
+                if let served = event.served { published[published.count - 1].insert(served) }
+            case .tree:
+                guard let revision = event.revision else { continue }
+                if let last, revision <= last {
+                    violations.append("revision \(revision) published after \(last)")
+                }
+                last = max(last ?? 0, revision)
+                published[published.count - 1].insert(revision)
+            case .invoke:
+                if let op = event.op { epochOfOp[op] = published.count - 1 }
+            default: break
             }
-            last = max(last ?? 0, revision)
-            published.insert(revision)
         }
-        let first = history.events.first { $0.type == .tree }?.revision ?? 0
-        var perClient: [Int: (revision: UInt64, op: Int)] = [:]
+        var perClient: [Int: (revision: UInt64, op: Int, epoch: Int)] = [:]
         var acknowledged = 0
         for operation in history.operations {
             guard let done = operation.completion, done.type == .ok, let revision = done.revision else { continue }
             acknowledged += 1
             let op = done.op ?? -1
-            if revision > first, !published.contains(revision) {
+            let epoch = epochOfOp[op] ?? 0
+            if revision > firsts[epoch], !published[epoch].contains(revision) {
                 violations.append("op \(op) acknowledged revision \(revision), which no tree/changed published")
             }
             if let client = done.client ?? operation.invoke.client {
-                if let seen = perClient[client], revision < seen.revision {
+                if let seen = perClient[client], seen.epoch == epoch, revision < seen.revision {
                     violations.append(
                         "client \(client): op \(op) answered revision \(revision) after op \(seen.op) answered \(seen.revision)"
                     )
                 }
-                perClient[client] = (max(perClient[client]?.revision ?? 0, revision), op)
+                let kept = perClient[client].flatMap { $0.epoch == epoch ? $0.revision : nil } ?? 0
+                perClient[client] = (max(kept, revision), op, epoch)
             }
         }
+        let count = published.map(\.count).reduce(0, +)
         let summary =
-            "\(published.count) revisions published (\(first)…\(last ?? first)), \(acknowledged) acknowledged, in order"
+            "\(count) revisions published (\(firsts[0])…\(last ?? firsts[0])), \(acknowledged) acknowledged, in order"
+            + (published.count > 1 ? " within each of \(published.count) host lifetimes" : "")
         return CheckerResult(checker: .revisions, violations: violations, summary: summary)
+    }
+
+    /// The host's own faults (§22.3): after each kill, the state file the next host restored holds a tree the host
+    /// published (exactly, availability aside) and no older than the revision it had said was written just before
+    /// the kill (§17), and the host started again; under each full disk the host said its state file could not be
+    /// written, went on serving (an `ok` within the fault), and said it was written again after the healing step;
+    /// and the host never exited on its own.
+    public static func host(_ history: History) -> CheckerResult {
+        var violations: [String] = []
+        var kills = 0
+        var disks = 0
+        let events = history.events
+        for fault in events where fault.type == .fault {
+            guard let index = fault.fault else { continue }
+            let own = events.filter { $0.type == .host && $0.fault == index }
+            switch fault.kind {
+            case "hostKill":
+                kills += 1
+                let killed = own.first { $0.state == "killed" }
+                guard let restarted = own.first(where: { $0.state == "restarted" }) else {
+                    violations.append("fault \(index) (hostKill): the host was not started again")
+                    continue
+                }
+                if let reason = restarted.reason { violations.append("fault \(index) (hostKill): \(reason)") }
+                if let written = killed?.written, let restored = restarted.revision, restored < written {
+                    violations.append(
+                        "fault \(index) (hostKill): the state file held revision \(restored), older than revision \(written) the host had said was written"
+                    )
+                }
+            case "diskFull":
+                disks += 1
+                guard let failing = own.first(where: { $0.state == "stateFileFailing" }) else {
+                    violations.append(
+                        "fault \(index) (diskFull): the host never said its state file could not be written")
+                    continue
+                }
+                let heal = events.first { $0.type == .heal && $0.fault == index }?.time ?? .infinity
+                let served = history.operations.contains { operation in
+                    guard let done = operation.completion, done.type == .ok else { return false }
+                    return operation.invoke.time >= fault.time && done.time <= heal
+                }
+                if !served {
+                    violations.append("fault \(index) (diskFull): no request was served while the disk was full")
+                }
+                if !own.contains(where: { $0.state == "stateFileWritten" && $0.time > failing.time }) {
+                    violations.append(
+                        "fault \(index) (diskFull): the host never said its state file was written again after the disk had room"
+                    )
+                }
+            default: break
+            }
+        }
+        for exited in events where exited.type == .host && exited.state == "exited" {
+            violations.append("the host stopped without being killed: \(exited.reason ?? "?")")
+        }
+        let summary =
+            kills + disks == 0
+            ? "no host faults"
+            : "\(kills) host kill(s) restored within the state file's bound, \(disks) full disk(s) served through and reported"
+        return CheckerResult(
+            checker: .host, violations: violations,
+            summary: violations.isEmpty ? summary : "host faults: \(violations.count) problem(s)")
     }
 
     /// No plugin that was not a fault's target left `ready` (hung, quarantined, killed, restarted, failed).
@@ -113,7 +200,7 @@ public enum HistoryCheckers {
                 }?.time ?? start + 1_000
             let window = max(heal - start, 1_000)
             lines.append(
-                "fault \(fault.fault ?? -1) \(fault.kind ?? "?") \((fault.plugins ?? []).joined(separator: ",")): before \(figures(start - window, start)), during \(figures(start, heal)), after \(figures(heal, heal + window))"
+                "fault \(fault.fault ?? -1) \(fault.kind ?? "?") \(fault.plugins.flatMap { $0.isEmpty ? nil : $0.joined(separator: ",") } ?? "host"): before \(figures(start - window, start)), during \(figures(start, heal)), after \(figures(heal, heal + window))"
             )
         }
         return CheckerResult(checker: .latency, violations: [], summary: lines.joined(separator: "\n      "))
@@ -141,6 +228,7 @@ extension HistoryCheckers {
             case .revisions: results.append(revisions(history))
             case .verdicts: results.append(verdicts(history))
             case .latency: results.append(latency(history))
+            case .host: results.append(host(history))
             case .model:
                 skipped.append(
                     Skipped(

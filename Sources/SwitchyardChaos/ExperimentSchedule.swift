@@ -40,6 +40,7 @@ extension ExperimentSpec {
             case .plugin(let name): targets = [name]
             case .plugins(let names): targets = names
             case .all: targets = plugins
+            case .host: targets = []
             case .random:
                 let rested = plugins.filter { fault.startMs - (lastHit[$0] ?? Int.min / 2) >= Self.settleMs }
                 let pool = rested.isEmpty ? plugins : rested
@@ -51,6 +52,8 @@ extension ExperimentSpec {
                 case .kill, .flood, .crashOnRestore: nil
                 case .stop: fault.durationMs.map { fault.startMs + $0 }
                 case .pipes, .slowStart, .limits: fault.startMs + (fault.durationMs ?? 1_000)
+                case .hostKill: fault.startMs + (fault.durationMs ?? 0)
+                case .diskFull: fault.startMs + (fault.durationMs ?? 2_000)
                 }
             return ScheduledFault(
                 index: index, kind: fault.kind, plugins: targets, startMs: fault.startMs, healMs: heal,
@@ -90,6 +93,15 @@ extension ExperimentSpec {
             if case .plugins(let names) = fault.target { named = names }
             for name in named where !plugins.contains(name) {
                 problems.append(("\(field).target", "the app has no plugin '\(name)'"))
+            }
+            if fault.kind.isHostFault != (fault.target == .host) {
+                problems.append(
+                    (
+                        "\(field).target",
+                        fault.kind.isHostFault
+                            ? "a \(fault.kind.rawValue) fault's target is the host: \"host\""
+                            : "only hostKill and diskFull faults target the host"
+                    ))
             }
             if fault.kind == .flood, named != [victimName] {
                 problems.append(("\(field).target", "only the victim ('\(victimName)') can flood"))

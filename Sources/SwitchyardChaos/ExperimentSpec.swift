@@ -92,6 +92,16 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             /// Resource limits on the plugin's running process (§22.5), healed by lifting them after `durationMs`
             /// (default 1,000 ms), or by the restart a memory limit's crash brings.
             case limits
+            /// The host itself (target `host`): SIGKILL to the host, which runs as a child of the experiment on a
+            /// state file; healed by starting it again on that file after `durationMs` (default 0: at once). Its
+            /// restored tree must be one it published, no older than what it had said was written (§17).
+            case hostKill
+            /// A full disk under the state file (target `host`): the host's file-size limit lowered so no state file
+            /// fits, lifted after `durationMs` (default 2,000 ms). The app must go on serving and say so.
+            case diskFull
+
+            /// Whether the fault is the host's own (target `host`, the host run as a child process).
+            public var isHostFault: Bool { self == .hostKill || self == .diskFull }
         }
 
         public var kind: Kind
@@ -121,12 +131,14 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
         }
     }
 
-    /// Which plugins a fault hits: a named one, a random one (chosen by the seed), several, or all.
+    /// Which plugins a fault hits: a named one, a random one (chosen by the seed), several, or all; or the host
+    /// (`hostKill`, `diskFull`).
     public enum Target: Codable, Sendable, Equatable {
         case plugin(String)
         case random
         case plugins([String])
         case all
+        case host
 
         public init(from decoder: any Decoder) throws {
             let container = try decoder.singleValueContainer()
@@ -138,6 +150,7 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             switch name {
             case "random": self = .random
             case "all": self = .all
+            case "host": self = .host
             default: self = .plugin(name)
             }
         }
@@ -148,6 +161,7 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
             case .plugin(let name): try container.encode(name)
             case .random: try container.encode("random")
             case .all: try container.encode("all")
+            case .host: try container.encode("host")
             case .plugins(let names): try container.encode(names)
             }
         }
@@ -156,6 +170,9 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
     /// The checkers over the history (§22.3).
     public enum Checker: String, Codable, Sendable, CaseIterable {
         case lost, revisions, model, verdicts, latency
+        /// The host's own faults: each restored tree one the host published, no older than what it had said was
+        /// written; a full disk served through and reported; no exit of the host the experiment did not cause.
+        case host
     }
 
     /// `wrongAnswerEvery`: the victim answers its k-th route wrongly when k % every == phase (§22.4).
@@ -186,6 +203,8 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
 
     /// The victim's name (default `profile`).
     public var victimName: String { victim ?? "profile" }
+    /// Whether a fault is the host's own: the host then runs as a child process (``ChildHost``).
+    public var hasHostFaults: Bool { faults.contains { $0.kind.isHostFault } }
     /// The checkers that run.
     public var enabledCheckers: [Checker] { checkers ?? Checker.allCases }
 
@@ -212,7 +231,8 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
                 faults.append(Fault(kind: .flood, target: .plugin(victim), startMs: at))
                 lastFlood = at
             } else if !others.isEmpty {
-                faults.append(Fault(kind: others[Int(roll / 10 % UInt64(others.count))], target: .random, startMs: at))
+                let kind = others[Int(roll / 10 % UInt64(others.count))]
+                faults.append(Fault(kind: kind, target: kind.isHostFault ? .host : .random, startMs: at))
             }
             at += faultIntervalMs
         }

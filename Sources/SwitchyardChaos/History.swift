@@ -9,6 +9,9 @@ public import SwitchyardProtocol
 public struct HistoryEvent: Codable, Sendable, Equatable {
     public enum Kind: String, Codable, Sendable {
         case invoke, ok, fail, info, fault, heal, plugin, tree
+        /// The host itself, under a host fault: `killed`, `restarted`, `stateFileFailing`, `stateFileWritten`,
+        /// `exited` (on its own: a violation).
+        case host
     }
 
     public var type: Kind
@@ -26,6 +29,9 @@ public struct HistoryEvent: Codable, Sendable, Equatable {
     public var revision: UInt64?
     /// `fail`, `info`: the error code's name and message.
     public var error: String?
+    /// `info`: `hostKilled` when the operation was in flight as the experiment killed the host: it may have happened
+    /// or not (the state file decides), and it is indeterminate rather than lost.
+    public var cause: String?
     /// `fault`, `heal`: which fault of the schedule, its kind and targets.
     public var fault: Int?
     public var kind: String?
@@ -36,8 +42,13 @@ public struct HistoryEvent: Codable, Sendable, Equatable {
     public var restarts: Int?
     /// `plugin`: why it is not ready, as the host says it (`killed by the host: hung: …`); absent when ready.
     public var reason: String?
-    /// `tree`: the victim's instance at that revision, as `tree/get` shows it (absent while it has none).
+    /// `tree`: the victim's instance at that revision, as `tree/get` shows it (absent while it has none); `host`
+    /// `restarted`: the victim's instance in the tree the new host served first.
     public var instance: InstanceSnapshot?
+    /// `host` `killed`: the newest revision the host had said was in its state file just before the kill.
+    public var written: UInt64?
+    /// `host` `restarted`: the revision the new host served first (`revision` is the state file's).
+    public var served: UInt64?
 
     public init(type: Kind, time: Double) {
         self.type = type

@@ -33,29 +33,56 @@ public struct VictimModel: Sendable {
     /// The model's fold of `history`, compared with what the host published after each acknowledged operation.
     public func check(_ history: History) -> CheckerResult {
         let checker = ExperimentSpec.Checker.model
-        let published = history.events.filter { $0.type == .tree }
-        guard let start = published.first else {
+        // The published stacks by host lifetime: a host the experiment killed and started again begins a new one,
+        // from the tree it served first (its revisions may repeat the old host's).
+        var epochs: [[HistoryEvent]] = [[]]
+        var epochOf: [Int: Int] = [:]
+        for event in history.events {
+            if event.type == .tree { epochs[epochs.count - 1].append(event) }
+            if event.type == .host, event.state == "restarted" {
+                var start = HistoryEvent(type: .tree, time: event.time)
+                start.revision = event.served
+                start.instance = event.instance
+                epochs.append([start])
+            }
+            if event.type == .invoke, event.client == 0, let op = event.op { epochOf[op] = epochs.count - 1 }
+        }
+        guard let start = epochs[0].first else {
             return CheckerResult(checker: checker, violations: [], summary: "no revision published: nothing to check")
         }
         var state: Stack?
         if let instance = start.instance { state = adopt(instance) }
         // What the host had published when each of client 0's operations was invoked: where the model starts again
-        // after a placeholder it could not follow (filled by the host, not by an operation).
+        // after a placeholder it could not follow (filled by the host, not by an operation), or after a host kill.
         var publishedAtInvoke: [Int: InstanceSnapshot] = [:]
         var latest = start.instance
         for event in history.events {
-            if event.type == .tree { latest = event.instance }
+            if event.type == .tree || (event.type == .host && event.state == "restarted") { latest = event.instance }
             if event.type == .invoke, event.client == 0, let op = event.op { publishedAtInvoke[op] = latest }
         }
         var checked = 0
+        var epoch = 0
+        var indeterminate = 0
         for operation in history.operations where operation.invoke.client == 0 {
             guard let done = operation.completion else { break }
             let op = operation.invoke.op ?? -1
+            let published = epochs[epochOf[op] ?? epoch]
+            if let next = epochOf[op], next != epoch {
+                // A new host: what it restored may lack the last acknowledged changes (within §17's bound, which the
+                // host checker judges); the model follows it from there.
+                epoch = next
+                state = nil
+            }
             if state == nil,
                 let current = Self.restartPoint(
                     atInvoke: publishedAtInvoke[op], before: done.revision, in: published)
             {
                 state = adopt(current)
+            }
+            if done.type == .info, done.cause == "hostKilled" {
+                indeterminate += 1
+                state = nil
+                continue
             }
             switch done.type {
             case .fail: continue
@@ -97,6 +124,8 @@ public struct VictimModel: Sendable {
             checker: checker, violations: [],
             summary:
                 "\(checked) acknowledged operations on '\(plugin)' folded through the navigation core: the model's stack equals the host's after each"
+                + (epochs.count > 1
+                    ? " (across \(epochs.count) host lifetimes; \(indeterminate) in flight at a kill)" : "")
         )
     }
 

@@ -115,6 +115,24 @@ public enum FileSystem {
         guard written == bytes.count else { throw SystemError(errno: errno, operation: "write \(path)") }
     }
 
+    /// A new folder of this user's alone (`mkdtemp(3)`) under `$TMPDIR` (default `/tmp`), named `PREFIX.XXXXXX`.
+    public static func makeTemporaryDirectory(prefix: String) throws(SystemError) -> String {
+        let base = SystemProcess.environmentValue("TMPDIR").flatMap { $0.isEmpty ? nil : $0 } ?? "/tmp"
+        var template = Array("\(base)/\(prefix).XXXXXX".utf8CString)
+        let made = template.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress.map { mkdtemp($0) } ?? nil
+        }
+        guard made != nil else { throw SystemError(errno: errno, operation: "mkdtemp \(base)/\(prefix)") }
+        return String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+
+    /// Removes a folder with the files in it (one level: a folder this process made for files of its own).
+    @discardableResult
+    public static func removeTree(_ path: String) -> Bool {
+        for name in listDirectory(path) { _ = remove("\(path)/\(name)") }
+        return removeDirectory(path)
+    }
+
     /// Removes an empty directory. Returns false if it failed.
     @discardableResult
     public static func removeDirectory(_ path: String) -> Bool { rmdir(path) == 0 }

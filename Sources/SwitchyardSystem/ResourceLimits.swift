@@ -13,11 +13,15 @@ public enum ResourceLimits {
         /// `RLIMIT_NOFILE`: one more than the highest descriptor number it may open; beyond it `open`, `pipe`,
         /// `socket`, `accept` fail with `EMFILE`.
         case descriptors
+        /// `RLIMIT_FSIZE`: the largest file it may write, in bytes; a write beyond it fails with `EFBIG` (and raises
+        /// `SIGXFSZ`, which the host ignores): a full disk for that process alone.
+        case fileSize
 
         var raw: Int32 {
             switch self {
             case .addressSpace: Int32(bitPattern: RLIMIT_AS.rawValue)
             case .descriptors: Int32(bitPattern: RLIMIT_NOFILE.rawValue)
+            case .fileSize: Int32(bitPattern: RLIMIT_FSIZE.rawValue)
             }
         }
 
@@ -25,6 +29,7 @@ public enum ResourceLimits {
             switch self {
             case .addressSpace: "RLIMIT_AS"
             case .descriptors: "RLIMIT_NOFILE"
+            case .fileSize: "RLIMIT_FSIZE"
             }
         }
     }

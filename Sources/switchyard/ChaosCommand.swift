@@ -57,7 +57,11 @@ struct ChaosCommand: AsyncParsableCommand {
     @Option(name: .long, help: "How many milliseconds pass between two faults (quick form).")
     var faultIntervalMs: Int = 2_000
 
-    @Option(name: .long, help: "The kinds of fault to inject, comma-separated: kill, stop, flood (quick form).")
+    @Option(
+        name: .long,
+        help:
+            "The kinds of fault to inject, comma-separated: kill, stop, flood, slowStart, crashOnRestore, hostKill, diskFull (quick form; pipes and limits need an experiment file)."
+    )
     var faults: String = "kill,stop,flood"
 
     @Option(name: .long, help: "The demo plugin whose place the misbehaving plugin takes (quick form).")
@@ -107,7 +111,10 @@ struct ChaosCommand: AsyncParsableCommand {
         var kinds: [ExperimentSpec.Fault.Kind] = []
         for word in faults.split(separator: ",").map({ String($0).trimmingWhitespace }) {
             guard let kind = ExperimentSpec.Fault.Kind(rawValue: word), kind != .pipes, kind != .limits else {
-                throw ValidationError("--faults takes kill, stop and flood, not '\(word)'")
+                let quick = ExperimentSpec.Fault.Kind.allCases.filter { $0 != .pipes && $0 != .limits }
+                throw ValidationError(
+                    "--faults takes \(quick.map(\.rawValue).joined(separator: ", ")), not '\(word)' (pipes and limits need an experiment file: --experiment)"
+                )
             }
             kinds.append(kind)
         }

@@ -130,6 +130,40 @@ struct Completer: Sendable {
         registry.plugins.flatMap { registry.coordinators(of: $0) }.flatMap { $0.routes.map(\.name) }
     }
 
+    /// Whole deep links of the app, for examples (the prompt's banner): down the route patterns from the root's
+    /// type as ``deepLinks(_:)`` goes, a capture filled with `1` and a wildcard with `x`; shortest first, at most
+    /// `limit`. The caller validates them against the running host.
+    func exampleLinks(limit: Int = 20) -> [String] {
+        guard let root = snapshot.root.flatMap(snapshot.instance) else { return [] }
+        var links: [String] = []
+        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int)] = [
+            (.init(plugin: root.plugin, type: root.type), [], 0)
+        ]
+        var visited: Set<String> = []
+        while !queue.isEmpty, links.count < limit {
+            let (key, path, depth) = queue.removeFirst()
+            guard depth < 6, visited.insert("\(key)|\(path.joined(separator: "/"))").inserted,
+                let declaration = registry.declaration(plugin: key.plugin, type: key.type)
+            else { continue }
+            for route in declaration.routes {
+                guard
+                    let pattern = route.deepLink
+                        ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil)
+                else { continue }
+                let segments =
+                    path
+                    + pattern.split(separator: "/").map { segment in
+                        segment.hasPrefix(":") ? "1" : segment.hasPrefix("*") ? "x" : String(segment)
+                    }
+                if !segments.isEmpty { links.append(Self.scheme + segments.joined(separator: "/")) }
+                if let target = RouteRegistry.target(of: route, declaredBy: key.plugin) {
+                    queue.append((target, segments, depth + 1))
+                }
+            }
+        }
+        return links
+    }
+
     /// Deep links from the root's type down the route patterns, one path segment at a time (as a shell completes
     /// paths): a capture (`:id`) or a wildcard ends a link, since its value is the user's to type.
     private func deepLinks(_ word: String) -> [String] {

@@ -11,12 +11,14 @@ struct Prompt {
     let host: HostHandle
 
     func run(_ interpreter: inout Interpreter) async {
-        StandardOutput.write(
-            "Switchyard — type a deep link (switchyard://todos/todo/42), a command (nav, tree, status, expect…), 'help' or 'quit'. "
-                + "Tab completes; up and down arrows browse the history; Ctrl-C clears the line, Ctrl-D exits.\n")
         let events = host.events()
         let first = await host.snapshot()
         let completer = Shared(Completer(snapshot: first, registry: await host.routeRegistry()))
+        // The example is one of this app's own links that resolves now, not the demo's.
+        let example = await Self.exampleLink(completer.value, host)
+        StandardOutput.write(
+            "Switchyard — type a deep link\(example.map { " (\($0))" } ?? ""), a command (nav, tree, status, expect…), 'help' or 'quit'. "
+                + "Tab completes; up and down arrows browse the history; Ctrl-C clears the line, Ctrl-D exits.\n")
         let editor = LineEditor(prompt: "switchyard> ") { line in completer.value.complete(line) }
         StandardOutput.write(TreeRenderer.text(first))
         editor.shown(revision: first.revision)
@@ -48,6 +50,18 @@ struct Prompt {
         defer { watcher.cancel() }
         // Log lines (a plugin's stderr, the host's warnings) go above the line being typed, as changes do.
         await LogOutput.redirecting(to: { editor.log($0) }) { await read(editor, &interpreter, completer) }
+    }
+
+    /// A deep link of the app that the host validates now (a dry run: nothing changes), preferring one that passes
+    /// a value (`…/todo/1`); nil when the app declares none that resolves.
+    static func exampleLink(_ completer: Completer, _ host: HostHandle) async -> String? {
+        let candidates = completer.exampleLinks()
+        var valid: [String] = []
+        for link in candidates where await host.validate(link).valid {
+            if link.hasSuffix("/1") { return link }
+            valid.append(link)
+        }
+        return valid.last
     }
 
     private func read(_ editor: LineEditor, _ interpreter: inout Interpreter, _ completer: Shared<Completer>) async {

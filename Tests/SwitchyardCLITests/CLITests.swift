@@ -280,7 +280,9 @@ struct CLITests {
             if !keys.isEmpty { _ = try await tmux(["send-keys", "-t", session] + keys) }
         }
 
-        _ = try await waitForScreen("switchyard> ")
+        let banner = try await waitForScreen("switchyard> ")
+        // The banner's example is a link of this app that resolves now (the sign-in stack's), not a fixed one.
+        #expect(banner.contains { $0.contains("type a deep link (switchyard://register)") }, "\(banner)")
         try await type(#"nav @root setRoot authenticated {"user":"alice"}"#, "Enter")
         var screen = try await waitForScreen("tab todos ● ⇒ todos.navigation")
         #expect(screen.contains { $0.contains("revision 2, landed on authenticated.home#3") })

@@ -122,4 +122,87 @@ struct CheckerTests {
         }
         #expect(try History(jsonl: history.jsonl).events == history.events)
     }
+
+    static func host(
+        _ state: String, fault: Int, at time: Double, _ edit: (inout HistoryEvent) -> Void = { _ in }
+    )
+        -> HistoryEvent
+    {
+        var event = HistoryEvent(type: .host, time: time)
+        event.state = state
+        event.fault = fault
+        edit(&event)
+        return event
+    }
+
+    @Test(
+        "host: a kill restored at or above the written revision passes; an older file, a tree never published, a silent full disk and an exit on its own are each named"
+    )
+    func hostChecker() {
+        let good = History([
+            Self.tree(5, at: 0), Self.fault(0, "hostKill", [], at: 10),
+            Self.host("killed", fault: 0, at: 10) { $0.written = 4 },
+            Self.host("restarted", fault: 0, at: 40) {
+                $0.revision = 5
+                $0.served = 5
+            },
+            Self.fault(1, "diskFull", [], at: 50), Self.invoke(1, at: 55), Self.ok(1, revision: 6, at: 56),
+            Self.host("stateFileFailing", fault: 1, at: 57) { $0.reason = "EFBIG" },
+            .init(type: .heal, time: 60).with { $0.fault = 1 },
+            Self.host("stateFileWritten", fault: 1, at: 70) { $0.revision = 6 },
+        ])
+        #expect(HistoryCheckers.host(good).passed, "\(HistoryCheckers.host(good).violations)")
+        #expect(HistoryCheckers.host(History([Self.tree(1, at: 0)])).summary == "no host faults")
+
+        let older = History([
+            Self.fault(0, "hostKill", [], at: 10), Self.host("killed", fault: 0, at: 10) { $0.written = 9 },
+            Self.host("restarted", fault: 0, at: 40) { $0.revision = 7 },
+        ])
+        #expect(HistoryCheckers.host(older).violations.first?.contains("older than revision 9") == true)
+        let unpublished = History([
+            Self.fault(0, "hostKill", [], at: 10), Self.host("killed", fault: 0, at: 10),
+            Self.host("restarted", fault: 0, at: 40) {
+                $0.revision = 7
+                $0.reason = "the state file holds revision 7, which the experiment never saw published"
+            },
+        ])
+        #expect(HistoryCheckers.host(unpublished).violations.first?.contains("never saw published") == true)
+        let silent = History([
+            Self.fault(0, "diskFull", [], at: 10), Self.invoke(1, at: 11), Self.ok(1, revision: 2, at: 12),
+        ])
+        #expect(HistoryCheckers.host(silent).violations.first?.contains("never said its state file") == true)
+        let exited = History([Self.host("exited", fault: 0, at: 10) { $0.reason = "the host exited on its own" }])
+        #expect(HistoryCheckers.host(exited).violations.first?.contains("without being killed") == true)
+    }
+
+    @Test(
+        "a host kill: revisions start again from the restored tree, an operation in flight is indeterminate, not lost"
+    )
+    func epochs() {
+        var inFlight = HistoryEvent.operation(.info, time: 11, op: 2, client: 1, f: "link", error: "no answer")
+        inFlight.cause = "hostKilled"
+        let history = History([
+            Self.tree(5, at: 0), Self.invoke(1, at: 1), Self.ok(1, revision: 6, at: 2), Self.tree(6, at: 2),
+            Self.tree(7, at: 3), Self.invoke(2, at: 9), inFlight,
+            Self.host("restarted", fault: 0, at: 20) {
+                $0.revision = 6
+                $0.served = 6
+            },
+            Self.invoke(3, at: 21), Self.ok(3, revision: 7, at: 22), Self.tree(7, at: 22),
+        ])
+        #expect(HistoryCheckers.revisions(history).passed, "\(HistoryCheckers.revisions(history).violations)")
+        let lost = HistoryCheckers.lost(history)
+        #expect(lost.passed && lost.summary.contains("1 in flight at a host kill"), "\(lost.summary)")
+        // Without the restart, the same revisions are a violation.
+        let noRestart = History(history.events.filter { $0.type != .host })
+        #expect(!HistoryCheckers.revisions(noRestart).passed)
+    }
+}
+
+extension HistoryEvent {
+    fileprivate func with(_ edit: (inout HistoryEvent) -> Void) -> HistoryEvent {
+        var copy = self
+        edit(&copy)
+        return copy
+    }
 }

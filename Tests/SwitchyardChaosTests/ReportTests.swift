@@ -131,7 +131,7 @@ struct ReportTests {
     func checkSaved() {
         let lost = History(Self.history.events + [Event.invoke(99, at: 2_900)])
         let (results, skipped) = HistoryCheckers.checkSaved(lost)
-        #expect(results.map(\.checker) == [.lost, .revisions, .verdicts, .latency])
+        #expect(results.map(\.checker) == [.lost, .revisions, .verdicts, .latency, .host])
         #expect(results.filter { !$0.passed }.map(\.checker) == [.lost])
         #expect(skipped.map(\.checker) == [.model])
         #expect(skipped.first?.reason.contains("live app") == true)

@@ -46,6 +46,7 @@ extension Host {
             case .kill: SIGKILL
             case .stop: SIGSTOP
             case .cont: SIGCONT
+            case .usr1: SIGUSR1
             }
         logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(session.pid))")
         session.signal(number)

@@ -361,12 +361,3 @@ final class ControlSession: ControlSubscriber {
         server.ended(self)
     }
 }
-
-extension PluginStatus {
-    var wire: HostStatusRequest.Plugin {
-        HostStatusRequest.Plugin(
-            name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error,
-            startupMicroseconds: startupMicroseconds, residency: residency?.rawValue,
-            upgrade: upgrade.map { .init(from: $0.from, to: $0.to, phase: $0.phase.rawValue) })
-    }
-}

@@ -54,6 +54,16 @@ public struct PluginStatus: Sendable, Equatable {
     public var upgrade: PluginUpgradeStatus? = nil
 }
 
+extension PluginStatus {
+    /// The status as `host/status` and `plugin/changed` carry it.
+    public var wire: HostStatusRequest.Plugin {
+        HostStatusRequest.Plugin(
+            name: name, state: state.description, pid: pid, version: version, restarts: restarts, error: error,
+            startupMicroseconds: startupMicroseconds, residency: residency?.rawValue,
+            upgrade: upgrade.map { .init(from: $0.from, to: $0.to, phase: $0.phase.rawValue) })
+    }
+}
+
 /// Owns one plugin's process over its lifetime: spawn, handshake, restart per policy, stop.
 ///
 /// Erlang/OTP's supervisor, per plugin: `permanent` restarts after any exit, `transient` after an abnormal one,

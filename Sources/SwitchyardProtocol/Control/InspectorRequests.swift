@@ -47,6 +47,9 @@ public enum PluginSignalRequest: ControlRequest {
         case kill = "SIGKILL"
         case stop = "SIGSTOP"
         case cont = "SIGCONT"
+        /// What the plugin makes of it is its own: the misbehaving test plugin floods its stdout (a fault experiment's
+        /// `flood` against a host it runs as a child).
+        case usr1 = "SIGUSR1"
     }
 
     public struct Params: Codable, Sendable, Equatable {
