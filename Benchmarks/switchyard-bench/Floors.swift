@@ -82,3 +82,47 @@ struct BenchFailure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
 }
+
+/// Nanoseconds the C libuv host takes for `count` requests to the C plugin, at most `window` in flight: the floor for
+/// pipelined messages (the same window as the Switchyard host's burst; the C echo child has none).
+func cHostPipelined(host: String, plugin: String, count: Int, window: Int, route: Bool) throws -> UInt64 {
+    let result = try SystemProcess.run(
+        [host, plugin, String(count), String(window), route ? "route" : "ping"], timeoutMilliseconds: 120_000)
+    guard result.status == 0, let value = try? JSONParser.parse(result.output),
+        let elapsed = value["elapsedNs"]?.intValue, elapsed > 0
+    else {
+        throw BenchFailure("switchyard-c-host (pipelined) failed (\(result.status)): \(result.text.prefix(200))")
+    }
+    return UInt64(elapsed)
+}
+
+/// Read and write calls (`/proc/PID/io` syscr, syscw) of a process so far; nil if they cannot be read.
+func processIO(_ pid: Int32?) -> (reads: Int, writes: Int)? {
+    let path = pid.map { "/proc/\($0)/io" } ?? "/proc/self/io"
+    guard let bytes = try? FileSystem.readFile(path) else { return nil }
+    var reads: Int?
+    var writes: Int?
+    for line in String(decoding: bytes, as: UTF8.self).split(separator: "\n") {
+        let parts = line.split(separator: " ")
+        guard parts.count == 2, let value = Int(parts[1]) else { continue }
+        if parts[0] == "syscr:" { reads = value }
+        if parts[0] == "syscw:" { writes = value }
+    }
+    guard let reads, let writes else { return nil }
+    return (reads, writes)
+}
+
+/// The C pair's read and write calls per `$/ping`: the C libuv host's and the C plugin's, over a series of `count`.
+func cHostSyscalls(host: String, plugin: String, count: Int) throws -> (host: Double, plugin: Double) {
+    let result = try SystemProcess.run([host, plugin, String(count), "0", "syscalls"], timeoutMilliseconds: 120_000)
+    guard result.status == 0, let value = try? JSONParser.parse(result.output),
+        let messages = value["messages"]?.intValue, messages > 0,
+        let hostCalls = value["host"]?.arrayValue?.compactMap(\.intValue), hostCalls.count == 2,
+        let pluginCalls = value["plugin"]?.arrayValue?.compactMap(\.intValue), pluginCalls.count == 2
+    else {
+        throw BenchFailure("switchyard-c-host (syscalls) failed (\(result.status)): \(result.text.prefix(200))")
+    }
+    return (
+        Double(hostCalls.reduce(0, +)) / Double(messages), Double(pluginCalls.reduce(0, +)) / Double(messages)
+    )
+}

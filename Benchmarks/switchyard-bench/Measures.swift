@@ -138,7 +138,7 @@ final class Bench {
                 target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
             row(
                 "`coordinator/route` round trip p50", "route.p50", "floorRoute.p50", "C echo",
-                target: pinned || pair ? nil : "≤ 1.2×", limit: pinned || pair ? nil : 1.2),
+                target: pinned || pair ? nil : "≤ 1.3×", limit: pinned || pair ? nil : 1.3),
             row(
                 "`coordinator/route` round trip p99", "route.p99", "floorRoute.p99", "C echo",
                 target: pinned || pair ? nil : "≤ 1.5×", limit: pinned || pair ? nil : 1.5),
@@ -167,13 +167,18 @@ final class Bench {
         StandardError.write("\(section)…\n")
         let host = try await startHost([PluginManifest(name: "bench", product: "BenchPlugin")], root: Self.benchRoot)
         defer { Task { await host.shutdown() } }
-        let echo = "\(products)/switchyard-echo"
         let count = options.pipelined
-        var floor: [Double] = [], pings: [Double] = [], routes: [Double] = []
+        var floorPings: [Double] = [], floorRoutes: [Double] = [], pings: [Double] = [], routes: [Double] = []
         _ = await host.requestBurst("bench", method: PingRequest.method, params: [:], count: count / 10)  // warm-up
+        let cHost = "\(products)/switchyard-c-host", cPlugin = "\(products)/switchyard-c-plugin"
         for run in 1...options.runs {
-            floor.append(
-                Double(count) / (Double(try await echoPipelined(Self.pingLine, count: count, echo: echo)) / 1e9))
+            // The floor keeps the same window in flight: a C libuv host and the C plugin.
+            for (route, into) in [(false, 0), (true, 1)] {
+                let elapsed = try cHostPipelined(
+                    host: cHost, plugin: cPlugin, count: count, window: Self.peerWindow, route: route)
+                let rate = Double(count) / (Double(elapsed) / 1e9)
+                if into == 0 { floorPings.append(rate) } else { floorRoutes.append(rate) }
+            }
             let ping = await host.requestBurst(
                 "bench", method: PingRequest.method, params: [:], count: count, window: Self.peerWindow)
             let route = await host.requestBurst(
@@ -186,23 +191,89 @@ final class Bench {
             pings.append(Double(ping.answered) / (Double(ping.elapsedNanoseconds) / 1e9))
             routes.append(Double(route.answered) / (Double(route.elapsedNanoseconds) / 1e9))
             StandardError.write(
-                "  run \(run): \(Int(pings.last ?? 0)) pings/s, \(Int(routes.last ?? 0)) routes/s, echo \(Int(floor.last ?? 0)) lines/s\n"
+                "  run \(run): \(Int(pings.last ?? 0)) pings/s, \(Int(routes.last ?? 0)) routes/s; C libuv host \(Int(floorPings.last ?? 0)) pings/s, \(Int(floorRoutes.last ?? 0)) routes/s\n"
             )
         }
+        let floorName = "C libuv host ↔ C plugin, same window"
         var ping = Row(
             section: section,
             measure: "`$/ping` answered per second (\(count) sent, at most \(Self.peerWindow) in flight)", unit: "/s",
-            switchyard: median(pings), floor: median(floor), floorName: "C echo, no window", target: "≥ 500,000/s",
+            switchyard: median(pings), floor: median(floorPings), floorName: floorName, target: "≥ 0.5× floor",
             higherIsBetter: true)
-        ping.met = ping.switchyard >= 500_000
-        ping.spread = ratioSpread(pings, floor, higherIsBetter: true)
+        ping.met = ping.ratio <= 2
+        ping.spread = ratioSpread(pings, floorPings, higherIsBetter: true)
         var route = Row(
             section: section, measure: "`coordinator/route` answered per second", unit: "/s",
-            switchyard: median(routes), floor: median(floor), floorName: "C echo, no window", target: "≥ 300,000/s",
+            switchyard: median(routes), floor: median(floorRoutes), floorName: floorName, target: "≥ 0.5× floor",
             higherIsBetter: true)
-        route.met = route.switchyard >= 300_000
-        route.spread = ratioSpread(routes, floor, higherIsBetter: true)
+        route.met = route.ratio <= 2
+        route.spread = ratioSpread(routes, floorRoutes, higherIsBetter: true)
         return [ping, route]
+    }
+
+    // MARK: - Syscalls
+
+    /// Read and write calls per message (`/proc/PID/io` syscr + syscw around a measured series) of the host and of
+    /// the plugin, beside the C pair's (a C libuv host and the C plugin). `epoll_wait` is not among them: the kernel
+    /// counts only the read and write family there.
+    func syscalls() async throws -> [Row] {
+        let section = "Syscalls per message (read and write calls, `/proc/PID/io`)"
+        StandardError.write("\(section)…\n")
+        let host = try await startHost(
+            [
+                PluginManifest(name: "bench", product: "BenchPlugin"),
+                PluginManifest(name: "c", product: "switchyard-c-plugin"),
+            ], root: Self.benchRoot)
+        defer { Task { await host.shutdown() } }
+        let count = max(1_000, options.count / 2)
+        let statuses = await host.status()
+        func pid(_ name: String) throws -> Int32 {
+            guard let pid = statuses.first(where: { $0.name == name })?.pid else {
+                throw BenchFailure("no pid for plugin \(name)")
+            }
+            return pid
+        }
+        let (benchPID, cPID) = (try pid("bench"), try pid("c"))
+        /// Calls per message of this process (the host) and of `plugin` over `series`.
+        func measure(_ plugin: Int32, _ series: () async throws -> Void) async throws -> (host: Double, plugin: Double)
+        {
+            guard let hostBefore = processIO(nil), let pluginBefore = processIO(plugin) else {
+                throw BenchFailure("cannot read /proc/PID/io")
+            }
+            try await series()
+            guard let hostAfter = processIO(nil), let pluginAfter = processIO(plugin) else {
+                throw BenchFailure("cannot read /proc/PID/io")
+            }
+            func perMessage(_ before: (reads: Int, writes: Int), _ after: (reads: Int, writes: Int)) -> Double {
+                Double(after.reads - before.reads + after.writes - before.writes) / Double(count)
+            }
+            return (perMessage(hostBefore, hostAfter), perMessage(pluginBefore, pluginAfter))
+        }
+        _ = try await host.pingSeries("bench", count: count / 10)  // warm-up
+        let hostC = try await measure(cPID) { _ = try await host.pingSeries("c", count: count) }
+        let swiftPing = try await measure(benchPID) { _ = try await host.pingSeries("bench", count: count) }
+        let swiftRoute = try await measure(benchPID) {
+            _ = try await host.requestSeries(
+                "bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: count)
+        }
+        let floor = try cHostSyscalls(
+            host: "\(products)/switchyard-c-host", plugin: "\(products)/switchyard-c-plugin", count: count)
+        StandardError.write(
+            "  host \(format(hostC.host)) per ping (C host \(format(floor.host))), Swift plugin \(format(swiftPing.plugin)) per ping, \(format(swiftRoute.plugin)) per route (C plugin \(format(floor.plugin)))\n"
+        )
+        func row(_ measure: String, _ value: Double, _ floorValue: Double, _ floorName: String) -> Row {
+            Row(
+                section: section, measure: measure, unit: "calls", switchyard: value, floor: floorValue,
+                floorName: floorName, target: nil)
+        }
+        return [
+            row("host: a `$/ping` round trip (↔ C plugin)", hostC.host, floor.host, "C libuv host"),
+            row(
+                "host: a `coordinator/route` round trip (↔ Swift plugin)", swiftRoute.host, floor.host,
+                "C libuv host, a ping"),
+            row("Swift SDK: a `$/ping` answered", swiftPing.plugin, floor.plugin, "C plugin"),
+            row("Swift SDK: a `coordinator/route` answered", swiftRoute.plugin, floor.plugin, "C plugin, a ping"),
+        ]
     }
 
     // MARK: - Spawn to ready

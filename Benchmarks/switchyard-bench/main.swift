@@ -33,7 +33,7 @@ struct Options {
     var hostMessages: [String]?
     /// Merge this run's rows into the existing latest.json/latest.md instead of replacing them (`--merge`, for `--only`).
     var merge = false
-    /// Sections to run (all when empty): hops, pair, pipelined, spawn, crash, deeplink, scale, memory, lifecycle, instructions, pinned.
+    /// Sections to run (all when empty): hops, pair, pipelined, syscalls, spawn, crash, deeplink, scale, memory, lifecycle, instructions, pinned.
     var only: Set<String> = []
     /// Record the protocol trace of every in-process host in this file (to measure what tracing costs).
     var trace: String?
@@ -71,7 +71,7 @@ struct Options {
                 options.hostMessages = (0..<3).compactMap { _ in arguments.next() }
             case "--help", "-h":
                 StandardError.write(
-                    "usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,spawn,crash,deeplink,pair,scale,memory,lifecycle,instructions,pinned,peers]\n"
+                    "usage: switchyard-bench [--runs N] [--count N] [--output DIR] [--no-pin] [--quick] [--trace FILE] [--peers] [--merge] [--only hops,pipelined,syscalls,spawn,crash,deeplink,pair,scale,memory,lifecycle,instructions,pinned,peers]\n"
                 )
                 exit(0)
             default:
@@ -113,7 +113,7 @@ do { trace = try options.trace.map { try TraceWriter(path: $0, logger: logger) }
 let bench = Bench(options: options, products: products, logger: logger, trace: trace)
 let started = UVLoop.hrtime
 // Before the pinned section narrows this process's CPU set.
-let machine = "\(SystemProcess.onlineCPUs) CPUs, \(cpuModel())"
+let machine = "\(SystemProcess.onlineCPUs) CPUs, \(cpuModel()), Linux \(kernelRelease())"
 
 var rows: [Row] = []
 var peerRows: [PeerRow] = []
@@ -121,6 +121,7 @@ do {
     if options.runs("hops") || options.runs("deeplink") { rows += try await bench.hops(pinned: false) }
     if !options.skipPinned && options.runs("pair") { rows += try await bench.hops(pinned: false, pair: true) }
     if options.runs("pipelined") { rows += try await bench.pipelined() }
+    if options.runs("syscalls") { rows += try await bench.syscalls() }
     if options.runs("spawn") { rows += try await bench.spawnToReady() }
     if options.runs("crash") { rows += try await bench.crashToRestoredTree() }
     if options.runs("deeplink") { rows += try await bench.deepLinkFromControlClient() }
@@ -210,6 +211,12 @@ func cpuModel() -> String {
     let text = String(decoding: (try? FileSystem.readFile("/proc/cpuinfo")) ?? [], as: UTF8.self)
     let line = text.split(separator: "\n").first { $0.hasPrefix("model name") }
     return line.map { String($0.split(separator: ":", maxSplits: 1).last ?? "").trimmingCharacters() } ?? "unknown CPU"
+}
+
+/// The running kernel's release (`/proc/sys/kernel/osrelease`): CPU and kernel say which machine a time came from.
+func kernelRelease() -> String {
+    String(decoding: (try? FileSystem.readFile("/proc/sys/kernel/osrelease")) ?? [], as: UTF8.self)
+        .trimmingCharacters()
 }
 
 extension StringProtocol {
