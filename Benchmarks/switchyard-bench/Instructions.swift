@@ -154,7 +154,11 @@ func hostMessages(_ arguments: [String], logger: Logger) async throws {
         directory: FileSystem.currentDirectory)
     let host = try await HostHandle.start(
         manifest: manifest, options: HostOptions(productsDirectory: defaultProductsDirectory()), logger: logger)
-    let params: JSONValue = arguments[0] == CoordinatorRouteRequest.method ? Bench.routeParams : [:]
-    _ = try await host.requestSeries("bench", method: arguments[0], params: params, count: count)
+    if arguments[0] == CoordinatorRouteRequest.method {
+        // As a chain sends and reads it (the navigator's byte writer and typed reader), not from a `JSONValue`.
+        _ = try await host.routeSeries("bench", Bench.routeRequest, count: count)
+    } else {
+        _ = try await host.requestSeries("bench", method: arguments[0], params: [:], count: count)
+    }
     await host.shutdown()
 }

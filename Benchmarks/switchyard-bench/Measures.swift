@@ -42,6 +42,9 @@ final class Bench {
     static let routeParams: JSONValue = [
         "instance": 1, "type": "bench", "route": "item", "transition": "push", "params": ["id": "42"],
     ]
+    /// ``routeParams`` as the navigator sends it.
+    static let routeRequest = CoordinatorRouteRequest.Params(
+        instance: InstanceID(1), type: "bench", route: "item", transition: .push, params: ["id": "42"])
     static let pingLine = Message.request(id: .number(123_456), method: PingRequest.method, params: [:]).encodedLine()
     static let routeLine = Message.request(
         id: .number(123_456), method: CoordinatorRouteRequest.method, params: routeParams
@@ -87,9 +90,7 @@ final class Bench {
                 floorPing += trimmed(try await echoRoundTrips(Self.pingLine, count: block, echo: echo))
                 ping += trimmed(try await host.pingSeries("bench", count: block))
                 floorRoute += trimmed(try await echoRoundTrips(Self.routeLine, count: block, echo: echo))
-                route += trimmed(
-                    try await host.requestSeries(
-                        "bench", method: CoordinatorRouteRequest.method, params: Self.routeParams, count: block))
+                route += trimmed(try await host.routeSeries("bench", Self.routeRequest, count: block))
             }
             floorPing.sort()
             ping.sort()

@@ -123,4 +123,43 @@ struct CodingTests {
         #expect(try Coding.decode(Empty.self, from: .null) == Empty())
         #expect(try Coding.encode(Empty()) == [:])
     }
+
+    @Test(
+        "an answer in the SDKs' shape is read by its byte path exactly as the general path reads it; anything else is left to the general path"
+    )
+    func answerBytePath() {
+        let taken = [
+            #"{"jsonrpc":"2.0","id":7,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":0,"result":null}"#,
+            #"{"jsonrpc":"2.0","id":123456789012345678,"result":[1,2.5,"x",true]}"#,
+            #"{"jsonrpc":"2.0","id":42,"result":{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"opened":3}}}"#,
+            #"{"jsonrpc":"2.0","id":3,"result": {"a":"\u00e9\n","a":2} }"#,
+            // The depth limit (8 here) counts the envelope: seven levels of result fit.
+            #"{"jsonrpc":"2.0","id":9,"result":[[[[[[[1]]]]]]]}"#,
+        ]
+        let left = [
+            #"{"jsonrpc":"2.0","id":"s","result":{}}"#,
+            #"{"jsonrpc":"2.0","id":-1,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":05,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":1234567890123456789,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":1.5,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":{},"error":{"code":1,"message":"m"}}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":{},"x":1}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":{}} "#,
+            #"{"jsonrpc": "2.0","id":4,"result":{}}"#,
+            #"{"id":4,"jsonrpc":"2.0","result":{}}"#,
+            #"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"m"}}"#,
+            #"{"jsonrpc":"2.0","id":9,"result":[[[[[[[[1]]]]]]]]}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":{"a":}}"#,
+        ]
+        for line in taken + left {
+            let bytes = Array(line.utf8)[...]
+            let general = MessageReader.decodeGenerally(bytes, lineNumber: 3, maxDepth: 8)
+            #expect(MessageReader.decodeLine(bytes, lineNumber: 3, maxDepth: 8) == general, "\(line)")
+            let byBytes = MessageReader.answer(bytes, maxDepth: 8)
+            #expect((byBytes != nil) == taken.contains(line), "\(line)")
+            if let byBytes { #expect(general == .message(byBytes, lineNumber: 3), "\(line)") }
+        }
+    }
 }

@@ -17,6 +17,16 @@ extension HostHandle {
         try await requestSeries(plugin, method: PingRequest.method, params: .object(JSONObject()), count: count)
     }
 
+    /// Round-trip times of `count` sequential `coordinator/route` requests to `plugin`, in nanoseconds, sent and read
+    /// as the navigator sends and reads them (the request's byte writer, the answer's typed reader), so a benchmark
+    /// measures a route hop as a chain pays it.
+    @concurrent public func routeSeries(
+        _ plugin: String, _ request: CoordinatorRouteRequest.Params, count: Int
+    ) async throws(ResponseError) -> [UInt64] {
+        guard !isStopped else { throw ResponseError(.shuttingDown, "the host has stopped") }
+        return try await host.routeSeries(plugin, request, count: count)
+    }
+
     /// Round-trip times of `count` sequential requests of `method` to `plugin`, in nanoseconds, measured on the loop
     /// thread. The answers are only checked for success: for benchmarks (e.g. `coordinator/route` on an instance).
     @concurrent public func requestSeries(
@@ -102,6 +112,33 @@ extension Host {
             func next() {
                 let start = UVLoop.hrtime
                 session.sendRaw(method: method, params: params) { result in
+                    switch result {
+                    case .failure(let error): continuation.resume(returning: .failure(error))
+                    case .success:
+                        samples.append(UVLoop.hrtime - start)
+                        if samples.count == count { continuation.resume(returning: .success(samples)) } else { next() }
+                    }
+                }
+            }
+            next()
+        }
+        return try series.get()
+    }
+
+    func routeSeries(
+        _ plugin: String, _ request: CoordinatorRouteRequest.Params, count: Int
+    ) async throws(ResponseError) -> [UInt64] {
+        let session = try readySession(plugin)
+        guard count > 0 else { return [] }
+        let series: Result<[UInt64], ResponseError> = await withCheckedContinuation { continuation in
+            var samples: [UInt64] = []
+            samples.reserveCapacity(count)
+            func next() {
+                let start = UVLoop.hrtime
+                session.send(
+                    encoding: CoordinatorRouteRequest.self, request,
+                    reading: CoordinatorRouteRequest.Result.init(reading:)
+                ) { result in
                     switch result {
                     case .failure(let error): continuation.resume(returning: .failure(error))
                     case .success:
