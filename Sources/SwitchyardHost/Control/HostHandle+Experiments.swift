@@ -102,43 +102,36 @@ extension Host {
         _ plugin: String, method: String, params: JSONValue, count: Int
     ) async throws(ResponseError) -> [UInt64] {
         let session = try readySession(plugin)
-        guard count > 0 else { return [] }
-        // Chained in the session's completions, on the loop, as the benchmark's instruction counts have always been
-        // taken: a round trip's own cost (write, read, match), not a task's resumption per answer, which a chain's
-        // hop pays on top (the deep-link rows count it).
-        let series: Result<[UInt64], ResponseError> = await withCheckedContinuation { continuation in
-            var samples: [UInt64] = []
-            samples.reserveCapacity(count)
-            func next() {
-                let start = UVLoop.hrtime
-                session.sendRaw(method: method, params: params) { result in
-                    switch result {
-                    case .failure(let error): continuation.resume(returning: .failure(error))
-                    case .success:
-                        samples.append(UVLoop.hrtime - start)
-                        if samples.count == count { continuation.resume(returning: .success(samples)) } else { next() }
-                    }
-                }
-            }
-            next()
+        return try await series(count: count) { answered in
+            session.sendRaw(method: method, params: params) { answered($0.map { _ in () }) }
         }
-        return try series.get()
     }
 
     func routeSeries(
         _ plugin: String, _ request: CoordinatorRouteRequest.Params, count: Int
     ) async throws(ResponseError) -> [UInt64] {
         let session = try readySession(plugin)
+        return try await series(count: count) { answered in
+            session.send(
+                encoding: CoordinatorRouteRequest.self, request, reading: CoordinatorRouteRequest.Result.init(reading:)
+            ) { answered($0.map { _ in () }) }
+        }
+    }
+
+    /// `count` round trips one after another, each `send` started when the last one's answer came, timed in
+    /// nanoseconds. Chained in the session's completions, on the loop, as the benchmark's instruction counts have
+    /// always been taken: a round trip's own cost (write, read, match), not a task's resumption per answer, which a
+    /// chain's hop pays on top (the deep-link rows count it).
+    private func series(
+        count: Int, _ send: @escaping (_ answered: @escaping (Result<Void, ResponseError>) -> Void) -> Void
+    ) async throws(ResponseError) -> [UInt64] {
         guard count > 0 else { return [] }
         let series: Result<[UInt64], ResponseError> = await withCheckedContinuation { continuation in
             var samples: [UInt64] = []
             samples.reserveCapacity(count)
             func next() {
                 let start = UVLoop.hrtime
-                session.send(
-                    encoding: CoordinatorRouteRequest.self, request,
-                    reading: CoordinatorRouteRequest.Result.init(reading:)
-                ) { result in
+                send { result in
                     switch result {
                     case .failure(let error): continuation.resume(returning: .failure(error))
                     case .success:
