@@ -94,22 +94,29 @@ static void send_more(void) {
     long room = window - (sent - done);
     if (room <= 0 || sent >= count) return;
     if (room > count - sent) room = count - sent;
-    size_t capacity = (size_t)room * 160;
+    /* The longest line is the route with a 19-digit id (about 170 bytes): 256 each, and each write bounded. */
+    size_t capacity = (size_t)room * 256;
     char *batch = malloc(capacity);
+    if (!batch) { fprintf(stderr, "out of memory\n"); exit(1); }
     size_t length = 0;
     for (long i = 0; i < room; i++) {
         sent++;
-        length += (size_t)(routes
+        int written = (routes
             ? snprintf(batch + length, capacity - length,
                   "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"coordinator/route\",\"params\":{\"instance\":1,"
                   "\"type\":\"bench\",\"route\":\"item\",\"transition\":\"push\",\"params\":{\"id\":\"42\"}}}\n", sent)
             : snprintf(batch + length, capacity - length,
                   "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"$/ping\",\"params\":{}}\n", sent));
+        if (written < 0 || (size_t)written >= capacity - length) { fprintf(stderr, "line too long\n"); exit(1); }
+        length += (size_t)written;
     }
     uv_write_t *request = malloc(sizeof *request);
     request->data = batch;
     uv_buf_t buffer = uv_buf_init(batch, (unsigned)length);
-    uv_write(request, (uv_stream_t *)&to_child, &buffer, 1, on_batch_written);
+    if (uv_write(request, (uv_stream_t *)&to_child, &buffer, 1, on_batch_written) != 0) {
+        fprintf(stderr, "cannot write to the plugin\n");
+        exit(1);
+    }
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buffer) {
@@ -118,7 +125,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buffer) 
         for (ssize_t i = 0; i < nread; i++) {
             if (buffer->base[i] != '\n') continue;
             samples[done++] = uv_hrtime() - started;
-            if (count_syscalls && (done == count / 10 || done == count)) {
+            if (count_syscalls && (done == (count / 10 > 0 ? count / 10 : 1) || done == count)) {
                 int at = done == count ? 1 : 0;
                 read_io(0, host_io[at]);
                 read_io(process.pid, plugin_io[at]);
@@ -184,7 +191,7 @@ int main(int argc, char **argv) {
     send_ping();
     uv_run(loop, UV_RUN_DEFAULT);
     if (count_syscalls) {
-        long measured = count - count / 10;
+        long measured = count - (count / 10 > 0 ? count / 10 : 1);
         printf("{\"messages\":%ld,\"host\":[%lld,%lld],\"plugin\":[%lld,%lld]}\n", measured,
             host_io[1][0] - host_io[0][0], host_io[1][1] - host_io[0][1], plugin_io[1][0] - plugin_io[0][0],
             plugin_io[1][1] - plugin_io[0][1]);

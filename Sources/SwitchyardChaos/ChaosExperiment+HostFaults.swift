@@ -78,9 +78,9 @@ extension ChaosExperiment {
         do { started = try await child.start() } catch {
             record { time in
                 var event = HistoryEvent(type: .host, time: time)
-                event.state = "exited"
+                event.state = "restartFailed"
                 event.fault = fault
-                event.reason = "the host did not start again: \(error)"
+                event.reason = "\(error)"
                 return event
             }
             return
@@ -101,14 +101,24 @@ extension ChaosExperiment {
                         event.reason =
                             "the state file's tree at revision \(tree.revision) is not the tree the host published at that revision"
                     }
-                } else {
+                } else if tree.revision > (state.publishedOrder.min() ?? 0) {
                     event.reason =
                         "the state file holds revision \(tree.revision), which the experiment never saw published"
                 }
+                // Older than every tree kept (a full disk held the file back): the written-revision bound judges it.
             } else {
                 event.reason = file.problem
             }
             state.history.events.append(event)
+            // A plugin the new host could not start is a verdict the checkers must see, as any other.
+            for plugin in statuses where plugin.state != "ready" {
+                var changed = HistoryEvent(type: .plugin, time: event.time)
+                changed.plugin = plugin.name
+                changed.state = plugin.state
+                changed.restarts = plugin.restarts
+                changed.reason = plugin.error?.message
+                state.history.events.append(changed)
+            }
             state.hostRestarts += 1
             // A new host: its plugins' restarts count from 0, and nothing it was told to kill is pending.
             state.statuses = Dictionary(statuses.map { ($0.name, $0) }, uniquingKeysWith: { $1 })

@@ -55,7 +55,9 @@ public final class ChaosExperiment: Sendable {
         self.init(host: InProcessHost(handle: host), child: nil, spec: spec, plugins: plugins, progress: progress)
     }
 
-    /// A child host keeps this many of its published trees: a state file is at most a few revisions behind (§17).
+    /// A child host keeps this many of its published trees, what a restored state file is compared with: a file
+    /// written normally is at most a few revisions behind (§17); one left behind by a full disk may be older, and is
+    /// then held to the written-revision bound alone.
     static let publishedKept = 128
 
     init(
@@ -134,11 +136,11 @@ public final class ChaosExperiment: Sendable {
         let registry = await host.registry()
         monitor.cancel()
         for exit in child?.unexpectedExits ?? [] {
-            record { time in
-                var event = HistoryEvent(type: .host, time: time)
+            state.withLock { state in
+                var event = HistoryEvent(type: .host, time: elapsed(exit.at, in: state))
                 event.state = "exited"
-                event.reason = exit
-                return event
+                event.reason = exit.reason
+                state.history.events.append(event)
             }
         }
         let history = state.withLock { $0.history }

@@ -71,7 +71,13 @@ extension ChaosExperiment {
                 if owes { self.state.withLock { $0.owing -= 1 } }
             }
         }
-        try? await Task.sleep(until: end, clock: clock)
+        // A cancelled run (a test's time limit) does not go on killing and restarting hosts for the rest of its
+        // schedule: the fault task ends with it.
+        await withTaskCancellationHandler {
+            try? await Task.sleep(until: end, clock: clock)
+        } onCancel: {
+            faults.cancel()
+        }
         // A slow machine: the clients that have not sent their minimum yet go on (each request is bounded by the
         // host's own deadlines), and the load ends with them.
         while !Task.isCancelled, state.withLock({ $0.owing > 0 }) {
@@ -91,6 +97,9 @@ extension ChaosExperiment {
         let now = ContinuousClock.now
         // Registered under the lock that ends the load: a request is either waited for or never sent, so none is
         // left without a completion when the history is read.
+        // The host lifetime the request is invoked in (a host run as a child): it goes to that host or nowhere, so
+        // the checkers, which place it by its invoke, place it where it went.
+        let lifetime = child?.lifetime
         let registered: Int? = state.withLock { state in
             guard !state.loadEnded else { return nil }
             state.nextOp += 1
@@ -102,8 +111,9 @@ extension ChaosExperiment {
             return state.nextOp
         }
         guard let op = registered else { return }
-        let outcome: Result<UInt64, ResponseError>
-        do throws(ResponseError) { outcome = .success(try await request.call()) } catch { outcome = .failure(error) }
+        let outcome: Result<UInt64, ResponseError> = await ChildHost.$expectedLifetime.withValue(lifetime) {
+            do throws(ResponseError) { return .success(try await request.call()) } catch { return .failure(error) }
+        }
         let done = ContinuousClock.now
         state.withLock { state in
             guard state.inFlight.removeValue(forKey: op) != nil else { return }
@@ -118,6 +128,11 @@ extension ChaosExperiment {
                     .info, time: time, op: op, client: client, f: request.f, error: error.message)
                 event.cause = "hostKilled"
                 state.history.events.append(event)
+            case .failure(let error) where error.data?["noAnswer"] == .bool(true):
+                // The connection ended without an answer, and not by the experiment's doing: it may have happened,
+                // and nobody will say; a lost request.
+                state.history.events.append(
+                    .operation(.info, time: time, op: op, client: client, f: request.f, error: error.message))
             case .failure(let error):
                 state.history.events.append(
                     .operation(

@@ -115,7 +115,8 @@ public enum HistoryCheckers {
                 kills += 1
                 let killed = own.first { $0.state == "killed" }
                 guard let restarted = own.first(where: { $0.state == "restarted" }) else {
-                    violations.append("fault \(index) (hostKill): the host was not started again")
+                    let why = own.first { $0.state == "restartFailed" }?.reason.map { ": \($0)" } ?? ""
+                    violations.append("fault \(index) (hostKill): the host was not started again\(why)")
                     continue
                 }
                 if let reason = restarted.reason { violations.append("fault \(index) (hostKill): \(reason)") }

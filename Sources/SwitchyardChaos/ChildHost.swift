@@ -31,15 +31,20 @@ final class ChildHost: ExperimentHost {
         /// The host's last stderr lines, for a start that fails.
         var stderr: [String] = []
         var ready: CheckedContinuation<Bool, Never>?
+        /// The load's host lifetime: one more at each ``resume()``. A request is sent only to the lifetime it was
+        /// invoked in (``expectedLifetime``), so the checkers' epochs are the host's.
+        var lifetime = 0
         /// A started host's connections until ``resume()``.
         var pending: (client: AsyncControlClient, watcher: AsyncControlClient)?
-        var isReady = false
+        /// This start's word: nil while it is starting, then whether it said it was ready (false: it exited, or the
+        /// deadline passed, first).
+        var isReady: Bool?
         /// Which start the process is (each start's stderr reader says which it reads).
         var epoch = 0
         var events: AsyncStream<ExperimentEvent>.Continuation?
         var victim = ""
-        /// Host exits the experiment did not cause: each a violation of the host checker.
-        var unexpectedExits: [String] = []
+        /// Host exits the experiment did not cause, with when they were seen: each a violation of the host checker.
+        var unexpectedExits: [(at: ContinuousClock.Instant, reason: String)] = []
     }
 
     private let generation = Mutex(Generation())
@@ -81,7 +86,7 @@ final class ChildHost: ExperimentHost {
         // newest process speaks for the host.
         let epoch = generation.withLock { state in
             state.epoch += 1
-            state.isReady = false
+            state.isReady = nil
             state.stderr = []
             return state.epoch
         }
@@ -98,9 +103,10 @@ final class ChildHost: ExperimentHost {
             self.resolveReady(false, epoch: epoch)
         }
         let ready = await withCheckedContinuation { continuation in
+            // Resolved already (its stderr may have ended before this line): at once; else by the stderr reader or
+            // the deadline, whichever comes first.
             let resolved: Bool? = generation.withLock { state in
-                if state.isReady { return true }
-                if state.process == nil { return false }
+                if let ready = state.isReady { return ready }
                 state.ready = continuation
                 return nil
             }
@@ -114,10 +120,13 @@ final class ChildHost: ExperimentHost {
                 "\(executable) did not say it was ready within \(timeout): "
                     + generation.withLock { $0.stderr.suffix(5).joined(separator: " | ") })
         }
+        var opened: [AsyncControlClient] = []
         do {
             let client = try AsyncControlClient(path: socketPath, timeoutMilliseconds: 60_000)
+            opened.append(client)
             let plugins = try await waitForPlugins(client, until: ContinuousClock.now + timeout)
             let watcher = try AsyncControlClient(path: socketPath, timeoutMilliseconds: 30_000)
+            opened.append(watcher)
             let served = try await watcher.call(TreeSubscribeRequest.self, .init(snapshots: true))
             generation.withLock {
                 $0.pending = (client, watcher)
@@ -125,6 +134,7 @@ final class ChildHost: ExperimentHost {
             }
             return Started(tree: served, plugins: plugins)
         } catch {
+            for connection in opened { connection.close() }
             throw .hostDidNotStart("cannot reach the host at \(socketPath): \(error)")
         }
     }
@@ -141,10 +151,13 @@ final class ChildHost: ExperimentHost {
         let (continuation, victim) = generation.withLock { state in
             state.client = client
             state.watcher = watcher
+            state.lifetime += 1
             return (state.events, state.victim)
         }
         Task {
             for await message in watcher.notifications {
+                // What a killed host's connection still held is not news of the running one.
+                guard generation.withLock({ $0.watcher === watcher }) else { return }
                 guard case .notification(let method, let params) = message, let params else { continue }
                 if method == TreeChangedNotification.method,
                     let change = try? Coding.decode(TreeChangedNotification.Params.self, from: params),
@@ -175,7 +188,7 @@ final class ChildHost: ExperimentHost {
         while true {
             let plugins = try await client.call(HostStatusRequest.self, Empty()).plugins
             let settled = plugins.allSatisfy { $0.state == "ready" || $0.state == "failed" }
-            if settled || ContinuousClock.now >= deadline { return plugins }
+            if settled || ContinuousClock.now >= deadline || Task.isCancelled { return plugins }
             try? await Task.sleep(for: .milliseconds(20))
         }
     }
@@ -184,9 +197,12 @@ final class ChildHost: ExperimentHost {
         guard let line else {
             // The host's stderr ended: it exited.
             generation.withLock { state in
-                if state.epoch == epoch, !state.killing, state.process != nil, state.client != nil {
+                if state.epoch == epoch, !state.killing, state.client != nil {
                     state.unexpectedExits.append(
-                        "the host exited on its own: " + state.stderr.suffix(3).joined(separator: " | "))
+                        (
+                            ContinuousClock.now,
+                            "the host exited on its own: " + state.stderr.suffix(3).joined(separator: " | ")
+                        ))
                 }
             }
             resolveReady(false, epoch: epoch)
@@ -203,8 +219,8 @@ final class ChildHost: ExperimentHost {
 
     private func resolveReady(_ ready: Bool, epoch: Int) {
         let waiter = generation.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard state.epoch == epoch else { return nil }
-            if ready { state.isReady = true } else if !state.isReady { state.process = nil }
+            guard state.epoch == epoch, state.isReady == nil else { return nil }
+            state.isReady = ready
             defer { state.ready = nil }
             return state.ready
         }
@@ -226,6 +242,8 @@ final class ChildHost: ExperimentHost {
         generation.withLock { state in
             state.watcher?.close()
             state.watcher = nil
+            // Reaped: its pid may be anyone's by now, and a full disk must not be put on it.
+            state.process = nil
         }
         client?.close()
         return written
@@ -263,8 +281,14 @@ final class ChildHost: ExperimentHost {
         generation.withLock { $0.events?.finish() }
     }
 
-    /// Host exits the experiment did not cause.
-    var unexpectedExits: [String] { generation.withLock { $0.unexpectedExits } }
+    /// Host exits the experiment did not cause, with when they were seen.
+    var unexpectedExits: [(at: ContinuousClock.Instant, reason: String)] { generation.withLock { $0.unexpectedExits } }
+
+    /// The lifetime a request was invoked in, for ``call(_:_:)``: set by the load around each request.
+    @TaskLocal static var expectedLifetime: Int?
+
+    /// The load's host lifetime now (0 before the first ``resume()``).
+    var lifetime: Int { generation.withLock { $0.lifetime } }
 
     // MARK: - The disk
 
@@ -300,9 +324,11 @@ final class ChildHost: ExperimentHost {
         return stream
     }
 
-    /// The load's connection, or the typed error of a host that is down.
+    /// The load's connection, or the typed error of a host that is down, or of a host that came back after the
+    /// request was invoked (it belongs to the lifetime it was invoked in, which is gone).
     private func client() throws(ResponseError) -> AsyncControlClient {
-        guard let client = generation.withLock({ $0.client }) else {
+        let (client, lifetime) = generation.withLock { ($0.client, $0.lifetime) }
+        guard let client, Self.expectedLifetime.map({ $0 == lifetime }) ?? true else {
             throw ResponseError(
                 .shuttingDown, "the host is down (the experiment killed it and is starting it again)",
                 data: ["hostDown": true])
@@ -310,15 +336,15 @@ final class ChildHost: ExperimentHost {
         return client
     }
 
-    /// A call through the load's connection; a call the host's kill cut off is marked `hostKilled` (it may have
-    /// happened: the host's state file decides).
+    /// A call through the load's connection. A call with no answer may have happened: one the host's kill cut off
+    /// is marked `hostKilled` (the state file decides), any other `noAnswer` (a lost request).
     private func call<R: ControlRequest>(_ type: R.Type, _ params: R.Params) async throws(ResponseError) -> R.Result {
         let client = try client()
         do { return try await client.call(type, params) } catch {
             if case .response(let error) = error { throw error }
             let killed = generation.withLock { $0.killing || $0.client !== client }
             throw ResponseError(
-                .internalError, "no answer: \(error)", data: killed ? ["hostKilled": true] : nil)
+                .internalError, "no answer: \(error)", data: killed ? ["hostKilled": true] : ["noAnswer": true])
         }
     }
 

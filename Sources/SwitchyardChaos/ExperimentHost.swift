@@ -16,7 +16,7 @@ enum ExperimentEvent: Sendable {
 /// can kill and start again, and whose disk it can fill (``ChildHost``). The load, the faults and the monitor go
 /// through this alone, so both run one experiment.
 protocol ExperimentHost: Sendable {
-    /// Every event from now on (finishes when the host is gone: a child's watcher ends with its connection).
+    /// Every event from now on, across host lifetimes (a child host's stream finishes when the experiment stops it).
     func events(victim: String) -> AsyncStream<ExperimentEvent>
     func status() async -> [HostStatusRequest.Plugin]
     func snapshot() async -> TreeSnapshot

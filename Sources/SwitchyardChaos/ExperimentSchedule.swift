@@ -103,6 +103,15 @@ extension ExperimentSpec {
                             : "only hostKill and diskFull faults target the host"
                     ))
             }
+            // One host fault at a time: a kill under a full disk restores a file the disk held back, and a disk
+            // filled while the host is down has no host to fill.
+            if fault.kind.isHostFault,
+                let other = faults.indices.first(where: { other in
+                    other < index && faults[other].kind.isHostFault && Self.overlap(faults[other], fault)
+                })
+            {
+                problems.append(("\(field).startMs", "overlaps host fault faults[\(other)]: one host fault at a time"))
+            }
             if fault.kind == .flood, named != [victimName] {
                 problems.append(("\(field).target", "only the victim ('\(victimName)') can flood"))
             }
@@ -126,6 +135,15 @@ extension ExperimentSpec {
             }
         }
         return problems
+    }
+
+    /// Whether two host faults' windows (from the start to the healing step; a kill's is its start) meet.
+    static func overlap(_ a: Fault, _ b: Fault) -> Bool {
+        func window(_ fault: Fault) -> ClosedRange<Int> {
+            let duration = fault.durationMs ?? (fault.kind == .diskFull ? 2_000 : 0)
+            return fault.startMs...(fault.startMs + max(0, duration))
+        }
+        return window(a).overlaps(window(b))
     }
 
     /// The largest experiment file read: a hand-written schedule is a few KiB.

@@ -232,7 +232,11 @@ public struct ExperimentSpec: Codable, Sendable, Equatable {
                 lastFlood = at
             } else if !others.isEmpty {
                 let kind = others[Int(roll / 10 % UInt64(others.count))]
-                faults.append(Fault(kind: kind, target: kind.isHostFault ? .host : .random, startMs: at))
+                // A full disk lasts half the interval, so the next fault (a host kill, maybe) finds it healed.
+                faults.append(
+                    Fault(
+                        kind: kind, target: kind.isHostFault ? .host : .random, startMs: at,
+                        durationMs: kind == .diskFull ? faultIntervalMs / 2 : nil))
             }
             at += faultIntervalMs
         }

@@ -132,16 +132,16 @@ struct Completer: Sendable {
 
     /// Whole deep links of the app, for examples (the prompt's banner): down the route patterns from the root's
     /// type as ``deepLinks(_:)`` goes, a capture filled with `1` and a wildcard with `x`; shortest first, at most
-    /// `limit`. The caller validates them against the running host.
-    func exampleLinks(limit: Int = 20) -> [String] {
+    /// `limit`, each saying whether it passes a value. The caller validates them against the running host.
+    func exampleLinks(limit: Int = 20) -> [(link: String, passesValue: Bool)] {
         guard let root = snapshot.root.flatMap(snapshot.instance) else { return [] }
-        var links: [String] = []
-        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int)] = [
-            (.init(plugin: root.plugin, type: root.type), [], 0)
+        var links: [(link: String, passesValue: Bool)] = []
+        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int, value: Bool)] = [
+            (.init(plugin: root.plugin, type: root.type), [], 0, false)
         ]
         var visited: Set<String> = []
         while !queue.isEmpty, links.count < limit {
-            let (key, path, depth) = queue.removeFirst()
+            let (key, path, depth, value) = queue.removeFirst()
             guard depth < 6, visited.insert("\(key)|\(path.joined(separator: "/"))").inserted,
                 let declaration = registry.declaration(plugin: key.plugin, type: key.type)
             else { continue }
@@ -150,14 +150,16 @@ struct Completer: Sendable {
                     let pattern = route.deepLink
                         ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil)
                 else { continue }
+                let pieces = pattern.split(separator: "/")
                 let segments =
                     path
-                    + pattern.split(separator: "/").map { segment in
+                    + pieces.map { segment in
                         segment.hasPrefix(":") ? "1" : segment.hasPrefix("*") ? "x" : String(segment)
                     }
-                if !segments.isEmpty { links.append(Self.scheme + segments.joined(separator: "/")) }
+                let passes = value || pieces.contains { $0.hasPrefix(":") || $0.hasPrefix("*") }
+                if !segments.isEmpty { links.append((Self.scheme + segments.joined(separator: "/"), passes)) }
                 if let target = RouteRegistry.target(of: route, declaredBy: key.plugin) {
-                    queue.append((target, segments, depth + 1))
+                    queue.append((target, segments, depth + 1, passes))
                 }
             }
         }

@@ -52,16 +52,15 @@ struct Prompt {
         await LogOutput.redirecting(to: { editor.log($0) }) { await read(editor, &interpreter, completer) }
     }
 
-    /// A deep link of the app that the host validates now (a dry run: nothing changes), preferring one that passes
-    /// a value (`…/todo/1`); nil when the app declares none that resolves.
+    /// A deep link of the app that the host validates now (a dry run: nothing changes), preferring the shortest that
+    /// passes a value (`…/todo/1`), else the shortest; nil when the app declares none that resolves.
     static func exampleLink(_ completer: Completer, _ host: HostHandle) async -> String? {
-        let candidates = completer.exampleLinks()
-        var valid: [String] = []
-        for link in candidates where await host.validate(link).valid {
-            if link.hasSuffix("/1") { return link }
-            valid.append(link)
+        var shortest: String?
+        for candidate in completer.exampleLinks() where await host.validate(candidate.link).valid {
+            if candidate.passesValue { return candidate.link }
+            shortest = shortest ?? candidate.link
         }
-        return valid.last
+        return shortest
     }
 
     private func read(_ editor: LineEditor, _ interpreter: inout Interpreter, _ completer: Shared<Completer>) async {

@@ -89,6 +89,38 @@ struct ExperimentFileTests {
         #expect(lines[2].hasPrefix("\(path):6:") && lines[2].contains("faults[2].toxics[0].latencyMs"))
     }
 
+    @Test(
+        "host faults: their target is the host and only theirs; one at a time (a kill under a full disk is refused at its field); the quick form spaces them"
+    )
+    func hostFaults() throws {
+        let path = try Self.write(
+            """
+            {
+              "app": "app.json", "seed": 1, "durationMs": 9000, "load": {"rate": 10},
+              "faults": [
+                {"kind": "diskFull", "target": "host", "startMs": 1000, "durationMs": 2000},
+                {"kind": "hostKill", "target": "host", "startMs": 2500},
+                {"kind": "hostKill", "target": "todos", "startMs": 5000},
+                {"kind": "kill", "target": "host", "startMs": 6000},
+                {"kind": "hostKill", "target": "host", "startMs": 7000, "durationMs": 500}
+              ]
+            }
+            """)
+        let spec = try ExperimentSpec.load(path: path)
+        let error = try #require(ExperimentSpec.diagnose(spec.problems(plugins: Self.demoPlugins), path: path))
+        let lines = error.diagnostics.map(\.description)
+        #expect(lines.count == 3, "\(lines)")
+        #expect(lines[0].hasPrefix("\(path):5:") && lines[0].contains("overlaps host fault faults[0]"), "\(lines)")
+        #expect(lines[1].hasPrefix("\(path):6:") && lines[1].contains("target is the host"), "\(lines)")
+        #expect(lines[2].hasPrefix("\(path):7:") && lines[2].contains("only hostKill and diskFull"), "\(lines)")
+        let quick = ExperimentSpec.quick(
+            manifest: "/app.json", seed: 3, durationMs: 20_000, rate: 50, faultIntervalMs: 2_000,
+            kinds: [.hostKill, .diskFull], victim: "profile")
+        #expect(quick.faults.allSatisfy { $0.target == .host })
+        #expect(quick.faults.contains { $0.kind == .diskFull } && quick.faults.contains { $0.kind == .hostKill })
+        #expect(quick.problems(plugins: Self.demoPlugins).isEmpty, "\(quick.problems(plugins: Self.demoPlugins))")
+    }
+
     @Test("the quick form's flags become the same value: a fault every interval, floods on the victim only")
     func quickForm() {
         let spec = ExperimentSpec.quick(

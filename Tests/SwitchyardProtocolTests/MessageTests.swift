@@ -152,6 +152,12 @@ struct CodingTests {
             #"{"jsonrpc":"2.0","id":4,"error":{"code":-32601,"message":"m"}}"#,
             #"{"jsonrpc":"2.0","id":9,"result":[[[[[[[[1]]]]]]]]}"#,
             #"{"jsonrpc":"2.0","id":4,"result":{"a":}}"#,
+            // What only the parser's refusal of trailing bytes keeps out.
+            #"{"jsonrpc":"2.0","id":4,"result":{"a":1}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":1}}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":1,"result":2}"#,
+            "\u{FEFF}" + #"{"jsonrpc":"2.0","id":4,"result":{}}"#,
+            #"{"jsonrpc":"2.0","id":4,"result":{}}"# + "\r",
         ]
         for line in taken + left {
             let bytes = Array(line.utf8)[...]
@@ -160,6 +166,16 @@ struct CodingTests {
             let byBytes = MessageReader.answer(bytes, maxDepth: 8)
             #expect((byBytes != nil) == taken.contains(line), "\(line)")
             if let byBytes { #expect(general == .message(byBytes, lineNumber: 3), "\(line)") }
+        }
+        // The default depth, and a limit that leaves no room for a result inside the envelope.
+        for line in taken {
+            let bytes = Array(line.utf8)[...]
+            #expect(
+                MessageReader.decodeLine(bytes, lineNumber: 1) == MessageReader.decodeGenerally(bytes, lineNumber: 1))
+            #expect(MessageReader.answer(bytes, maxDepth: 1) == nil)
+            #expect(
+                MessageReader.decodeLine(bytes, lineNumber: 1, maxDepth: 1)
+                    == MessageReader.decodeGenerally(bytes, lineNumber: 1, maxDepth: 1))
         }
     }
 }
