@@ -121,6 +121,7 @@ extension ChaosExperiment {
             }
             state.hostRestarts += 1
             // A new host: its plugins' restarts count from 0, and nothing it was told to kill is pending.
+            state.earlierRestarts += state.statuses.values.map(\.restarts).reduce(0, +)
             state.statuses = Dictionary(statuses.map { ($0.name, $0) }, uniquingKeysWith: { $1 })
             state.killed = [:]
             state.lastRevision = served.revision

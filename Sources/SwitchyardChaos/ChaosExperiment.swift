@@ -29,6 +29,8 @@ public final class ChaosExperiment: Sendable {
         var publishedOrder: [UInt64] = []
         /// Times the experiment started the host again after killing it.
         var hostRestarts = 0
+        /// Plugin restarts counted by the hosts the experiment killed (a new host counts from 0).
+        var earlierRestarts = 0
         /// Each `diskFull` fault's file-size limit from before it, to put back.
         var diskLimits: [Int: UInt64?] = [:]
         /// Plugins a fault killed, with the restart count that shows the host has seen it.
@@ -150,7 +152,7 @@ public final class ChaosExperiment: Sendable {
         var report = ChaosReport(history: history, spec: spec)
         report.rssBefore = rssBefore
         report.rssAfter = SystemProcess.residentBytes()
-        report.restarts = statuses.map(\.restarts).reduce(0, +)
+        report.restarts = statuses.map(\.restarts).reduce(0, +) + state.withLock { $0.earlierRestarts }
         report.failedPlugins = statuses.filter { $0.state == "failed" }.map(\.name)
         report.finalTreeServed = end.instances.allSatisfy { $0.status == .ok }
         report.instancesAtEnd = end.instances.count

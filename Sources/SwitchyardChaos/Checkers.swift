@@ -193,8 +193,10 @@ public enum HistoryCheckers {
         var lines: [String] = ["all " + figures(-Double.infinity, Double.infinity)]
         for fault in history.events where fault.type == .fault {
             let start = fault.time
+            // A host kill is over when the new host serves, not when the experiment starts it again.
             let heal =
-                history.events.first { $0.type == .heal && $0.fault == fault.fault }?.time
+                history.events.first { $0.type == .host && $0.state == "restarted" && $0.fault == fault.fault }?.time
+                ?? history.events.first { $0.type == .heal && $0.fault == fault.fault }?.time
                 ?? history.events.first { event in
                     event.type == .plugin && event.time > start && event.state == "ready"
                         && (fault.plugins ?? []).contains(event.plugin ?? "")

@@ -199,6 +199,21 @@ struct CheckerTests {
     }
 }
 
+extension CheckerTests {
+    @Test("latency: a host kill's window ends when the new host serves, not when it is started again")
+    func hostKillWindow() {
+        var events = [Self.fault(0, "hostKill", [], at: 10), HistoryEvent(type: .heal, time: 10).with { $0.fault = 0 }]
+        events.append(Self.host("restarted", fault: 0, at: 1_500) { $0.served = 4 })
+        for op in 1...3 {
+            let at = 1_600 + Double(op) * 10
+            events += [Self.invoke(op, at: at), Self.ok(op, revision: UInt64(4 + op), at: at + 2)]
+        }
+        let summary = HistoryCheckers.latency(History(events)).summary
+        #expect(summary.contains("fault 0 hostKill host:"), "\(summary)")
+        #expect(summary.contains("after 2.00 ms / 2.00 ms (3)"), "\(summary)")
+    }
+}
+
 extension HistoryEvent {
     fileprivate func with(_ edit: (inout HistoryEvent) -> Void) -> HistoryEvent {
         var copy = self
