@@ -281,8 +281,9 @@ struct CLITests {
         }
 
         let banner = try await waitForScreen("switchyard> ")
-        // The banner's example is a link of this app that resolves now (the sign-in stack's), not a fixed one.
-        #expect(banner.contains { $0.contains("type a deep link (switchyard://register)") }, "\(banner)")
+        // The banner's example is a link of this app that resolves now: the shortest, main's `about` (no link passes
+        // a value while signed out), not a fixed one (the todo link it used to show does not resolve here).
+        #expect(banner.contains { $0.contains("type a deep link (switchyard://about)") }, "\(banner)")
         try await type(#"nav @root setRoot authenticated {"user":"alice"}"#, "Enter")
         var screen = try await waitForScreen("tab todos ● ⇒ todos.navigation")
         #expect(screen.contains { $0.contains("revision 2, landed on authenticated.home#3") })
