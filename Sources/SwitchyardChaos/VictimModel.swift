@@ -54,15 +54,22 @@ public struct VictimModel: Sendable {
         if let instance = start.instance { state = adopt(instance) }
         // What the host had published when each of client 0's operations was invoked: where the model starts again
         // after a placeholder it could not follow (filled by the host, not by an operation), or after a host kill.
-        var publishedAtInvoke: [Int: InstanceSnapshot] = [:]
-        var latest = start.instance
+        var publishedAtInvoke: [Int: HistoryEvent] = [:]
+        var latest = start
         for event in history.events {
-            if event.type == .tree || (event.type == .host && event.state == "restarted") { latest = event.instance }
+            if event.type == .tree { latest = event }
+            if event.type == .host, event.state == "restarted" {
+                latest = event
+                latest.revision = event.served
+            }
             if event.type == .invoke, event.client == 0, let op = event.op { publishedAtInvoke[op] = latest }
         }
         var checked = 0
         var epoch = 0
         var indeterminate = 0
+        // The newest revision the model has followed (an acknowledged operation's, or a new host's first): a stack
+        // to start again from must be no older, or the model would take back what it has seen done.
+        var followed = start.revision ?? 0
         for operation in history.operations where operation.invoke.client == 0 {
             guard let done = operation.completion else { break }
             let op = operation.invoke.op ?? -1
@@ -72,10 +79,12 @@ public struct VictimModel: Sendable {
                 // host checker judges); the model follows it from there.
                 epoch = next
                 state = nil
+                followed = published.first?.revision ?? 0
             }
-            if state == nil,
+            // Only an acknowledged operation has a revision to start again before: a failed one changed nothing.
+            if state == nil, done.type == .ok,
                 let current = Self.restartPoint(
-                    atInvoke: publishedAtInvoke[op], before: done.revision, in: published)
+                    atInvoke: publishedAtInvoke[op], after: followed, before: done.revision, in: published)
             {
                 state = adopt(current)
             }
@@ -118,6 +127,7 @@ public struct VictimModel: Sendable {
                     checked: checked)
             }
             state = placeholderAccepted && want != seen ? nil : expected
+            followed = revision
             checked += 1
         }
         return CheckerResult(
@@ -138,13 +148,22 @@ public struct VictimModel: Sendable {
     /// Where the model starts again after a placeholder: the stack the host had published when the operation was
     /// invoked, or, when the history had not recorded the host's fill yet (the events stream lags the host on a busy
     /// machine), the newest filled stack published before the operation's own revision: client 0 alone changes the
-    /// stack, so nothing else came between.
+    /// stack, so nothing else came between. Either must be no older than `followed`, the newest revision the model
+    /// has followed: a lagging stream can leave an older stack as "the latest" at an invoke (a stack from before a
+    /// sign-out the model has already seen acknowledged).
     static func restartPoint(
-        atInvoke: InstanceSnapshot?, before revision: UInt64?, in published: [HistoryEvent]
+        atInvoke: HistoryEvent?, after followed: UInt64, before revision: UInt64?, in published: [HistoryEvent]
     ) -> InstanceSnapshot? {
-        if let atInvoke, atInvoke.root != nil { return atInvoke }
+        if let atInvoke, let instance = atInvoke.instance, instance.root != nil,
+            (atInvoke.revision ?? 0) >= followed
+        {
+            return instance
+        }
         guard let revision else { return nil }
-        return published.last { ($0.revision ?? 0) < revision && $0.instance?.root != nil }?.instance
+        return published.last { event in
+            let at = event.revision ?? 0
+            return at < revision && at >= followed && event.instance?.root != nil
+        }?.instance
     }
 
     /// The stack as the checker compares it: each entry's route, params and content.

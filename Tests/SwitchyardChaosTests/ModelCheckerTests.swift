@@ -130,6 +130,32 @@ struct ModelCheckerTests {
         #expect(result.summary.hasPrefix("2 acknowledged operations"), "\(result.summary)")
     }
 
+    @Test(
+        "a sign-out's placeholder, then a failed push while the stream still lags: the model starts again from the host's fill, never from the stack before the sign-out"
+    )
+    func staleLatestAfterSignOut() throws {
+        var placeholder = ModelFixture.stack([], instance: 20)
+        placeholder.root = nil
+        placeholder.status = .unavailable
+        let events: [HistoryEvent] = [
+            C.tree(1, ModelFixture.stack(["1"]), at: 0),
+            C.invoke(1, client: 0, f: "signOut", at: 1), C.ok(1, client: 0, f: "signOut", revision: 3, at: 2),
+            // Refused while the new stack is a placeholder: it changed nothing, and must not make the model adopt
+            // the stack before the sign-out, which is still the newest the lagging history holds.
+            Self.push(2, "7", at: 3),
+            .operation(.fail, time: 4, op: 2, client: 0, f: "push", error: "pluginUnavailable: a placeholder"),
+            Self.push(3, "8", at: 5),
+            // The host's revisions 2 to 5, recorded only now.
+            C.tree(2, ModelFixture.stack([], instance: 20), at: 6), C.tree(3, placeholder, at: 6),
+            C.tree(4, ModelFixture.stack([], instance: 20), at: 6),
+            C.tree(5, ModelFixture.stack(["8"], instance: 20), at: 6),
+            C.ok(3, client: 0, f: "push", revision: 5, at: 6),
+        ]
+        let result = try ModelFixture.model().check(History(events))
+        #expect(result.passed, "\(result.violations)")
+        #expect(result.summary.hasPrefix("2 acknowledged operations"), "\(result.summary)")
+    }
+
     @Test("an operation without an answer makes the rest indeterminate, not a violation")
     func indeterminate() throws {
         let events: [HistoryEvent] = [
