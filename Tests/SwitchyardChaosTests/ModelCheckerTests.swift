@@ -6,6 +6,14 @@ import Testing
 /// The victim as the misbehaving plugin declares it (`--type profile --sample-actions`), and its stacks as the host
 /// publishes them.
 enum ModelFixture {
+    /// A stack opened while its plugin was down: no root until the host fills it.
+    static func placeholder(instance: Int64) -> InstanceSnapshot {
+        var placeholder = stack([], instance: instance)
+        placeholder.root = nil
+        placeholder.status = .unavailable
+        return placeholder
+    }
+
     static let declaration: JSONValue = [
         "type": "profile", "kind": "stack", "initialRoute": "bench",
         "routes": [
@@ -94,9 +102,7 @@ struct ModelCheckerTests {
 
     @Test("a sign-out starts a fresh stack; a placeholder (the victim down) is accepted until the host fills it")
     func signOut() throws {
-        var placeholder = ModelFixture.stack([], instance: 20)
-        placeholder.root = nil
-        placeholder.status = .unavailable
+        let placeholder = ModelFixture.placeholder(instance: 20)
         let events: [HistoryEvent] = [
             C.tree(1, ModelFixture.stack(["1"]), at: 0),
             C.invoke(1, client: 0, f: "signOut", at: 1), C.tree(2, placeholder, at: 2),
@@ -113,9 +119,7 @@ struct ModelCheckerTests {
 
     @Test("the host's fill of a placeholder recorded after the next operation's invoke (a lagging event stream)")
     func fillRecordedLate() throws {
-        var placeholder = ModelFixture.stack([], instance: 20)
-        placeholder.root = nil
-        placeholder.status = .unavailable
+        let placeholder = ModelFixture.placeholder(instance: 20)
         let events: [HistoryEvent] = [
             C.tree(1, ModelFixture.stack(["1"]), at: 0),
             C.invoke(1, client: 0, f: "signOut", at: 1), C.tree(2, placeholder, at: 2),
@@ -134,9 +138,7 @@ struct ModelCheckerTests {
         "a sign-out's placeholder, then a failed push while the stream still lags: the model starts again from the host's fill, never from the stack before the sign-out"
     )
     func staleLatestAfterSignOut() throws {
-        var placeholder = ModelFixture.stack([], instance: 20)
-        placeholder.root = nil
-        placeholder.status = .unavailable
+        let placeholder = ModelFixture.placeholder(instance: 20)
         let events: [HistoryEvent] = [
             C.tree(1, ModelFixture.stack(["1"]), at: 0),
             C.invoke(1, client: 0, f: "signOut", at: 1), C.ok(1, client: 0, f: "signOut", revision: 3, at: 2),
