@@ -11,6 +11,8 @@ extension ChaosExperiment {
         switch (fault.kind, heal) {
         case (.hostKill, false):
             let written = await child.kill()
+            // What the host published before it died is recorded before its death is.
+            await child.flushEvents()
             record { time in
                 var event = HistoryEvent(type: .host, time: time)
                 event.state = "killed"

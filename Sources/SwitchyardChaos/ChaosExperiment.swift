@@ -204,6 +204,8 @@ public final class ChaosExperiment: Sendable {
                 state.history.events.append(tree)
                 state.lastRevision = revision
             }
+        case .flushed(let done):
+            done()
         case .plugin(let status):
             state.withLock { state in
                 state.statuses[status.name] = status

@@ -34,6 +34,8 @@ final class ChildHost: ExperimentHost {
         /// The load's host lifetime: one more at each ``resume()``. A request is sent only to the lifetime it was
         /// invoked in (``expectedLifetime``), so the checkers' epochs are the host's.
         var lifetime = 0
+        /// The task relaying the watcher's notifications as events.
+        var relay: Task<Void, Never>?
         /// A started host's connections until ``resume()``.
         var pending: (client: AsyncControlClient, watcher: AsyncControlClient)?
         /// This start's word: nil while it is starting, then whether it said it was ready (false: it exited, or the
@@ -154,10 +156,10 @@ final class ChildHost: ExperimentHost {
             state.lifetime += 1
             return (state.events, state.victim)
         }
-        Task {
+        // Every notification the connection delivered is relayed, to its end: what a host published just before its
+        // kill is still its history, and ``kill()`` waits for this relay to end before the restart is recorded.
+        let relay = Task {
             for await message in watcher.notifications {
-                // What a killed host's connection still held is not news of the running one.
-                guard generation.withLock({ $0.watcher === watcher }) else { return }
                 guard case .notification(let method, let params) = message, let params else { continue }
                 if method == TreeChangedNotification.method,
                     let change = try? Coding.decode(TreeChangedNotification.Params.self, from: params),
@@ -172,6 +174,7 @@ final class ChildHost: ExperimentHost {
                 }
             }
         }
+        generation.withLock { $0.relay = relay }
     }
 
     /// A started host: the tree it served first, and its plugins then.
@@ -239,13 +242,27 @@ final class ChildHost: ExperimentHost {
         }
         process?.signal(SIGKILL)
         _ = process?.waitForExit(milliseconds: 10_000)
-        generation.withLock { state in
-            state.watcher?.close()
-            state.watcher = nil
+        let (watcher, relay) = generation.withLock { state in
             // Reaped: its pid may be anyone's by now, and a full disk must not be put on it.
             state.process = nil
+            defer {
+                state.watcher = nil
+                state.relay = nil
+            }
+            return (state.watcher, state.relay)
         }
         client?.close()
+        // The dead host's socket reaches its end, and the relay with it, once what the host had sent is read: the
+        // revisions it published before the kill are recorded before the restart is. A bound in case it never ends.
+        if let relay {
+            let bound = Task {
+                try? await Task.sleep(for: .seconds(5))
+                watcher?.close()
+            }
+            await relay.value
+            bound.cancel()
+        }
+        watcher?.close()
         return written
     }
 
@@ -305,6 +322,29 @@ final class ChildHost: ExperimentHost {
     func freeDisk(to soft: UInt64?) {
         guard let pid = generation.withLock({ $0.process?.pid }) else { return }
         try? ResourceLimits.setSoft(.fileSize, of: pid, to: soft ?? ResourceLimits.unlimited)
+    }
+
+    /// Returns once the experiment's monitor has recorded every event relayed so far (a marker through the same
+    /// stream), so what the killed host published comes before the kill in the history. At most 5 s: a monitor that
+    /// has stopped (a cancelled run) never reads the marker.
+    func flushEvents() async {
+        guard let events = generation.withLock({ $0.events }) else { return }
+        let once = Once()
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            once.set(continuation)
+            if case .terminated = events.yield(.flushed { once.resume() }) { once.resume() }
+            Task {
+                try? await Task.sleep(for: .seconds(5))
+                once.resume()
+            }
+        }
+    }
+
+    /// A continuation resumed by whichever comes first.
+    private final class Once: Sendable {
+        private let continuation = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        func set(_ value: CheckedContinuation<Void, Never>) { continuation.withLock { $0 = value } }
+        func resume() { continuation.withLock { $0.take() }?.resume() }
     }
 
     /// The host's word on its state file (`host/status`), nil while it is down.

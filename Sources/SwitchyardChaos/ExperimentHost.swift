@@ -10,6 +10,8 @@ enum ExperimentEvent: Sendable {
     case tree(revision: UInt64, victim: InstanceSnapshot?, whole: TreeSnapshot?)
     /// A plugin changed state.
     case plugin(HostStatusRequest.Plugin)
+    /// Everything before this has been recorded: the monitor calls it (``ChildHost/flushEvents()``).
+    case flushed(@Sendable () -> Void)
 }
 
 /// The host an experiment drives: in this process (``HostHandle``), or a `switchyard run` child that the experiment

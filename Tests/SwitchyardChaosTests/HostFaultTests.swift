@@ -19,9 +19,12 @@ struct HostFaultTests {
                 .init(kind: .hostKill, target: .host, startMs: 3_200, durationMs: 300),
             ])
         let outcome = try await ChaosExperiment.run(spec)
-        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
-        #expect(outcome.results.contains { $0.checker == .host && $0.passed })
-        let host = outcome.history.events.filter { $0.type == .host }
+        // Values bound first: a failed expectation prints its operands, and the whole history is megabytes.
+        let (passed, events, lost) = (outcome.passed, outcome.history.events, outcome.report.lost)
+        let hostChecked = outcome.results.contains { $0.checker == .host && $0.passed }
+        #expect(passed, "\(ChaosExperiment.violations(outcome))")
+        #expect(hostChecked)
+        let host = events.filter { $0.type == .host }
         let killed = host.filter { $0.state == "killed" }
         let restarted = host.filter { $0.state == "restarted" }
         #expect(killed.count == 2 && restarted.count == 2, "\(host.map { $0.state ?? "?" })")
@@ -32,13 +35,13 @@ struct HostFaultTests {
             #expect(restored >= written && restart.reason == nil, "\(restart)")
             // The load goes on against the new host: each client sends requests after the last fault step, however
             // late a loaded machine brought the host back.
-            #expect(
-                outcome.history.events.contains { $0.type == .ok && $0.time > restart.time },
-                "nothing was answered after the restart at \(restart.time) ms")
+            let answeredAfter = events.contains { $0.type == .ok && $0.time > restart.time }
+            #expect(answeredAfter, "nothing was answered after the restart at \(restart.time) ms")
         }
         let failing = try #require(host.first { $0.state == "stateFileFailing" })
         #expect(failing.reason?.contains("EFBIG") == true, "\(failing)")
-        #expect(host.contains { $0.state == "stateFileWritten" && $0.time > failing.time })
-        #expect(outcome.report.lost == 0)
+        let writtenAgain = host.contains { $0.state == "stateFileWritten" && $0.time > failing.time }
+        #expect(writtenAgain)
+        #expect(lost == 0)
     }
 }

@@ -21,7 +21,8 @@ struct LibraryTests {
                     toxics: [Toxic(.slicer, .toPlugin, averageSize: 8, delayMs: 1)]),
             ])
         let outcome = try await ChaosExperiment.run(spec)
-        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
+        let passed = outcome.passed
+        #expect(passed, "\(ChaosExperiment.violations(outcome))")
         #expect(outcome.results.map(\.checker) == ExperimentSpec.Checker.allCases)
         #expect(outcome.report.lost == 0)
         #expect(outcome.history.operations.count > 0)
@@ -38,7 +39,8 @@ struct LibraryTests {
                 .init(kind: .crashOnRestore, target: .plugin("projects"), startMs: 900),
             ])
         let outcome = try await ChaosExperiment.run(spec)
-        #expect(outcome.passed, "\(ChaosExperiment.violations(outcome))")
+        let passed = outcome.passed
+        #expect(passed, "\(ChaosExperiment.violations(outcome))")
         let restarted = Set(
             outcome.history.events.filter { $0.type == .plugin && $0.state == "restarting" }.compactMap(\.plugin))
         #expect(restarted == ["todos", "projects"])
