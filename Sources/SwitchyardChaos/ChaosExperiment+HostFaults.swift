@@ -24,45 +24,42 @@ extension ChaosExperiment {
         case (.diskFull, false):
             let previous = child.fillDisk()
             state.withLock { $0.diskLimits[fault.index] = previous }
-            return Task { await self.watchDiskFull(fault, child) }
+            // The load changes the tree all the time: the host's next write fails, and it must say so before the
+            // healing step.
+            let window = Duration.milliseconds(max(500, (fault.healMs ?? 0) - fault.startMs))
+            return Task {
+                await self.watchStateFile(fault, child, for: window, "stateFileFailing") { file in
+                    guard file.failures > 0 else { return nil }
+                    return (file.error, file.writtenRevision)
+                }
+            }
         case (.diskFull, true):
             child.freeDisk(to: state.withLock { $0.diskLimits[fault.index] ?? nil })
-            return Task { await self.watchDiskFreed(fault, child) }
+            return Task {
+                await self.watchStateFile(fault, child, for: .seconds(10), "stateFileWritten") { file in
+                    file.failures == 0 && file.error == nil ? (nil, file.writtenRevision) : nil
+                }
+            }
         default: break
         }
         return nil
     }
 
-    /// Waits, until the fault's healing step, for the host to say it cannot write its state file: the load changes
-    /// the tree all the time, so its next write fails, and it must say so.
-    private func watchDiskFull(_ fault: ScheduledFault, _ child: ChildHost) async {
-        let until = ContinuousClock.now + .milliseconds(max(500, (fault.healMs ?? 0) - fault.startMs))
+    /// Watches, for at most `window`, the host's word on its state file (`host/status`) until `matches` takes it,
+    /// and records a `host` event `state` with what it returned (a reason, a revision).
+    private func watchStateFile(
+        _ fault: ScheduledFault, _ child: ChildHost, for window: Duration, _ state: String,
+        _ matches: (HostStatusRequest.StateFile) -> (reason: String?, revision: UInt64?)?
+    ) async {
+        let until = ContinuousClock.now + window
         while ContinuousClock.now < until, !Task.isCancelled {
-            if let file = await child.stateFile(), file.failures > 0 {
+            if let file = await child.stateFile(), let seen = matches(file) {
                 record { time in
                     var event = HistoryEvent(type: .host, time: time)
-                    event.state = "stateFileFailing"
+                    event.state = state
                     event.fault = fault.index
-                    event.reason = file.error
-                    event.written = file.writtenRevision
-                    return event
-                }
-                return
-            }
-            try? await Task.sleep(for: .milliseconds(50))
-        }
-    }
-
-    /// Waits (at most 10 s) for the host to say its state file is written again once the disk has room.
-    private func watchDiskFreed(_ fault: ScheduledFault, _ child: ChildHost) async {
-        let until = ContinuousClock.now + .seconds(10)
-        while ContinuousClock.now < until, !Task.isCancelled {
-            if let file = await child.stateFile(), file.failures == 0, file.error == nil {
-                record { time in
-                    var event = HistoryEvent(type: .host, time: time)
-                    event.state = "stateFileWritten"
-                    event.fault = fault.index
-                    event.revision = file.writtenRevision
+                    event.reason = seen.reason
+                    event.revision = seen.revision
                     return event
                 }
                 return
