@@ -1,4 +1,3 @@
-import Glibc
 import SwitchyardHost
 import SwitchyardNavigation
 import SwitchyardProtocol
@@ -84,14 +83,7 @@ struct InProcessHost: ExperimentHost {
     func signal(plugin: String, _ signal: PluginSignalRequest.Signal) async {
         // Straight to the process group, as `plugin/signal` does, without its check that the process still runs:
         // a fault that lands while its target restarts is the experiment's to record, not an error.
-        let number: Int32 =
-            switch signal {
-            case .kill: SIGKILL
-            case .stop: SIGSTOP
-            case .cont: SIGCONT
-            case .usr1: SIGUSR1
-            }
-        await handle.signal(plugin: plugin, number)
+        await handle.signal(plugin: plugin, signal.number)
     }
 
     func setToxics(_ params: PluginToxicsRequest.Params) async { _ = try? await handle.setToxics(params) }

@@ -130,19 +130,22 @@ struct Completer: Sendable {
         registry.plugins.flatMap { registry.coordinators(of: $0) }.flatMap { $0.routes.map(\.name) }
     }
 
-    /// Whole deep links of the app, for examples (the prompt's banner): down the route patterns from the root's
-    /// type as ``deepLinks(_:)`` goes, a capture filled with `1` and a wildcard with `x`; shortest first, at most
-    /// `limit`, each saying whether it passes a value. The caller validates them against the running host.
-    func exampleLinks(limit: Int = 20) -> [(link: String, passesValue: Bool)] {
-        guard let root = snapshot.root.flatMap(snapshot.instance) else { return [] }
-        var links: [(link: String, passesValue: Bool)] = []
-        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int, value: Bool)] = [
-            (.init(plugin: root.plugin, type: root.type), [], 0, false)
+    /// Breadth-first down the route patterns from the root's type (a wrapper's child counts with an empty pattern),
+    /// at most `maxDepth` hops, while `more()`: `visit` gets the path so far, the route's pattern split into
+    /// segments and what the walk carries along that path, and returns the path and carry to go on with into the
+    /// route's target, or nil to stop there.
+    private func walkLinks<Carry>(
+        maxDepth: Int, start: Carry, while more: () -> Bool,
+        _ visit: (_ path: [String], _ pattern: [Substring], _ carry: Carry) -> (path: [String], carry: Carry)?
+    ) {
+        guard let root = snapshot.root.flatMap(snapshot.instance) else { return }
+        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int, carry: Carry)] = [
+            (.init(plugin: root.plugin, type: root.type), [], 0, start)
         ]
         var visited: Set<String> = []
-        while !queue.isEmpty, links.count < limit {
-            let (key, path, depth, value) = queue.removeFirst()
-            guard depth < 6, visited.insert("\(key)|\(path.joined(separator: "/"))").inserted,
+        while !queue.isEmpty, more() {
+            let (key, path, depth, carry) = queue.removeFirst()
+            guard depth < maxDepth, visited.insert("\(key)|\(path.joined(separator: "/"))").inserted,
                 let declaration = registry.declaration(plugin: key.plugin, type: key.type)
             else { continue }
             for route in declaration.routes {
@@ -150,18 +153,26 @@ struct Completer: Sendable {
                     let pattern = route.deepLink
                         ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil)
                 else { continue }
-                let pieces = pattern.split(separator: "/")
-                let segments =
-                    path
-                    + pieces.map { segment in
-                        segment.hasPrefix(":") ? "1" : segment.hasPrefix("*") ? "x" : String(segment)
-                    }
-                let passes = value || pieces.contains { $0.hasPrefix(":") || $0.hasPrefix("*") }
-                if !segments.isEmpty { links.append((Self.scheme + segments.joined(separator: "/"), passes)) }
-                if let target = RouteRegistry.target(of: route, declaredBy: key.plugin) {
-                    queue.append((target, segments, depth + 1, passes))
-                }
+                guard let next = visit(path, pattern.split(separator: "/"), carry),
+                    let target = RouteRegistry.target(of: route, declaredBy: key.plugin)
+                else { continue }
+                queue.append((target, next.path, depth + 1, next.carry))
             }
+        }
+    }
+
+    private static func isCapture(_ segment: Substring) -> Bool { segment.hasPrefix(":") || segment.hasPrefix("*") }
+
+    /// Whole deep links of the app, for examples (the prompt's banner): a capture filled with `1` and a wildcard
+    /// with `x`; shortest first, at most `limit`, each saying whether it passes a value. The caller validates them
+    /// against the running host.
+    func exampleLinks(limit: Int = 20) -> [(link: String, passesValue: Bool)] {
+        var links: [(link: String, passesValue: Bool)] = []
+        walkLinks(maxDepth: 6, start: false, while: { links.count < limit }) { path, pattern, passed in
+            let segments = path + pattern.map { $0.hasPrefix(":") ? "1" : $0.hasPrefix("*") ? "x" : String($0) }
+            let passes = passed || pattern.contains(where: Self.isCapture)
+            if !segments.isEmpty { links.append((Self.scheme + segments.joined(separator: "/"), passes)) }
+            return (segments, passes)
         }
         return links
     }
@@ -169,35 +180,14 @@ struct Completer: Sendable {
     /// Deep links from the root's type down the route patterns, one path segment at a time (as a shell completes
     /// paths): a capture (`:id`) or a wildcard ends a link, since its value is the user's to type.
     private func deepLinks(_ word: String) -> [String] {
-        guard let root = snapshot.root.flatMap(snapshot.instance) else { return [Self.scheme] }
+        guard snapshot.root.flatMap(snapshot.instance) != nil else { return [Self.scheme] }
         var links: Set<String> = []
-        var queue: [(key: RouteRegistry.TypeKey, path: [String], depth: Int)] = [
-            (.init(plugin: root.plugin, type: root.type), [], 0)
-        ]
-        var visited: Set<String> = []
-        while !queue.isEmpty, links.count < 1_000 {
-            let (key, path, depth) = queue.removeFirst()
-            guard depth < 8, visited.insert("\(key)|\(path.joined(separator: "/"))").inserted,
-                let declaration = registry.declaration(plugin: key.plugin, type: key.type)
-            else { continue }
-            for route in declaration.routes {
-                let target = RouteRegistry.target(of: route, declaredBy: key.plugin)
-                guard
-                    let pattern = route.deepLink
-                        ?? (declaration.kind == .wrapper && route.transition == .child ? "" : nil)
-                else { continue }
-                var segments = path
-                var open = true
-                for segment in pattern.split(separator: "/").map(String.init) {
-                    if segment.hasPrefix(":") || segment.hasPrefix("*") {
-                        open = false
-                        break
-                    }
-                    segments.append(segment)
-                }
-                if !segments.isEmpty { links.insert(Self.scheme + segments.joined(separator: "/") + (open ? "" : "/")) }
-                if open, let target { queue.append((target, segments, depth + 1)) }
-            }
+        walkLinks(maxDepth: 8, start: (), while: { links.count < 1_000 }) { path, pattern, _ in
+            let literal = pattern.prefix { !Self.isCapture($0) }.map(String.init)
+            let segments = path + literal
+            let open = literal.count == pattern.count
+            if !segments.isEmpty { links.insert(Self.scheme + segments.joined(separator: "/") + (open ? "" : "/")) }
+            return open ? (segments, ()) : nil
         }
         // Up to the next "/" past what is typed, so each Tab adds one segment.
         return links.map { link in

@@ -41,13 +41,7 @@ extension Host {
         guard let session = supervisor.session, session.state != .terminated, session.exitStatus == nil else {
             throw .pluginUnavailable(request.plugin, "it has no running process (\(supervisor.state))")
         }
-        let number: Int32 =
-            switch request.signal {
-            case .kill: SIGKILL
-            case .stop: SIGSTOP
-            case .cont: SIGCONT
-            case .usr1: SIGUSR1
-            }
+        let number = request.signal.number
         logger.notice("fault injection: \(request.signal.rawValue) to plugin '\(request.plugin)' (pid \(session.pid))")
         session.signal(number)
         return PluginSignalRequest.Result(pid: session.pid)

@@ -208,3 +208,15 @@ extension Host {
         }
     }
 }
+
+extension PluginSignalRequest.Signal {
+    /// The signal's number, as `plugin/signal` sends it to the plugin's process group.
+    public var number: Int32 {
+        switch self {
+        case .kill: SIGKILL
+        case .stop: SIGSTOP
+        case .cont: SIGCONT
+        case .usr1: SIGUSR1
+        }
+    }
+}
