@@ -22,7 +22,7 @@ extension Navigator {
             cause: .action,
             summary:
                 "\(question.request.action) on entry \(question.request.entry) ('\(question.request.route)') of #\(params.instance.rawValue): "
-                + steps.map(\.summary).joined(separator: " › "))
+                + Self.summary(of: steps))
         return try await navigate(from: params.instance, steps: steps, requester: .plugin(question.plugin), note: note)
     }
 }

@@ -2,8 +2,9 @@ import SwitchyardNavigation
 import SwitchyardProtocol
 import SwitchyardSystem
 
-/// The last revisions of the tree with what made each (`tree/history`, Protocol/README.md §15.4): bounded, so a host
-/// that runs for days keeps the same few kilobytes.
+/// The last revisions of the tree with what made each (`tree/history`, Protocol/README.md §15.4): bounded in records
+/// and each record in size (``RevisionRecord/maxSteps``), so a host that runs for days keeps the same few hundred
+/// kilobytes whatever its chains.
 struct RevisionHistory {
     /// How many revisions are kept; older ones are forgotten.
     static let capacity = 200
@@ -58,10 +59,25 @@ extension Navigator {
             } else if let link = links.values.first {
                 (.open, link.url)
             } else if reason == .user {
-                (.dismissed, steps.map(\.summary).joined(separator: " › "))
+                (.dismissed, Self.summary(of: steps))
             } else {
-                (.navigate, steps.map(\.summary).joined(separator: " › "))
+                (.navigate, Self.summary(of: steps))
             }
         recordRevision(cause, by: requester, summary: summary, steps: steps, touched: touched)
+    }
+
+    /// The steps as `nav` writes them, as many as fit a record's summary (``RevisionRecord/maxSummaryCharacters``),
+    /// then how many more there were: a person reads the start of a long chain, and its `steps` hold the rest.
+    static func summary(of steps: [NavigationStep]) -> String {
+        let budget = RevisionRecord.maxSummaryCharacters - 16  // room for " › … 256 more"
+        var text = ""
+        for (position, step) in steps.enumerated() {
+            let part = step.summary
+            if position > 0 && text.count + 3 + part.count > budget {
+                return text + " › … \(steps.count - position) more"
+            }
+            text += position == 0 ? part : " › " + part
+        }
+        return text
     }
 }

@@ -53,10 +53,25 @@ public struct RevisionRecord: Codable, Sendable, Equatable {
     public var by: String?
     /// A line for people: the steps, the deep link, the action and its entry.
     public var summary: String
-    /// The chain that was applied, when the revision is one (for `open`, the resolved chain).
+    /// The chain that was applied, when the revision is one (for `open`, the resolved chain): its first steps, at
+    /// most ``RevisionRecord/maxSteps``.
     public var steps: [NavigationStep]?
-    /// The instances the change touched (everything it changed is among them), when known.
+    /// How many of the chain's steps after ``steps`` the record leaves out; absent when it keeps them all.
+    public var stepsOmitted: Int?
+    /// The instances the change touched (everything it changed is among them), when known: the lowest ids, at most
+    /// ``RevisionRecord/maxInstances``.
     public var instances: [InstanceID]?
+    /// How many touched instances after ``instances`` the record leaves out; absent when it keeps them all.
+    public var instancesOmitted: Int?
+
+    /// The most steps a record keeps. The host keeps its last 200 records whatever their chains' length, so a
+    /// record is bounded too: a host that builds a 200-step chain a hundred times would otherwise hold every step of
+    /// every one (about 5 MiB at 10,000 instances, a quarter of such a host's heap).
+    public static let maxSteps = 32
+    /// The most touched instances a record keeps (a restore touches every instance of the tree).
+    public static let maxInstances = 64
+    /// The longest summary a record keeps, in characters; a longer one ends in "…".
+    public static let maxSummaryCharacters = 240
 
     public init(
         revision: UInt64, time: String, cause: Cause, by: String? = nil, summary: String,
@@ -66,8 +81,20 @@ public struct RevisionRecord: Codable, Sendable, Equatable {
         self.time = time
         self.cause = cause
         self.by = by
-        self.summary = summary
-        self.steps = steps
-        self.instances = instances
+        self.summary =
+            summary.count > Self.maxSummaryCharacters
+            ? String(summary.prefix(Self.maxSummaryCharacters - 1)) + "…" : summary
+        if let steps, steps.count > Self.maxSteps {
+            self.steps = Array(steps.prefix(Self.maxSteps))
+            stepsOmitted = steps.count - Self.maxSteps
+        } else {
+            self.steps = steps
+        }
+        if let instances, instances.count > Self.maxInstances {
+            self.instances = Array(instances.prefix(Self.maxInstances))
+            instancesOmitted = instances.count - Self.maxInstances
+        } else {
+            self.instances = instances
+        }
     }
 }

@@ -227,6 +227,7 @@ export class Timeline {
       const existing = this.rows.get(record.revision);
       if (existing) { existing.querySelector('.cause').textContent = text; continue; }
       const changes = (record.instances || []).map((id) => names.get(id) || `#${id} (gone since)`);
+      if (record.instancesOmitted) changes.push(`and ${record.instancesOmitted} more`);
       const row = this.row(`r${record.revision}`, text, changes.length ? changes : ['no instance changed'], record.revision, record.time);
       row.dataset.history = 'true';
       this.rows.set(record.revision, row);
