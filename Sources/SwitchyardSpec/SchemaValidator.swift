@@ -32,7 +32,7 @@ public final class SchemaValidator {
         "$schema", "$id", "$ref", "$defs", "$comment", "title", "description", "examples", "type", "enum", "const",
         "properties", "required", "additionalProperties", "propertyNames", "items", "minItems", "maxItems", "minimum",
         "maximum",
-        "minLength", "pattern", "oneOf", "anyOf", "allOf", "not", "default", "deprecated",
+        "minLength", "maxLength", "pattern", "oneOf", "anyOf", "allOf", "not", "default", "deprecated",
     ]
 
     /// The parsed document `file` (loaded once).
@@ -161,6 +161,10 @@ public final class SchemaValidator {
         if case .string(let text) = value {
             if let minimum = object["minLength"]?.intValue, text.count < minimum {
                 errors.append("\(path): shorter than \(minimum)")
+            }
+            // Counted as JSON Schema counts a string's length: in code points (a combining mark is one).
+            if let maximum = object["maxLength"]?.intValue, text.unicodeScalars.count > maximum {
+                errors.append("\(path): longer than \(maximum) characters")
             }
             if let pattern = object["pattern"]?.stringValue {
                 let regex = try Regex(pattern)

@@ -55,7 +55,7 @@ struct ScreenContentHostTests {
     }
 
     @Test(
-        "tree/history: every revision with what made it (start, a chain, a link, an action's owner), oldest first, bounded, after a revision; a long chain's record keeps its first 32 steps and a summary of the first that fit"
+        "tree/history: every revision with what made it (start, a chain, a link, an action's owner), oldest first, bounded, after a revision; a long chain's record keeps its first 16 steps and a summary of the first that fit"
     )
     func history() async throws {
         try await withHost(TestPlugins.demo(), root: TestPlugins.demoRoot) { host in
@@ -80,13 +80,13 @@ struct ScreenContentHostTests {
             #expect(history.revisions.allSatisfy { $0.time.hasSuffix("Z") && $0.time.count == 24 })
             #expect(try await host.history(after: 2).revisions.map(\.revision) == [3, 4])
 
-            // A long chain is kept bounded: its first 32 steps, how many more it had, a summary that says so.
+            // A long chain is kept bounded: its first 16 steps, how many more it had, a summary that says so.
             let long = Array(repeating: NavigationStep.route("todo", ["id": "42"]), count: 40)
             let applied = try await host.navigate(from: todos.id, long)
             let record = try #require(try await host.history().revisions.last)
             #expect(record.revision == applied.revision)
-            #expect(record.steps == Array(long.prefix(32)))
-            #expect(record.stepsOmitted == 8)
+            #expect(record.steps == Array(long.prefix(16)))
+            #expect(record.stepsOmitted == 24)
             #expect(record.summary.hasPrefix(#"route todo {"id":"42"} › route todo {"id":"42"}"#))
             #expect(record.summary.hasSuffix(#"route todo {"id":"42"} › … 31 more"#), "nine steps fit the summary")
             #expect(record.instancesOmitted == nil)

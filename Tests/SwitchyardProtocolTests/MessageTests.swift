@@ -177,5 +177,31 @@ struct CodingTests {
                 MessageReader.decodeLine(bytes, lineNumber: 1, maxDepth: 1)
                     == MessageReader.decodeGenerally(bytes, lineNumber: 1, maxDepth: 1))
         }
+
+        // nextKeepingAnswers hands over, unparsed, exactly the lines the byte path takes (and those that would fail
+        // to parse there too); decodeAnswer then reads each as next() does, and every other line is next()'s event.
+        for depth in [1, 8] {
+            let stream = Array((taken + left).joined(separator: "\n").utf8) + [0x0A]
+            var plain = MessageReader(maxLineLength: 1 << 16, maxDepth: depth)
+            var keeping = MessageReader(maxLineLength: 1 << 16, maxDepth: depth)
+            plain.append(stream)
+            keeping.append(stream)
+            var kept: [String] = []
+            while let expected = plain.next() {
+                switch keeping.nextKeepingAnswers() {
+                case .event(let event)?:
+                    #expect(event == expected)
+                case .answer(let id, let line, let result, let lineNumber)?:
+                    kept.append(String(decoding: line, as: UTF8.self))
+                    let read = MessageReader.decodeAnswer(
+                        line, id: id, result: result, lineNumber: lineNumber, maxDepth: depth)
+                    #expect(read == expected, "\(String(decoding: line, as: UTF8.self))")
+                case nil:
+                    Issue.record("nextKeepingAnswers ended before next()")
+                }
+            }
+            #expect(keeping.nextKeepingAnswers() == nil)
+            #expect(taken.allSatisfy(kept.contains), "every line the byte path takes is kept")
+        }
     }
 }

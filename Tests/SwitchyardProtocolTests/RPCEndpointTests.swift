@@ -18,6 +18,43 @@ struct RPCEndpointTests {
         }
     }
 
+    @Test(
+        "an answer's bytes go to its request's reader, which completes it once it left the table; without a reader, a match or the reader's yes nothing changes"
+    )
+    func resultReaders() {
+        let wire = Wire()
+        var read: [String] = []
+        var general: [Result<JSONValue, ResponseError>] = []
+        // Takes results that are a JSON string of digits, as a reader of a fixed shape would.
+        let reader: RPCEndpoint.ResultReader = { [endpoint = wire.endpoint] bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            guard text.first == "\"", text.dropFirst().dropLast().allSatisfy(\.isNumber) else { return nil }
+            return {
+                #expect(
+                    endpoint.pendingCount == 1,
+                    "the request left the table (b is still there) before its completion ran")
+                read.append(text)
+            }
+        }
+        let withReader = wire.endpoint.request("a", encodedParams: Array("{}".utf8), readResult: reader) {
+            general.append($0)
+        }
+        let plain = wire.endpoint.request("b", encodedParams: Array("{}".utf8)) { general.append($0) }
+        guard case .number(let a) = withReader, case .number(let b) = plain else {
+            Issue.record("ids are numbers")
+            return
+        }
+        #expect(!wire.endpoint.receive(answer: b, result: Array(#""1""#.utf8)[...]), "no reader: left to receive(_:)")
+        #expect(!wire.endpoint.receive(answer: 99, result: Array(#""1""#.utf8)[...]), "no such request")
+        #expect(!wire.endpoint.receive(answer: a, result: Array(#""x""#.utf8)[...]), "outside the reader's shape")
+        #expect(wire.endpoint.pendingCount == 2 && read.isEmpty && general.isEmpty, "nothing happened")
+        #expect(wire.endpoint.receive(answer: a, result: Array(#""42""#.utf8)[...]))
+        #expect(read == [#""42""#] && general.isEmpty && wire.endpoint.pendingCount == 1)
+        #expect(!wire.endpoint.receive(answer: a, result: Array(#""42""#.utf8)[...]), "answered once")
+        #expect(wire.endpoint.receive(.response(id: plain, result: 1)) == .resolved(id: plain, method: "b"))
+        #expect(general == [.success(1)])
+    }
+
     @Test("ids count up per endpoint; an answer resolves its own request, whatever the order")
     func resolvesByID() {
         let wire = Wire()

@@ -120,6 +120,65 @@ struct RouteRequestWritableTests {
     @Test("a route answer Codable rejects is left to Codable, which names the field", arguments: invalidAnswers)
     func invalidAnswer(_ text: String) throws {
         try Self.leftToCodable(text, CoordinatorRouteRequest.Result.init(reading:))
+        #expect(CoordinatorRouteRequest.Result(resultBytes: Array(text.utf8)[...], maxDepth: 64) == nil)
+    }
+
+    /// Route answers in the SDKs' shape: the byte reader takes each, to what Codable reads.
+    static let answersInShape: [String] = [
+        #"{"content":{"screen":{"name":"Item"}}}"#,
+        #"{"content":{"screen":{"name":"Item","props":{"id":"42"}}},"state":{"opened":3}}"#,
+        #"{"state":{"n":[1,2.5,null]},"content":{"screen":{"props":null,"name":"It\u00e9m \"x\""}}}"#,
+        #"{"content":{"screen":{"name":"Item","props":null}},"state":null}"#,
+        #"{"content":{"screen":{"name":"Todo","title":"Buy milk","content":[{"type":"text","text":"x"}]}}}"#,
+        #"{"content":{"screen":{"name":"Todo","title":null,"content":null}}}"#,
+        #"{"content":{"coordinator":{"plugin":"shop","type":"cart","params":{"n":[1,2]}}},"state":[true]}"#,
+        #"{"content":{"coordinator":{"plugin":null,"type":"cart","params":null}}}"#,
+        #"{"content":{"coordinator":{"type":"cart"}}}"#,
+        #"{"content":{"screen":{"name":"Item","props":{"a":1,"a":2}}}}"#,
+    ]
+
+    @Test("route answers read from their bytes are what Codable and the tree reader read", arguments: answersInShape)
+    func sameAnswerFromBytes(_ text: String) throws {
+        let value = try Self.parse(text)
+        let fromBytes = try #require(CoordinatorRouteRequest.Result(resultBytes: Array(text.utf8)[...], maxDepth: 64))
+        #expect(fromBytes == (try Coding.decode(CoordinatorRouteRequest.Result.self, from: value)))
+        #expect(fromBytes == CoordinatorRouteRequest.Result(reading: value))
+    }
+
+    /// Valid answers outside the byte reader's shape: it leaves each to the tree reader, which takes it.
+    static let answersOutOfShape: [String] = [
+        #"{ "content":{"screen":{"name":"Item"}}}"#,
+        #"{"content":{"screen":{"name":"Item"}}} "#,
+        #"{"content":{"screen":{"name" :"Item"}}}"#,
+        #"{"content":{"screen":{"name":"Item"}},"extra":1}"#,
+        #"{"content":{"screen":{"name":"Item","extra":1}}}"#,
+        #"{"content":{"screen":{"name":"Item"},"coordinator":{"type":"ignored"}}}"#,
+        #"{"content":{"screen":null,"coordinator":{"type":"cart"}}}"#,
+        #"{"content":{"screen":{"name":"A","name":"B"}}}"#,
+        #"{"content":{"screen":{"name":"A"}},"state":1,"state":2}"#,
+        #"{"content":{"screen":{"n\u0061me":"Item"}}}"#,
+        #"{"\u0063ontent":{"screen":{"name":"Item"}}}"#,
+    ]
+
+    @Test(
+        "a valid route answer outside the byte reader's shape is left to the tree reader", arguments: answersOutOfShape)
+    func outOfShape(_ text: String) throws {
+        let value = try Self.parse(text)
+        #expect(CoordinatorRouteRequest.Result(resultBytes: Array(text.utf8)[...], maxDepth: 64) == nil)
+        #expect(CoordinatorRouteRequest.Result(reading: value) != nil)
+    }
+
+    @Test("the byte reader keeps the line's depth limit: what the parser would refuse, it leaves to the general path")
+    func depthFromBytes() throws {
+        // Inside a line: envelope 1, result 2, content 3, screen 4, props 5, then 5 more levels.
+        let text = #"{"content":{"screen":{"name":"I","props":[[[[[1]]]]]}}}"#
+        let bytes = Array(text.utf8)[...]
+        #expect(CoordinatorRouteRequest.Result(resultBytes: bytes, maxDepth: 9) != nil)
+        #expect(CoordinatorRouteRequest.Result(resultBytes: bytes, maxDepth: 8) == nil)
+        let line = Array(#"{"jsonrpc":"2.0","id":1,"result":"#.utf8) + bytes + [UInt8(ascii: "}")]
+        #expect(MessageReader.answer(line[...], maxDepth: 9) != nil)
+        #expect(MessageReader.answer(line[...], maxDepth: 8) == nil)
+        for depth in 0...4 { #expect(CoordinatorRouteRequest.Result(resultBytes: bytes, maxDepth: depth) == nil) }
     }
 
     static let createAnswers: [String] = [

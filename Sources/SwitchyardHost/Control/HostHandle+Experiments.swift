@@ -113,7 +113,8 @@ extension Host {
         let session = try readySession(plugin)
         return try await series(count: count) { answered in
             session.send(
-                encoding: CoordinatorRouteRequest.self, request, reading: CoordinatorRouteRequest.Result.init(reading:)
+                encoding: CoordinatorRouteRequest.self, request, reading: CoordinatorRouteRequest.Result.init(reading:),
+                readingBytes: CoordinatorRouteRequest.Result.init(resultBytes:maxDepth:)
             ) { answered($0.map { _ in () }) }
         }
     }

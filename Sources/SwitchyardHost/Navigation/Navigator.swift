@@ -328,7 +328,8 @@ final class Navigator {
                         with: .route(
                             await session.request(
                                 encoding: CoordinatorRouteRequest.self, question.request,
-                                reading: CoordinatorRouteRequest.Result.init(reading:))))
+                                reading: CoordinatorRouteRequest.Result.init(reading:),
+                                readingBytes: CoordinatorRouteRequest.Result.init(resultBytes:maxDepth:))))
                 case .create(let question):
                     runner.resume(
                         with: .create(

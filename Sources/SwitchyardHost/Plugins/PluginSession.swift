@@ -259,9 +259,11 @@ extension PluginSession {
     }
 
     /// Sends a typed request whose params write their own JSON (``JSONWritable``): no `JSONValue` is built for them.
-    /// `reading` reads the answer without Codable where it can (nil: Codable decodes it, and names what is wrong).
+    /// `readingBytes` reads the answer's result straight from its bytes where it can (no tree at all), `reading`
+    /// from the tree where it can; otherwise Codable decodes it, and names what is wrong.
     func send<R: HostToPluginRequest>(
         encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil,
+        readingBytes: ((ArraySlice<UInt8>, Int) -> R.Result?)? = nil,
         _ completion: @escaping (Result<R.Result, ResponseError>) -> Void
     ) where R.Params: JSONWritable {
         var writer = JSONWriter(capacity: 256)
@@ -274,8 +276,15 @@ extension PluginSession {
                 completion(Self.decodeAnswer(R.self, result, plugin: name))
             }
         }
+        let readResult: RPCEndpoint.ResultReader? = readingBytes.map { read in
+            { [maxDepth = reader.maxDepth] bytes in
+                read(bytes, maxDepth).map { value in { completion(.success(value)) } }
+            }
+        }
         beginRequest(method: R.method, timeoutMs: nil, answer) { endpoint, deadline, timeout in
-            endpoint.request(R.method, encodedParams: bytes, deadline: deadline, timeoutMs: timeout, completion: answer)
+            endpoint.request(
+                R.method, encodedParams: bytes, deadline: deadline, timeoutMs: timeout, readResult: readResult,
+                completion: answer)
         }
     }
 
@@ -296,12 +305,15 @@ extension PluginSession {
         await withCheckedContinuation { continuation in send(type, params) { continuation.resume(returning: $0) } }
     }
 
-    /// ``send(encoding:_:reading:_:)`` suspended until the answer.
+    /// ``send(encoding:_:reading:readingBytes:_:)`` suspended until the answer.
     func request<R: HostToPluginRequest>(
-        encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil
+        encoding type: R.Type, _ params: R.Params, reading: ((JSONValue) -> R.Result?)? = nil,
+        readingBytes: ((ArraySlice<UInt8>, Int) -> R.Result?)? = nil
     ) async -> Result<R.Result, ResponseError> where R.Params: JSONWritable {
         await withCheckedContinuation { continuation in
-            send(encoding: type, params, reading: reading) { continuation.resume(returning: $0) }
+            send(encoding: type, params, reading: reading, readingBytes: readingBytes) {
+                continuation.resume(returning: $0)
+            }
         }
     }
 
@@ -470,7 +482,21 @@ extension PluginSession: PluginTransportSink {
                 handle(next.event)
             }
         } else {
-            while state != .terminated, killReason == nil, let next = reader.next() { handle(next) }
+            while state != .terminated, killReason == nil, let next = reader.nextKeepingAnswers() {
+                switch next {
+                case .event(let event):
+                    handle(event)
+                case .answer(let id, let line, let result, let lineNumber):
+                    // The request's own reader takes the result from its bytes; anything else is read as usual.
+                    if endpoint.receive(answer: id, result: line[result]) {
+                        heard()
+                    } else {
+                        handle(
+                            MessageReader.decodeAnswer(
+                                line, id: id, result: result, lineNumber: lineNumber, maxDepth: reader.maxDepth))
+                    }
+                }
+            }
         }
         noteHeard()
         if !drainWaiters.isEmpty { checkDrained() }
@@ -555,8 +581,7 @@ extension PluginSession: PluginTransportSink {
             }
             report(named)
         case .message(let message, let lineNumber):
-            messagesReceived += 1
-            heardInRead = true
+            heard()
             switch message {
             case .response(let id, _):
                 // Answers to the host's own requests are bounded by the host's sending, so they take no token: a
@@ -590,6 +615,12 @@ extension PluginSession: PluginTransportSink {
                 }
             }
         }
+    }
+
+    /// A message was read in this chunk (any message shows the plugin is alive: the heartbeat need not ask).
+    private func heard() {
+        messagesReceived += 1
+        heardInRead = true
     }
 
     /// A request from the plugin: `$/ping` is answered here; the rest goes to the owner once admitted.

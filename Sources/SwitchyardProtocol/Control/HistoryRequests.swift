@@ -67,10 +67,10 @@ public struct RevisionRecord: Codable, Sendable, Equatable {
     /// The most steps a record keeps. The host keeps its last 200 records whatever their chains' length, so a
     /// record is bounded too: a host that builds a 200-step chain a hundred times would otherwise hold every step of
     /// every one (about 5 MiB at 10,000 instances, a quarter of such a host's heap).
-    public static let maxSteps = 32
+    public static let maxSteps = 16
     /// The most touched instances a record keeps (a restore touches every instance of the tree).
-    public static let maxInstances = 64
-    /// The longest summary a record keeps, in characters; a longer one ends in "…".
+    public static let maxInstances = 32
+    /// The longest summary a record keeps, in characters (code points); a longer one ends in "…".
     public static let maxSummaryCharacters = 240
 
     public init(
@@ -81,9 +81,11 @@ public struct RevisionRecord: Codable, Sendable, Equatable {
         self.time = time
         self.cause = cause
         self.by = by
+        // Counted in code points, as the schema's maxLength counts.
+        let scalars = summary.unicodeScalars
         self.summary =
-            summary.count > Self.maxSummaryCharacters
-            ? String(summary.prefix(Self.maxSummaryCharacters - 1)) + "…" : summary
+            scalars.count > Self.maxSummaryCharacters
+            ? String(String.UnicodeScalarView(scalars.prefix(Self.maxSummaryCharacters - 1))) + "…" : summary
         if let steps, steps.count > Self.maxSteps {
             self.steps = Array(steps.prefix(Self.maxSteps))
             stepsOmitted = steps.count - Self.maxSteps

@@ -57,6 +57,37 @@ public struct MessageReader: Sendable {
         return nil
     }
 
+    /// What ``nextKeepingAnswers()`` hands over: an event, or an answer left unparsed for the request it answers.
+    public enum Next: Sendable, Equatable {
+        case event(Event)
+        /// `{"jsonrpc":"2.0","id":id,"result":…}` in the shape every SDK writes (``decodeLine(_:lineNumber:maxDepth:)``
+        /// would take it on its byte path): `result` is the value's bytes, not yet parsed, for the pending request's
+        /// own reader; ``decodeAnswer(_:id:result:lineNumber:maxDepth:)`` reads it as ``next()`` would have.
+        case answer(id: Int64, line: ArraySlice<UInt8>, result: Range<Int>, lineNumber: Int)
+    }
+
+    /// ``next()``, except that an answer in the common shape is not parsed: a host reads most answers into a typed
+    /// value straight from their bytes (`coordinator/route`'s), and a tree built for them first was most of the cost.
+    public mutating func nextKeepingAnswers() -> Next? {
+        while let framed = framer.next() {
+            if case .line(let bytes, let lineNumber) = framed, let parts = Self.answerParts(bytes) {
+                return .answer(id: parts.id, line: bytes, result: parts.result, lineNumber: lineNumber)
+            }
+            if let event = interpret(framed) { return .event(event) }
+        }
+        return nil
+    }
+
+    /// An answer ``nextKeepingAnswers()`` kept, read as ``next()`` would have read it.
+    public static func decodeAnswer(
+        _ line: ArraySlice<UInt8>, id: Int64, result: Range<Int>, lineNumber: Int, maxDepth: Int
+    ) -> Event {
+        if maxDepth > 1, let value = try? JSONParser.parse(line[result], maxDepth: maxDepth - 1) {
+            return .message(.response(id: .number(id), result: value), lineNumber: lineNumber)
+        }
+        return decodeGenerally(line, lineNumber: lineNumber, maxDepth: maxDepth)
+    }
+
     /// ``finish()`` with the line the event came from.
     public mutating func finishWithLine() -> (event: Event, line: ArraySlice<UInt8>?)? {
         guard let framed = framer.finish(), let event = interpret(framed) else { return nil }
@@ -111,38 +142,46 @@ public struct MessageReader: Sendable {
     /// doubt (a string id, other key order, a key after `result`, spaces in the envelope), is nil and goes through
     /// ``decodeGenerally(_:lineNumber:maxDepth:)``, so a line is never taken differently (MessageTests pins it).
     package static func answer(_ bytes: ArraySlice<UInt8>, maxDepth: Int) -> Message? {
-        guard maxDepth > 1, bytes.count > answerHead.count + resultKey.count + 2,
-            bytes.last == UInt8(ascii: "}"), Self.has(answerHead, in: bytes, at: bytes.startIndex)
+        guard maxDepth > 1, let parts = answerParts(bytes) else { return nil }
+        // The value alone, one level shallower than inside the envelope, so the depth limit bites where it would.
+        guard let value = try? JSONParser.parse(bytes[parts.result], maxDepth: maxDepth - 1) else { return nil }
+        return .response(id: .number(parts.id), result: value)
+    }
+
+    /// The id and the result value's bytes of an answer in the shape ``answer(_:maxDepth:)`` takes, or nil.
+    private static func answerParts(_ bytes: ArraySlice<UInt8>) -> (id: Int64, result: Range<Int>)? {
+        // On spans: indexing an ArraySlice re-checks its bounds against the slice's own, which made this scan of
+        // some 40 bytes cost about 450 instructions.
+        let span = bytes.span
+        let head = answerHead.span
+        let key = resultKey.span
+        guard span.count > head.count + key.count + 2, span[span.count - 1] == UInt8(ascii: "}"),
+            Self.has(head, in: span, at: 0)
         else { return nil }
-        var index = bytes.startIndex + answerHead.count
+        var index = head.count
         let digits = index
         var id: Int64 = 0
-        while index < bytes.endIndex, bytes[index] >= UInt8(ascii: "0"), bytes[index] <= UInt8(ascii: "9"),
-            index - digits < 18
-        {
-            id = id * 10 + Int64(bytes[index] - UInt8(ascii: "0"))
+        while index < span.count, index - digits < 18 {
+            let digit = span[index] &- UInt8(ascii: "0")
+            guard digit < 10 else { break }
+            id = id * 10 + Int64(digit)
             index += 1
         }
         // No digits, a leading zero (not JSON), or more than 18 digits: the general path says what is wrong.
-        guard index > digits, bytes[digits] != UInt8(ascii: "0") || index == digits + 1,
-            Self.has(resultKey, in: bytes, at: index)
+        guard index > digits, span[digits] != UInt8(ascii: "0") || index == digits + 1,
+            Self.has(key, in: span, at: index)
         else { return nil }
-        index += resultKey.count
-        // The value alone, one level shallower than inside the envelope, so the depth limit bites where it would.
-        guard let result = try? JSONParser.parse(bytes[index..<(bytes.endIndex - 1)], maxDepth: maxDepth - 1) else {
-            return nil
-        }
-        return .response(id: .number(id), result: result)
+        return (id, (bytes.startIndex + index + key.count)..<(bytes.endIndex - 1))
     }
 
-    /// Whether `literal` is in `bytes` at `index`: an index loop, where the generic `starts(with:)` cost about 500
+    /// Whether `literal` is in `span` at `index`: an index loop, where the generic `starts(with:)` cost about 500
     /// instructions a line, a third of this whole path.
     @inline(__always)
-    private static func has(_ literal: [UInt8], in bytes: ArraySlice<UInt8>, at index: Int) -> Bool {
-        guard bytes.endIndex - index >= literal.count else { return false }
+    private static func has(_ literal: Span<UInt8>, in span: Span<UInt8>, at index: Int) -> Bool {
+        guard span.count - index >= literal.count else { return false }
         var offset = 0
         while offset < literal.count {
-            if bytes[index + offset] != literal[offset] { return false }
+            if span[index + offset] != literal[offset] { return false }
             offset += 1
         }
         return true

@@ -67,6 +67,13 @@ struct PendingTable {
         return spill.isEmpty ? nil : spill[id]
     }
 
+    /// The result reader of request `id`, if it is pending and has one: the field alone, where the subscript would
+    /// copy the whole request (its method, completion and reader) for every answer read.
+    func resultReader(_ id: RequestID) -> RPCEndpoint.ResultReader? {
+        if let index = slot(id) { return slots[index]?.readResult }
+        return spill.isEmpty ? nil : spill[id]?.readResult
+    }
+
     mutating func remove(_ id: RequestID) -> Request? {
         guard let index = slot(id) else { return spill.isEmpty ? nil : spill.removeValue(forKey: id) }
         let request = slots[index]

@@ -16,6 +16,10 @@ public final class RPCEndpoint {
     /// The outcome of one outgoing request: its raw result, or the error that ended it (the peer's answer, an
     /// expired deadline, a cancellation, the connection's end).
     public typealias Completion = (Result<JSONValue, ResponseError>) -> Void
+    /// Reads a request's result from its bytes into the request's own typed value, or says nil to leave it to the
+    /// general path (a tree, then ``Completion``). On success it returns what completes the request, which runs once
+    /// the request has left the table.
+    public typealias ResultReader = (ArraySlice<UInt8>) -> (() -> Void)?
     /// Handles an incoming request; answers through the responder, now or later.
     public typealias RequestHandler = (_ params: JSONValue?, _ responder: Responder) -> Void
     /// Handles an incoming notification.
@@ -30,6 +34,7 @@ public final class RPCEndpoint {
         /// The timeout the deadline came from, for the caller's error messages.
         public let timeoutMs: Int?
         let completion: Completion
+        var readResult: ResultReader? = nil
     }
 
     /// A request whose deadline passed, as ``expire(now:error:)`` reports it (the caller may want to do more than
@@ -147,18 +152,21 @@ public final class RPCEndpoint {
     /// ``request(_:params:deadline:timeoutMs:completion:)`` with params already encoded as JSON (written straight
     /// to bytes, not through a `JSONValue`).
     @discardableResult
+    ///
+    /// With `readResult`, an answer ``receive(answer:result:)`` is given is read by it, not through a tree; it says
+    /// nil to anything outside its shape, which then reaches `completion` as any answer does.
     public func request(
         _ method: String, encodedParams: [UInt8], deadline: UInt64? = nil, timeoutMs: Int? = nil,
-        completion: @escaping Completion
+        readResult: ResultReader? = nil, completion: @escaping Completion
     ) -> RequestID {
-        register(method, deadline: deadline, timeoutMs: timeoutMs, completion: completion) { id in
-            Message.requestLine(id: id, method: method, encodedParams: encodedParams)
+        register(method, deadline: deadline, timeoutMs: timeoutMs, readResult: readResult, completion: completion) {
+            id in Message.requestLine(id: id, method: method, encodedParams: encodedParams)
         }
     }
 
     private func register(
-        _ method: String, deadline: UInt64?, timeoutMs: Int?, completion: @escaping Completion,
-        line: (RequestID) -> [UInt8]
+        _ method: String, deadline: UInt64?, timeoutMs: Int?, readResult: ResultReader? = nil,
+        completion: @escaping Completion, line: (RequestID) -> [UInt8]
     ) -> RequestID {
         let id = RequestID.number(nextID)
         nextID += 1
@@ -169,7 +177,9 @@ public final class RPCEndpoint {
         // Registered before the line leaves: a transport that answers synchronously (tests, in-process pairs) must
         // find the request pending.
         pending.insert(
-            PendingRequest(id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion))
+            PendingRequest(
+                id: id, method: method, deadline: deadline, timeoutMs: timeoutMs, completion: completion,
+                readResult: readResult))
         send(line(id))
         return id
     }
@@ -328,6 +338,18 @@ public final class RPCEndpoint {
 
     /// Whether a handler is registered for incoming requests of `method`.
     public func handlesRequest(_ method: String) -> Bool { requestHandlers[method] != nil }
+
+    /// An answer's result, unparsed (``MessageReader/nextKeepingAnswers()``), given to the reader of the request it
+    /// answers. True when that reader took it: the request is complete. False when there is no such request, it has
+    /// no reader, or the bytes are outside the reader's shape: nothing happened, and the caller decodes the line and
+    /// passes it to ``receive(_:)`` as usual (so errors and unmatched answers are handled in one place).
+    public func receive(answer id: Int64, result: ArraySlice<UInt8>) -> Bool {
+        let key = RequestID.number(id)
+        guard let read = pending.resultReader(key), let complete = read(result) else { return false }
+        _ = pending.remove(key)
+        complete()
+        return true
+    }
 
     /// Takes one message read from the peer: completes the request an answer belongs to, or routes a request or
     /// notification to its handler. A request without a handler is answered `methodNotFound`.

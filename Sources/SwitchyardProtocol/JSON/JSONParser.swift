@@ -93,6 +93,21 @@ public enum JSONParser {
     }
 }
 
+extension JSONParser {
+    /// One value of `span` at `index` (no whitespace before it), nested `depth` levels inside its document; `index`
+    /// moves past it. For byte readers that walk a message's fixed shape and parse only the values inside it
+    /// (``JSONShape``): the depth limit bites where it would in the whole document.
+    package static func value(
+        in span: Span<UInt8>, at index: inout Int, depth: Int, maxDepth: Int
+    ) throws(JSONParseError) -> JSONValue {
+        var reader = Reader(maxDepth: maxDepth)
+        reader.index = index
+        let value = try reader.value(span, depth: depth)
+        index = reader.index
+        return value
+    }
+}
+
 private struct Reader {
     var index = 0
     let maxDepth: Int
