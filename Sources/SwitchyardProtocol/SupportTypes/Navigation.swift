@@ -45,16 +45,67 @@ public struct ScreenDescriptor: Codable, Sendable, Hashable {
     public var name: String
     public var props: JSONValue?
     /// The navigation bar's title; absent: the shell's choice (the Studio shows the name).
-    public var title: String?
+    public var title: String? {
+        get { drawn?.title }
+        set { drawn = Drawn.boxed(title: newValue, content: content) }
+    }
     /// The screen's elements, top to bottom, in the vocabulary of §21 (checked by the host against the route's
     /// declared actions before it lands in the tree). Absent: the shell draws the screen from its name and props.
-    public var content: JSONValue?
+    public var content: JSONValue? {
+        get { drawn?.content }
+        set { drawn = Drawn.boxed(title: title, content: newValue) }
+    }
+    /// The title and content, out of line. Inline they cost 40 bytes in every entry of a host's tree, a screen's or
+    /// not (an entry's content is as large as its largest case), and most screens have neither: 0.8 MiB of a
+    /// 10,000-instance host's heap.
+    private var drawn: Drawn?
+
+    private final class Drawn: Hashable, Sendable {
+        let title: String?
+        let content: JSONValue?
+
+        private init(title: String?, content: JSONValue?) {
+            self.title = title
+            self.content = content
+        }
+
+        /// Nil when there is neither, so descriptors that differ only in how they were built compare equal.
+        static func boxed(title: String?, content: JSONValue?) -> Drawn? {
+            title == nil && content == nil ? nil : Drawn(title: title, content: content)
+        }
+
+        static func == (lhs: Drawn, rhs: Drawn) -> Bool { lhs.title == rhs.title && lhs.content == rhs.content }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(title)
+            hasher.combine(content)
+        }
+    }
 
     public init(name: String, props: JSONValue? = nil, title: String? = nil, content: JSONValue? = nil) {
         self.name = name
         self.props = props
-        self.title = title
-        self.content = content
+        drawn = Drawn.boxed(title: title, content: content)
+    }
+
+    // Codable as a plain struct of the four members would be: absent optionals are left out, in declaration order.
+    private enum CodingKeys: String, CodingKey { case name, props, title, content }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        self.init(
+            name: try container.decode(String.self, forKey: .name),
+            props: try container.decodeIfPresent(JSONValue.self, forKey: .props),
+            title: try container.decodeIfPresent(String.self, forKey: .title),
+            content: try container.decodeIfPresent(JSONValue.self, forKey: .content))
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(name, forKey: .name)
+        try container.encodeIfPresent(props, forKey: .props)
+        try container.encodeIfPresent(title, forKey: .title)
+        try container.encodeIfPresent(content, forKey: .content)
     }
 }
 
