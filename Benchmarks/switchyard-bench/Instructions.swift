@@ -123,21 +123,78 @@ extension Bench {
         let cHostPing = try perMessage(hostFew, hostMany) {
             try count([cHost, "\(products)/switchyard-c-plugin", String($0)], input: nil)
         }
-        func row(_ measure: String, _ value: Double, _ floor: Double, _ floorName: String) -> Row {
-            Row(
+        // A restored instance and a deep link cost far more per message: fewer of them give the same precision.
+        StandardError.write("  a restored instance, a deep link…\n")
+        let (restoreFew, restoreMany) = options.quick ? (20, 120) : (500, 2_500)
+        let sdkRestore = try perMessage(restoreFew, restoreMany) {
+            try count([sdk], input: Self.restoreInput(count: $0))
+        }
+        let cRestore = try perMessage(restoreFew, restoreMany) {
+            try count([cPlugin], input: Self.restoreInput(count: $0))
+        }
+        let (linkFew, linkMany) = options.quick ? (5, 25) : (50, 250)
+        let hostLink = try perMessage(linkFew, linkMany) {
+            try count([bench, "--host-messages", OpenRequest.method, "BenchPlugin", String($0)], input: nil)
+        }
+        // The targets (#29), in instructions: absolute, as callgrind counts hold on any machine.
+        func row(_ measure: String, _ value: Double, _ floor: Double, _ floorName: String, target: Double) -> Row {
+            var row = Row(
                 section: section, measure: measure, unit: "instr", switchyard: value, floor: floor,
-                floorName: floorName, target: nil)
+                floorName: floorName, target: "≤ \(Int(target / 1_000))k")
+            row.met = value <= target
+            return row
         }
         return [
             row(
                 "host: a `$/ping` round trip (Switchyard host ↔ C plugin)", hostPing, cHostPing,
-                "C libuv host ↔ C plugin"),
+                "C libuv host ↔ C plugin", target: 6_000),
             row(
-                "host: a `coordinator/route` round trip (↔ Swift plugin)", hostRoute, cHostPing, "C libuv host, a ping"),
-            row("Swift SDK: a `$/ping` answered", sdkPing, cPing, "C plugin"),
-            row("Swift SDK: a `coordinator/route` answered", sdkRoute, cRoute, "C plugin, `{}`"),
+                "host: a `coordinator/route` round trip (↔ Swift plugin)", hostRoute, cHostPing, "C libuv host, a ping",
+                target: 10_000),
+            row(
+                "host: a deep link across four plugins (`open` \(Self.deepLink), then `popToRoot`), in-process",
+                hostLink, 7 * cHostPing, "7 C libuv host round trips", target: 250_000),
+            row("Swift SDK: a `$/ping` answered", sdkPing, cPing, "C plugin", target: 2_000),
+            row("Swift SDK: a `coordinator/route` answered", sdkRoute, cRoute, "C plugin, `{}`", target: 6_000),
+            row(
+                "Swift SDK: a restored instance (`coordinator/create`, reason restore: a root, a pushed screen, state)",
+                sdkRestore, cRestore, "C plugin, `{}`", target: 20_000),
         ]
     }
+}
+
+extension Bench {
+    /// The lines a host sends a restarted plugin to restore `count` instances: the handshake, then one
+    /// `coordinator/create` with reason `restore` per instance, each a stack with its root and one pushed screen and
+    /// the coordinator's state, as the host sends them after a crash (§16).
+    static func restoreInput(count: Int) -> [UInt8] {
+        var bytes = pluginInput(method: PingRequest.method, params: [:], count: 0)
+        for index in 0..<count {
+            let instance = JSONValue.int(Int64(index + 2))
+            let restore: JSONValue = [
+                "id": instance, "plugin": "bench", "type": "bench", "kind": "stack", "state": ["opened": 1],
+                "status": "ready",
+                "root": ["entry": 1, "route": "home", "transition": "root", "content": ["screen": ["name": "Home"]]],
+                "entries": [
+                    [
+                        "entry": 2, "route": "item", "transition": "push", "params": ["id": "42"],
+                        "content": ["screen": ["name": "Item", "props": ["id": "42"]]],
+                    ]
+                ],
+            ]
+            let params: JSONValue = [
+                "instance": instance, "type": "bench", "reason": "restore", "state": ["opened": 1],
+                "restore": restore,
+            ]
+            bytes += Message.request(
+                id: .number(Int64(index + 3)), method: CoordinatorCreateRequest.method, params: params
+            ).encodedLine()
+        }
+        return bytes
+    }
+
+    /// The link the deep-link rows open: three `remote` hops through the chain of four plugins, then a screen.
+    static let deepLink = "switchyard://remote/remote/remote/item/7"
 }
 
 /// `switchyard-bench --host-messages METHOD PRODUCT COUNT`: a host with one plugin answers COUNT sequential requests,
@@ -146,6 +203,19 @@ extension Bench {
 func hostMessages(_ arguments: [String], logger: Logger) async throws {
     guard arguments.count == 3, let count = Int(arguments[2]) else {
         throw BenchFailure("usage: --host-messages METHOD PRODUCT COUNT")
+    }
+    if arguments[0] == OpenRequest.method {
+        // A deep link across the chain of four plugins, then back to the root (so each link builds the same chain).
+        var manifest = Bench.chain(4, root: "bench")
+        manifest.directory = FileSystem.currentDirectory
+        let host = try await HostHandle.start(
+            manifest: manifest, options: HostOptions(productsDirectory: defaultProductsDirectory()), logger: logger)
+        for _ in 0..<count {
+            _ = try await host.open(Bench.deepLink)
+            _ = try await host.navigate([.popToRoot])
+        }
+        await host.shutdown()
+        return
     }
     // The C plugin declares no "bench" type: no root, a ping needs no instance.
     let root = arguments[1] == "BenchPlugin" ? Bench.benchRoot : nil

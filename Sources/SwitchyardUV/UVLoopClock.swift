@@ -124,7 +124,7 @@ final class UVLoopClock {
 
 /// A prepare, check or idle handle: a callback at one fixed point of every loop iteration.
 final class LoopPhaseHandle: UVHandle {
-    enum Phase { case prepare, check, idle }
+    enum Phase: String { case prepare, check, idle }
     private let phase: Phase
     private var callback: (() -> Void)?
 
@@ -152,7 +152,7 @@ final class LoopPhaseHandle: UVHandle {
     }
 
     func start(_ callback: @escaping () -> Void) throws(UVError) {
-        guard isOpen, let raw else { throw UVError.closed("uv_\(phase)_start") }
+        guard isOpen, let raw else { throw UVError.closed("uv_\(phase.rawValue)_start") }
         self.callback = callback
         let status: Int32 =
             switch phase {
@@ -160,7 +160,7 @@ final class LoopPhaseHandle: UVHandle {
             case .check: uv_check_start(raw.assumingMemoryBound(to: uv_check_t.self), phaseCheckCallback)
             case .idle: uv_idle_start(raw.assumingMemoryBound(to: uv_idle_t.self), phaseIdleCallback)
             }
-        try UVError.check(status, "uv_\(phase)_start")
+        try UVError.check(status, "uv_\(phase.rawValue)_start")
     }
 
     func stopPhase() {
@@ -174,7 +174,7 @@ final class LoopPhaseHandle: UVHandle {
 
     fileprivate func fire() { callback?() }
     override func willClose() { callback = nil }
-    override var kindName: String { "\(phase)" }
+    override var kindName: String { phase.rawValue }
 }
 
 private let phasePrepareCallback: uv_prepare_cb = { handle in
