@@ -10,6 +10,17 @@ enum KnownKeys {
     /// closing quote; nil for any other name, or one with escapes, spaces, control characters or non-ASCII bytes
     /// (the general path reads those, and reports their errors).
     static func match(_ s: Span<UInt8>, from start: Int) -> (name: String, end: Int)? {
+        guard let packed = pack(s, from: start), packed.end < s.count, let name = name(packed.low, packed.high) else {
+            return nil
+        }
+        return (name, packed.end)
+    }
+
+    /// The member name starting at `start`, packed into two words, and where it ends: at its closing quote, or at
+    /// the end of `s`. Nil for a name over 16 bytes or with escapes, spaces, control characters or non-ASCII bytes.
+    /// Shared with the byte readers' own names (``JSONShape/Key``).
+    @inline(__always)
+    static func pack(_ s: Span<UInt8>, from start: Int) -> (low: UInt64, high: UInt64, end: Int)? {
         var end = start
         var low: UInt64 = 0
         var high: UInt64 = 0
@@ -25,8 +36,7 @@ enum KnownKeys {
             }
             end += 1
         }
-        guard end < s.count, let name = name(low, high) else { return nil }
-        return (name, end)
+        return (low, high, end)
     }
 
     static func name(_ low: UInt64, _ high: UInt64) -> String? {

@@ -21,60 +21,33 @@ package enum JSONShape {
         return nil
     }
 
-    /// A member name of up to 16 bytes, packed into two words so a reader compares it with its own names in a few
-    /// instructions (a table of byte arrays cost about 600 per answer in retains and bounds checks).
+    /// A member name of up to 16 printable ASCII bytes, packed into two words as ``KnownKeys`` packs the
+    /// protocol's names (zero-padded, so the words alone tell names apart): a reader compares it with its own names
+    /// in a few instructions, where a table of byte arrays cost about 600 per answer in retains and bounds checks.
     package struct Key: Equatable {
-        var length: Int
-        var low: UInt64
-        var high: UInt64
+        let low: UInt64
+        let high: UInt64
 
-        /// The key of `name` (plain ASCII of at most 16 bytes: a reader's own member names).
+        /// The key of `name`, one of a reader's own member names; a name ``KnownKeys`` cannot pack matches nothing.
         package init(_ name: String) {
-            length = 0
-            low = 0
-            high = 0
-            for byte in name.utf8 { add(byte) }
+            let packed = KnownKeys.pack(name.utf8.span, from: 0)
+            low = packed?.low ?? .max
+            high = packed?.high ?? .max
         }
 
-        fileprivate init(length: Int, low: UInt64, high: UInt64) {
-            self.length = length
+        fileprivate init(low: UInt64, high: UInt64) {
             self.low = low
             self.high = high
         }
-
-        @inline(__always)
-        mutating func add(_ byte: UInt8) {
-            if length < 8 {
-                low |= UInt64(byte) << (8 * UInt64(length))
-            } else {
-                high |= UInt64(byte) << (8 * UInt64(length - 8))
-            }
-            length += 1
-        }
     }
 
-    /// A member name and its colon, as a ``Key``; nil for a name with an escape or over 16 bytes, or no name.
+    /// A member name and its colon, as a ``Key``; nil for a name ``KnownKeys`` cannot pack, or no name.
     package static func memberKey(in span: Span<UInt8>, at index: inout Int) -> Key? {
-        guard index < span.count, span[index] == UInt8(ascii: "\"") else { return nil }
-        // Locals and wrapping arithmetic: a `Key` built byte by byte through `add` cost about 30 instructions a byte.
-        var low: UInt64 = 0
-        var high: UInt64 = 0
-        var length = 0
-        var cursor = index &+ 1
-        while cursor < span.count {
-            let byte = span[cursor]
-            if byte == UInt8(ascii: "\"") { break }
-            guard byte != UInt8(ascii: "\\"), byte >= 0x20, length < 16 else { return nil }
-            if length < 8 {
-                low |= UInt64(byte) &<< (UInt64(length) &* 8)
-            } else {
-                high |= UInt64(byte) &<< (UInt64(length &- 8) &* 8)
-            }
-            length &+= 1
-            cursor &+= 1
-        }
-        guard cursor &+ 1 < span.count, span[cursor &+ 1] == UInt8(ascii: ":") else { return nil }
-        index = cursor &+ 2
-        return Key(length: length, low: low, high: high)
+        guard index < span.count, span[index] == UInt8(ascii: "\""),
+            let packed = KnownKeys.pack(span, from: index + 1), packed.end + 1 < span.count,
+            span[packed.end + 1] == UInt8(ascii: ":")
+        else { return nil }
+        index = packed.end + 2
+        return Key(low: packed.low, high: packed.high)
     }
 }
