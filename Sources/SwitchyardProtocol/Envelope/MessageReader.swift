@@ -82,8 +82,8 @@ public struct MessageReader: Sendable {
     public static func decodeAnswer(
         _ line: ArraySlice<UInt8>, id: Int64, result: Range<Int>, lineNumber: Int, maxDepth: Int
     ) -> Event {
-        if maxDepth > 1, let value = try? JSONParser.parse(line[result], maxDepth: maxDepth - 1) {
-            return .message(.response(id: .number(id), result: value), lineNumber: lineNumber)
+        if let answer = response(line, id: id, result: result, maxDepth: maxDepth) {
+            return .message(answer, lineNumber: lineNumber)
         }
         return decodeGenerally(line, lineNumber: lineNumber, maxDepth: maxDepth)
     }
@@ -142,10 +142,17 @@ public struct MessageReader: Sendable {
     /// doubt (a string id, other key order, a key after `result`, spaces in the envelope), is nil and goes through
     /// ``decodeGenerally(_:lineNumber:maxDepth:)``, so a line is never taken differently (MessageTests pins it).
     package static func answer(_ bytes: ArraySlice<UInt8>, maxDepth: Int) -> Message? {
-        guard maxDepth > 1, let parts = answerParts(bytes) else { return nil }
+        guard let parts = answerParts(bytes) else { return nil }
+        return response(bytes, id: parts.id, result: parts.result, maxDepth: maxDepth)
+    }
+
+    /// The answer whose result is `line[result]`, parsed alone, or nil when it does not parse there.
+    private static func response(
+        _ line: ArraySlice<UInt8>, id: Int64, result: Range<Int>, maxDepth: Int
+    ) -> Message? {
         // The value alone, one level shallower than inside the envelope, so the depth limit bites where it would.
-        guard let value = try? JSONParser.parse(bytes[parts.result], maxDepth: maxDepth - 1) else { return nil }
-        return .response(id: .number(parts.id), result: value)
+        guard maxDepth > 1, let value = try? JSONParser.parse(line[result], maxDepth: maxDepth - 1) else { return nil }
+        return .response(id: .number(id), result: value)
     }
 
     /// The id and the result value's bytes of an answer in the shape ``answer(_:maxDepth:)`` takes, or nil.

@@ -106,13 +106,8 @@ extension CoordinatorRouteRequest.Result {
             } while true
         }
         guard JSONShape.take(UInt8(ascii: "}"), in: span, at: &index) else { return nil }
-        if isScreen {
-            guard case .string(let name)? = values.0, let title = JSONValue.optionalString(values.2) else {
-                return nil
-            }
-            return .screen(ScreenDescriptor(name: name, props: values.1, title: title, content: values.3))
-        }
-        guard case .string(let type)? = values.1, let plugin = JSONValue.optionalString(values.0) else { return nil }
-        return .coordinator(CoordinatorReference(plugin: plugin, type: type), params: values.2)
+        return isScreen
+            ? RouteContent.screen(name: values.0, props: values.1, title: values.2, content: values.3)
+            : RouteContent.coordinator(plugin: values.0, type: values.1, params: values.2)
     }
 }

@@ -234,19 +234,34 @@ extension RouteContent {
         guard case .object(let content) = value else { return nil }
         switch content["screen"] {
         case .object(let screen)?:
-            guard case .string(let name)? = screen["name"], let title = JSONValue.optionalString(screen["title"])
+            guard
+                let read = Self.screen(
+                    name: screen["name"], props: screen["props"], title: screen["title"], content: screen["content"])
             else { return nil }
-            self = .screen(
-                ScreenDescriptor(
-                    name: name, props: screen["props"], title: title, content: screen["content"]))
+            self = read
         case nil, .null?:
             guard case .object(let coordinator)? = content["coordinator"],
-                case .string(let type)? = coordinator["type"],
-                let plugin = JSONValue.optionalString(coordinator["plugin"])
+                let read = Self.coordinator(
+                    plugin: coordinator["plugin"], type: coordinator["type"], params: coordinator["params"])
             else { return nil }
-            self = .coordinator(CoordinatorReference(plugin: plugin, type: type), params: coordinator["params"])
+            self = read
         default:
             return nil
         }
+    }
+
+    /// A screen from its members as the `Decodable` conformance takes them (a string `name`; a `title` that is a
+    /// string, null or absent; `props` and `content` as they are), or nil. The tree reader and the byte reader
+    /// (`CoordinatorRouteRequest.Result(resultBytes:maxDepth:)`) share it, so they accept exactly the same.
+    static func screen(name: JSONValue?, props: JSONValue?, title: JSONValue?, content: JSONValue?) -> RouteContent? {
+        guard case .string(let name)? = name, let title = JSONValue.optionalString(title) else { return nil }
+        return .screen(ScreenDescriptor(name: name, props: props, title: title, content: content))
+    }
+
+    /// A coordinator from its members (a string `type`; a `plugin` that is a string, null or absent; `params` as it
+    /// is), or nil; shared as ``screen(name:props:title:content:)`` is.
+    static func coordinator(plugin: JSONValue?, type: JSONValue?, params: JSONValue?) -> RouteContent? {
+        guard case .string(let type)? = type, let plugin = JSONValue.optionalString(plugin) else { return nil }
+        return .coordinator(CoordinatorReference(plugin: plugin, type: type), params: params)
     }
 }
