@@ -253,6 +253,14 @@ public final class NavigationTestStore {
         await host.shutdown()
     }
 
+    /// A test that ends without ``finish(sourceLocation:)`` (it threw, or its time limit cancelled it) must not leave
+    /// its host and in-process plugins running for the rest of the test run.
+    deinit {
+        guard !finished else { return }
+        let host = self.host
+        Task { await host.shutdown() }
+    }
+
     // MARK: - Checks
 
     private func perform(_ event: Event) async throws(ResponseError) -> NavigateRequest.Result {

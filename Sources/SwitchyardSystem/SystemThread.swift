@@ -29,6 +29,10 @@ public final class SystemThread: Sendable {
 
     /// Waits for the thread to finish. Call at most once.
     public func join() { pthread_join(handle, nil) }
+
+    /// Lets the thread release its resources when it ends, for a thread nobody joins. Call at most once, and never
+    /// with ``join()``.
+    public func detach() { pthread_detach(handle) }
 }
 
 /// The body on its way to the new thread (through `pthread_create`'s opaque argument), owned by that thread.

@@ -249,9 +249,9 @@ struct CLITests {
         let session = TestSweep.tmuxSession("prompt-\(UInt32.random(in: 0...UInt32.max))")
         // tmux daemonizes its server: SystemProcess.run waits for the client's exit, not for inherited pipes to close.
         func tmux(_ arguments: [String]) async throws -> [String] {
-            let result = try await Task.detached {
+            let result = try await onThreadOfItsOwn {
                 try SystemProcess.run(["tmux"] + arguments, timeoutMilliseconds: 10_000)
-            }.value
+            }
             guard result.status == 0 else {
                 throw TestFailure("tmux \(arguments.joined(separator: " ")) failed: \(result.text)")
             }

@@ -87,9 +87,11 @@ struct SocketHijackTests {
         defer { removeScratch(base) }
         let socket = base + "/demo.sock"
         // A socket nobody listens on any more (the binding process has exited), then handed to another user.
-        let made = try SystemProcess.run([
-            TestPlugins.python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket,
-        ])
+        let made = try await onThreadOfItsOwn {
+            try SystemProcess.run([
+                TestPlugins.python, "-c", "import socket,sys; socket.socket(socket.AF_UNIX).bind(sys.argv[1])", socket,
+            ])
+        }
         #expect(made.status == 0, "\(made.text)")
         chown(socket, 65534, 65534)
         try await expectRefused(socket: socket, "\(socket) is a socket of uid 65534")

@@ -50,7 +50,7 @@ struct StallTests {
         }
         // A verdict owed to the last stall would come within one heartbeat timeout of running time: watch that long.
         try await Task.sleep(for: .milliseconds(3_000))
-        let status = try await Task.detached { try Self.status(socket) }.value
+        let status = try await onThreadOfItsOwn { try Self.status(socket) }
         for plugin in status.plugins {
             #expect(plugin.state == "ready", "\(plugin.name): \(plugin.state)")
             #expect(plugin.restarts == 0, "\(plugin.name) was restarted")
@@ -135,13 +135,13 @@ struct SoakTests {
         var rounds = 0
         // Control traffic for the whole minute (the plugins get their heartbeats meanwhile).
         while ContinuousClock.now - started < .seconds(60) {
-            let status = try await Task.detached { try StallTests.status(socket) }.value
+            let status = try await onThreadOfItsOwn { try StallTests.status(socket) }
             #expect(status.plugins.allSatisfy { $0.restarts == 0 }, "\(status.plugins.map { ($0.name, $0.restarts) })")
             rounds += 1
             try await Task.sleep(for: .milliseconds(250))
         }
         for hog in hogs { hog.signal(SIGKILL) }
-        let status = try await Task.detached { try StallTests.status(socket) }.value
+        let status = try await onThreadOfItsOwn { try StallTests.status(socket) }
         for plugin in status.plugins {
             #expect(
                 plugin.state == "ready" && plugin.restarts == 0,

@@ -15,10 +15,10 @@ struct ExternalPluginTests {
         // A fresh build, as on a new machine (and as the manifest expects it, in the package's own .build): an
         // incremental build of a path dependency whose files were added or moved since has failed with "missing
         // inputs" (SwiftPM keeps the old file list).
-        let build = try await Task.detached {
+        let build = try await onThreadOfItsOwn {
             _ = try SystemProcess.run(["rm", "-rf", package + "/.build"], timeoutMilliseconds: 60_000)
             return try SystemProcess.run(["swift", "build", "--package-path", package], timeoutMilliseconds: 540_000)
-        }.value
+        }
         try #require(build.status == 0, "swift build of the external package failed:\n\(build.text)")
         // Its Package.swift names one dependency, the SDK product; nothing else of this package is linked.
         let manifest = String(decoding: try FileSystem.readFile(package + "/Package.swift"), as: UTF8.self)

@@ -103,7 +103,7 @@ package final class CLIProcess: Sendable {
     /// killed), then waits (bounded) for the rest of its output.
     package func waitForExit(seconds: Double = defaultTimeout) async throws -> Int32 {
         let child = self.child
-        let status = await Task.detached { child.waitForExit(milliseconds: Int32(seconds * 1000)) }.value
+        let status = try await onThreadOfItsOwn { child.waitForExit(milliseconds: Int32(seconds * 1000)) }
         guard let status else {
             throw TestFailure(
                 "\(child.pid) did not exit within \(seconds) s; stderr:\n" + stderr.suffix(20).joined(separator: "\n"))

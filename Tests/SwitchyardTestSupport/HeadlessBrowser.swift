@@ -9,9 +9,9 @@ package enum HeadlessBrowser {
         FileSystem.exists("/usr/bin/chromium") && FileSystem.exists("/usr/bin/chromedriver")
         && FileSystem.findExecutable("python3", path: SystemProcess.environmentValue("PATH")) != nil
 
-    /// A Python that imports Selenium, found (or made) once for the whole run: tests that run in parallel must not
-    /// each make the venv.
-    package static let selenium = Result { try findOrMakePython() }
+    /// A Python that imports Selenium, found (or made) once for the whole run, on a thread of its own (a pip
+    /// install blocks for minutes): tests that run in parallel must not each make the venv.
+    private static let selenium = Task { try await onThreadOfItsOwn { try findOrMakePython() } }
 
     /// A Python that imports Selenium: the system's (`.ci/run` installs it), else a venv kept under `.build`.
     private static func findOrMakePython() throws -> String {
@@ -37,8 +37,9 @@ package enum HeadlessBrowser {
     package static func runScript(
         _ script: String, _ arguments: [String], python: String? = nil, seconds: Int = 240
     ) async throws {
-        let python = try python ?? Self.selenium.get()
-        let run = try CLIProcess([script] + arguments + ["--deadline", String(seconds)], executable: python)
+        let interpreter: String
+        if let python { interpreter = python } else { interpreter = try await Self.selenium.value }
+        let run = try CLIProcess([script] + arguments + ["--deadline", String(seconds)], executable: interpreter)
         let status: Int32
         do { status = try await run.waitForExit(seconds: Double(seconds + 30)) } catch {
             run.signal(SIGKILL)
