@@ -10,7 +10,7 @@ import Testing
 /// Screenshots: `SWITCHYARD_STUDIO_SCREENSHOTS=Docs/studio swift test --filter StudioBrowserTests` writes the
 /// README's pictures.
 @Suite(
-    "Switchyard Studio in a browser", .heavy, .timeLimit(.minutes(6)),
+    "Switchyard Studio in a browser", .heavy, .studioBuilt, .timeLimit(.minutes(6)),
     .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
 struct StudioBrowserTests {
     @Test(
@@ -53,7 +53,7 @@ struct StudioBrowserTests {
 }
 
 /// The studio's server from outside, without a browser (the same script, speaking raw HTTP and WebSocket).
-@Suite("Switchyard Studio from outside", .heavy, .timeLimit(.minutes(4)))
+@Suite("Switchyard Studio from outside", .heavy, .studioBuilt, .timeLimit(.minutes(4)))
 struct StudioServerTests {
     @Test(
         "no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default), host/shutdown and an upgrade to a command the page names"
@@ -81,7 +81,7 @@ struct StudioServerTests {
 }
 
 /// The studio's relay and the CLI's launcher, without a browser.
-@Suite("Switchyard Studio's relay and launcher", .heavy, .timeLimit(.minutes(3)))
+@Suite("Switchyard Studio's relay and launcher", .heavy, .studioBuilt, .timeLimit(.minutes(3)))
 struct StudioRelayTests {
     @Test(
         "a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)"
@@ -92,7 +92,7 @@ struct StudioRelayTests {
         try await StudioBrowser.ending(host) {
             _ = try await host.waitForStderr("ready (")
             let studio = try CLIProcess(
-                ["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
+                ["--socket", socket, "--max-pending-bytes", "64"], executable: StudioBuilt.executable)
             try await StudioBrowser.ending(studio) {
                 let line = try await studio.waitForStdout("switchyard studio: http")
                 let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
