@@ -9,19 +9,41 @@ package struct StudioBuilt: SuiteTrait, TestScoping {
     /// The executable the build makes; `switchyard studio` finds it there too (its source checkout's Studio build).
     package static let executable = packageRoot + "/Sources/Studio/.build/debug/switchyard-studio"
 
-    /// One build per test process, whichever suite asks first; the others await the same one.
-    private static let build = Task.detached { () throws -> Void in
+    /// One build per test process, whichever suite asks first; the others await the same one. The build runs on a
+    /// thread of its own: waiting minutes for `swift build` on one of the two threads of the cooperative pool starved
+    /// every other suite's tasks (an in-process suite ran into its time limit on a cold run).
+    private static let build = Task { () throws -> Void in
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Void, TestFailure>, Never>) in
+            do {
+                _ = try SystemThread.spawn { continuation.resume(returning: Self.buildNow()) }
+            } catch {
+                continuation.resume(
+                    returning: .failure(TestFailure("cannot start a thread for the studio's build: \(error)")))
+            }
+        }
+        try result.get()
+    }
+
+    private static func buildNow() -> Result<Void, TestFailure> {
         let package = packageRoot + "/Sources/Studio"
         let command = ["swift", "build", "--package-path", package, "--product", "switchyard-studio"]
-        var result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
-        if result.status != 0 {
-            // SwiftPM keeps a path dependency's old file list: after files of the root package were added or moved,
-            // an incremental build can fail with "missing inputs" (ExternalPluginTests met it). A clean one cannot.
-            _ = try SystemProcess.run(["rm", "-rf", package + "/.build"], timeoutMilliseconds: 60_000)
-            result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
-        }
-        guard result.status == 0, FileSystem.exists(executable) else {
-            throw TestFailure("building the studio failed (\(command.joined(separator: " "))):\n\(result.text)")
+        do {
+            var result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
+            if result.status != 0 {
+                // SwiftPM keeps a path dependency's old file list: after files of the root package were added or
+                // moved, an incremental build can fail with "missing inputs" (ExternalPluginTests met it). A clean one
+                // cannot.
+                _ = try SystemProcess.run(["rm", "-rf", package + "/.build"], timeoutMilliseconds: 60_000)
+                result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
+            }
+            guard result.status == 0, FileSystem.exists(executable) else {
+                return .failure(
+                    TestFailure("building the studio failed (\(command.joined(separator: " "))):\n\(result.text)"))
+            }
+            return .success(())
+        } catch {
+            return .failure(TestFailure("building the studio failed (\(command.joined(separator: " "))): \(error)"))
         }
     }
 
