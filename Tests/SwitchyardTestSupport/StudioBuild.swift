@@ -10,20 +10,9 @@ package struct StudioBuilt: SuiteTrait, TestScoping {
     package static let executable = packageRoot + "/Sources/Studio/.build/debug/switchyard-studio"
 
     /// One build per test process, whichever suite asks first; the others await the same one. The build runs on a
-    /// thread of its own: waiting minutes for `swift build` on one of the two threads of the cooperative pool starved
-    /// every other suite's tasks (an in-process suite ran into its time limit on a cold run).
-    private static let build = Task { () throws -> Void in
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<Void, TestFailure>, Never>) in
-            do {
-                _ = try SystemThread.spawn { continuation.resume(returning: Self.buildNow()) }
-            } catch {
-                continuation.resume(
-                    returning: .failure(TestFailure("cannot start a thread for the studio's build: \(error)")))
-            }
-        }
-        try result.get()
-    }
+    /// thread of its own (see ``onThreadOfItsOwn(_:)``): minutes of `swift build` on a thread of the cooperative pool
+    /// starved an in-process suite into its time limit on a cold run.
+    private static let build = Task { try await onThreadOfItsOwn { try buildNow().get() } }
 
     private static func buildNow() -> Result<Void, TestFailure> {
         let package = packageRoot + "/Sources/Studio"
