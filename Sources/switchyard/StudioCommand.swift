@@ -11,10 +11,22 @@ import Synchronization
 /// socket, as any client. Its stdin is a pipe from this process: when this process ends, however it ends, the
 /// studio reads end of file and exits.
 enum StudioLauncher {
-    /// `switchyard-studio` beside this executable (as an install lays them out), else on `PATH`, else the Studio
-    /// package's own build in the source checkout this executable was built from: built there on first use
-    /// (``buildInCheckout(_:)``), since no other build compiles SwiftNIO and Hummingbird.
+    /// `$SWITCHYARD_STUDIO` when set (a packager's layout, or a test pointing a release CLI at the debug Studio it
+    /// built), else `switchyard-studio` beside this executable (as an install lays them out), else on `PATH`, else
+    /// the Studio package's own build in the source checkout this executable was built from: built there on first
+    /// use (``buildInCheckout(_:)``), since no other build compiles SwiftNIO and Hummingbird.
     static func executable() throws -> String {
+        if let named = SystemProcess.environmentValue("SWITCHYARD_STUDIO"), !named.isEmpty {
+            guard FileSystem.isExecutable(named) else {
+                throw RunFailure(
+                    .unavailable,
+                    message: """
+                        cannot start the studio: SWITCHYARD_STUDIO names \(named), which is not an executable file \
+                        (unset it to use the switchyard-studio beside this executable or on PATH)
+                        """)
+            }
+            return named
+        }
         let beside = SystemProcess.executablePath.map { "\(FileSystem.parentDirectory(of: $0))/switchyard-studio" }
         if let beside, FileSystem.exists(beside) { return beside }
         if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) {

@@ -116,7 +116,7 @@ struct StudioRelayTests {
         let process = try CLIProcess(
             ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
             executable: copy,
-            environment: ["PATH": "/usr/bin:/bin"])
+            environment: ["PATH": "/usr/bin:/bin", "SWITCHYARD_STUDIO": ""])
         process.closeStdin()
         let status = try await process.waitForExit()
         let stderr = process.stderr.joined(separator: "\n")
@@ -124,6 +124,24 @@ struct StudioRelayTests {
         #expect(stderr.contains("switchyard-studio is not beside"), "\(stderr)")
         #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
         #expect(!FileSystem.exists(socket), "a control socket was left at \(socket)")
+    }
+}
+
+extension StudioRelayTests {
+    @Test("SWITCHYARD_STUDIO naming no executable: run --studio says so, names the variable, and starts no host")
+    func studioVariableWrong() async throws {
+        let folder = try TestSweep.temporaryDirectory()
+        let socket = "\(folder)/host.sock"
+        let named = "\(folder)/no-such-studio"
+        let process = try CLIProcess(
+            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
+            environment: ["SWITCHYARD_STUDIO": named])
+        process.closeStdin()
+        let status = try await process.waitForExit()
+        let stderr = process.stderr.joined(separator: "\n")
+        #expect(status == 69, "\(stderr)")
+        #expect(stderr.contains("SWITCHYARD_STUDIO names \(named), which is not an executable file"), "\(stderr)")
+        #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
     }
 }
 
