@@ -26,16 +26,12 @@ let package = Package(
         .library(name: "SwitchyardClient", targets: ["SwitchyardClient"]),
         // Fault experiments from a user's Swift test: run an ExperimentSpec, assert on the checkers' results.
         .library(name: "SwitchyardChaos", targets: ["SwitchyardChaos"]),
-        .executable(name: "switchyard-studio", targets: ["switchyard-studio"]),
     ],
     dependencies: [
         // 1.6: custom completions get the word being completed (`--app` lists the running hosts).
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
-        // The studio's web server only (SwitchyardStudio): the host and the SDK never link SwiftNIO.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
-        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket", from: "2.8.1"),
     ],
     targets: [
         // MARK: - System calls (POSIX, no libuv): the one syscall layer of the host, the control client and the SDK
@@ -217,27 +213,8 @@ let package = Package(
             ]
         ),
 
-        // MARK: - Studio (`switchyard studio`, `run --studio`): the app live in a browser, an inspector beside it. A
-        // separate executable the CLI starts, talking to the host only through the control socket, as any client: the
-        // host process never links SwiftNIO. The page is plain HTML, CSS and JavaScript modules, served from the
-        // target's resources (no build step).
-        .target(
-            name: "SwitchyardStudio",
-            dependencies: [
-                "SwitchyardClient",
-                "SwitchyardProtocol",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
-            ],
-            resources: [.copy("Page")]
-        ),
-        .executableTarget(
-            name: "switchyard-studio",
-            dependencies: [
-                "SwitchyardStudio",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
+        // MARK: - Studio: a package of its own (Sources/Studio/Package.swift), so no other build resolves or compiles
+        // SwiftNIO and Hummingbird; `switchyard studio` builds it on first use, the tests once per run.
 
         // MARK: - Plugins (executables, not SwiftPM plugins)
         .executableTarget(
@@ -342,9 +319,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
-                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
-                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
-                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",
@@ -376,9 +350,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
-                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
-                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
-                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",
@@ -410,9 +381,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
-                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
-                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
-                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",
@@ -444,9 +412,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
-                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
-                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
-                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",
@@ -478,9 +443,6 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 // Built products the tests spawn; listing them makes `swift test` build them.
                 "switchyard",
-                // Not a dependency of `switchyard`: SwiftPM links an executable's dependencies into its dependents,
-                // and the host must not carry SwiftNIO. `swift build` builds it; `run --studio` finds it beside.
-                "switchyard-studio",
                 "switchyard-guardian",
                 "HelloPlugin",
                 "misbehave",

@@ -11,19 +11,77 @@ import Synchronization
 /// socket, as any client. Its stdin is a pipe from this process: when this process ends, however it ends, the
 /// studio reads end of file and exits.
 enum StudioLauncher {
-    /// `switchyard-studio` beside this executable (as SwiftPM builds and an install lays them out), else on `PATH`.
+    /// `$SWITCHYARD_STUDIO` when set (a packager's layout, or a test pointing a release CLI at the debug Studio it
+    /// built), else `switchyard-studio` beside this executable (as an install lays them out), else on `PATH`, else
+    /// the Studio package's own build in the source checkout this executable was built from: built there on first
+    /// use (``buildInCheckout(_:)``), since no other build compiles SwiftNIO and Hummingbird.
     static func executable() throws -> String {
+        if let named = SystemProcess.environmentValue("SWITCHYARD_STUDIO"), !named.isEmpty {
+            guard FileSystem.isExecutable(named) else {
+                throw RunFailure(
+                    .unavailable,
+                    message: """
+                        cannot start the studio: SWITCHYARD_STUDIO names \(named), which is not an executable file \
+                        (unset it to use the switchyard-studio beside this executable or on PATH)
+                        """)
+            }
+            return named
+        }
         let beside = SystemProcess.executablePath.map { "\(FileSystem.parentDirectory(of: $0))/switchyard-studio" }
         if let beside, FileSystem.exists(beside) { return beside }
         if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) {
             return found
         }
+        if let checkout = checkout() { return try buildInCheckout(checkout) }
         throw RunFailure(
             .unavailable,
             message: """
                 cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
-                nor on PATH (build it: swift build --product switchyard-studio)
+                nor on PATH (in a source checkout: swift build --package-path Sources/Studio)
                 """)
+    }
+
+    /// The Studio package of the source checkout whose `.build` holds this executable, and the configuration it was
+    /// built in (`debug` or `release`); nil for an installed `switchyard`.
+    static func checkout() -> (package: String, configuration: String)? {
+        guard let executable = SystemProcess.executablePath else { return nil }
+        let products = FileSystem.parentDirectory(of: executable)
+        let configuration = products.hasSuffix("/release") ? "release" : "debug"
+        var directory = products
+        // `.build/<triple>/<configuration>`: the checkout is a few levels up.
+        for _ in 0..<5 {
+            directory = FileSystem.parentDirectory(of: directory)
+            let package = "\(directory)/Sources/Studio"
+            if FileSystem.exists("\(package)/Package.swift") { return (package, configuration) }
+        }
+        return nil
+    }
+
+    /// The Studio's executable in `checkout`, built first when it is not there yet (a few minutes on a small
+    /// machine, once: SwiftNIO and Hummingbird are compiled for it alone).
+    static func buildInCheckout(_ checkout: (package: String, configuration: String)) throws -> String {
+        let built = "\(checkout.package)/.build/\(checkout.configuration)/switchyard-studio"
+        let command = [
+            "swift", "build", "--package-path", checkout.package, "-c", checkout.configuration, "--product",
+            "switchyard-studio",
+        ]
+        if FileSystem.exists(built) { return built }
+        StandardError.write(
+            "the studio is built on first use, once (a few minutes on 2 cores): \(command.joined(separator: " "))\n")
+        let result: SystemProcess.Completed
+        do { result = try SystemProcess.run(command, timeoutMilliseconds: 1_800_000) } catch {
+            throw RunFailure(
+                .unavailable, message: "cannot build the studio (\(command.joined(separator: " "))): \(error)")
+        }
+        guard result.status == 0, FileSystem.exists(built) else {
+            throw RunFailure(
+                .unavailable,
+                message: """
+                    building the studio failed (\(command.joined(separator: " ")), status \(result.status)):
+                    \(result.text.suffix(2_000))
+                    """)
+        }
+        return built
     }
 
     /// Starts the studio (``executable()``) for the host at `socket` and waits until it serves: its output lines

@@ -6,7 +6,7 @@ import Testing
 
 /// Issue 30, item 6: the studio on a port in use, and clients waiting for a host, each through the real `switchyard`
 /// (and `switchyard-studio`) processes: the message says what, where and how to fix it, with status 69.
-@Suite("the first hour: the studio's port and waiting for a host", .heavy, .timeLimit(.minutes(3)))
+@Suite("the first hour: the studio's port and waiting for a host", .heavy, .studioBuilt, .timeLimit(.minutes(3)))
 struct HostWaitTests {
     /// A studio serving on a port the system picked (`--port 0`), for a socket where no host runs (`--wait`: it serves
     /// anyway); its port, read from the URL it printed.
@@ -47,7 +47,7 @@ struct HostWaitTests {
             "studio-port-in-use", studio.stderr.dropFirst().joined(separator: "\n"), replacing: [("\(port)", "8080")])
 
         let server = try CLIProcess(
-            ["--socket", socket, "--port", "\(port)"], executable: product("switchyard-studio"))
+            ["--socket", socket, "--port", "\(port)"], executable: StudioBuilt.executable)
         server.closeStdin()
         #expect(try await server.waitForExit() == 69)
         #expect(

@@ -25,7 +25,7 @@ struct ScreenVocabularyTests {
 
     @Test("the Studio's bundled icons are exactly the symbol set")
     func studioIcons() throws {
-        let source = try Self.text("Sources/SwitchyardStudio/Page/symbols.js")
+        let source = try Self.text("Sources/Studio/SwitchyardStudio/Page/symbols.js")
         // The keys of `SYMBOLS`: `  'name': [`, one per line.
         let names = source.split(separator: "\n").compactMap { line -> String? in
             let trimmed = line.drop { $0 == " " }

@@ -10,7 +10,7 @@ import Testing
 /// Screenshots: `SWITCHYARD_STUDIO_SCREENSHOTS=Docs/studio swift test --filter StudioBrowserTests` writes the
 /// README's pictures.
 @Suite(
-    "Switchyard Studio in a browser", .heavy, .timeLimit(.minutes(6)),
+    "Switchyard Studio in a browser", .heavy, .studioBuilt, .timeLimit(.minutes(6)),
     .enabled(if: StudioBrowser.available, "needs chromium and chromium-driver (.ci/run installs them)"))
 struct StudioBrowserTests {
     @Test(
@@ -53,7 +53,7 @@ struct StudioBrowserTests {
 }
 
 /// The studio's server from outside, without a browser (the same script, speaking raw HTTP and WebSocket).
-@Suite("Switchyard Studio from outside", .heavy, .timeLimit(.minutes(4)))
+@Suite("Switchyard Studio from outside", .heavy, .studioBuilt, .timeLimit(.minutes(4)))
 struct StudioServerTests {
     @Test(
         "no token, a wrong one or another Host is 403; an upgrade from another Origin or without the token is refused; bound on 127.0.0.1 only; the relay refuses fault methods (off by default), host/shutdown and an upgrade to a command the page names"
@@ -81,7 +81,7 @@ struct StudioServerTests {
 }
 
 /// The studio's relay and the CLI's launcher, without a browser.
-@Suite("Switchyard Studio's relay and launcher", .heavy, .timeLimit(.minutes(3)))
+@Suite("Switchyard Studio's relay and launcher", .heavy, .studioBuilt, .timeLimit(.minutes(3)))
 struct StudioRelayTests {
     @Test(
         "a line from the host larger than the relay's backlog limit reaches the page (it is passed on, then the relay waits for the browser)"
@@ -92,7 +92,7 @@ struct StudioRelayTests {
         try await StudioBrowser.ending(host) {
             _ = try await host.waitForStderr("ready (")
             let studio = try CLIProcess(
-                ["--socket", socket, "--max-pending-bytes", "64"], executable: product("switchyard-studio"))
+                ["--socket", socket, "--max-pending-bytes", "64"], executable: StudioBuilt.executable)
             try await StudioBrowser.ending(studio) {
                 let line = try await studio.waitForStdout("switchyard studio: http")
                 let url = String(line[try #require(line.range(of: "http://")).lowerBound...])
@@ -116,7 +116,7 @@ struct StudioRelayTests {
         let process = try CLIProcess(
             ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
             executable: copy,
-            environment: ["PATH": "/usr/bin:/bin"])
+            environment: ["PATH": "/usr/bin:/bin", "SWITCHYARD_STUDIO": ""])
         process.closeStdin()
         let status = try await process.waitForExit()
         let stderr = process.stderr.joined(separator: "\n")
@@ -124,6 +124,24 @@ struct StudioRelayTests {
         #expect(stderr.contains("switchyard-studio is not beside"), "\(stderr)")
         #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
         #expect(!FileSystem.exists(socket), "a control socket was left at \(socket)")
+    }
+}
+
+extension StudioRelayTests {
+    @Test("SWITCHYARD_STUDIO naming no executable: run --studio says so, names the variable, and starts no host")
+    func studioVariableWrong() async throws {
+        let folder = try TestSweep.temporaryDirectory()
+        let socket = "\(folder)/host.sock"
+        let named = "\(folder)/no-such-studio"
+        let process = try CLIProcess(
+            ["run", "--studio", "--socket", socket, "--manifest", "\(packageRoot)/Plugins/demo/switchyard.json"],
+            environment: ["SWITCHYARD_STUDIO": named])
+        process.closeStdin()
+        let status = try await process.waitForExit()
+        let stderr = process.stderr.joined(separator: "\n")
+        #expect(status == 69, "\(stderr)")
+        #expect(stderr.contains("SWITCHYARD_STUDIO names \(named), which is not an executable file"), "\(stderr)")
+        #expect(!stderr.contains("ready ("), "a host was started before the studio was looked for:\n\(stderr)")
     }
 }
 

@@ -21,6 +21,9 @@ package final class CLIProcess: Sendable {
         var env = SystemProcess.environment
         env["SWITCHYARD_PRODUCTS_DIR"] = productsDirectory
         env["SWITCHYARD_EXIT_WITH_PARENT"] = "\(SystemProcess.currentPID)"
+        // The Studio the `.studioBuilt` suites built (debug), whatever this run's configuration: a release CLI would
+        // otherwise build a release Studio of its own, minutes of SwiftNIO inside a test's time limit.
+        env["SWITCHYARD_STUDIO"] = StudioBuilt.executable
         for (key, value) in environment { env[key] = value }
         let (out, err) = (stdoutLines, stderrLines)
         child = try ChildProcess(

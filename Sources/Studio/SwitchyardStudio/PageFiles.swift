@@ -14,7 +14,7 @@ struct PageFiles: Sendable {
     struct Missing: Error, CustomStringConvertible {
         let looked: [String]
         var description: String {
-            "the studio's page files are missing (looked in \(looked.joined(separator: ", "))); reinstall switchyard-studio with its Switchyard_SwitchyardStudio.resources folder beside it, or pass --page DIR"
+            "the studio's page files are missing (looked in \(looked.joined(separator: ", "))); reinstall switchyard-studio with its SwitchyardStudio_SwitchyardStudio.resources folder beside it, or pass --page DIR"
         }
     }
 
@@ -44,7 +44,7 @@ struct PageFiles: Sendable {
 
     /// SwiftPM copies the target's resources into a bundle folder beside the built executables.
     private static func resourceCandidates() -> [String] {
-        let bundle = "Switchyard_SwitchyardStudio.resources/Page"
+        let bundle = "SwitchyardStudio_SwitchyardStudio.resources/Page"
         var folders: [String] = []
         if let executable = Bundle.main.executableURL?.resolvingSymlinksInPath().deletingLastPathComponent().path {
             folders.append("\(executable)/\(bundle)")
