@@ -106,9 +106,10 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
     /// check per request was a measurable part of a route's cost.
     private(set) lazy var takesScalar: Bool = Input.self is any RouteParameter.Type
 
-    /// Reads a single-value input straight from its JSON value (``RouteScalar``), picked once: it answers `Any?`,
-    /// so this unspecialised generic code instantiates no `Optional<Input>` metadata per request.
-    private(set) lazy var scalarReader: @Sendable (JSONValue) -> Any? = RouteScalar.reader(for: Input.self)
+    /// Reads a single-value input straight from its JSON value (``RouteScalar``); nil when the input is not one of
+    /// the scalars it reads. Picked on first use: a route wrapper is made with every instance of its coordinator,
+    /// and picking costs a function-type cast (eagerly, 500 instructions of a restored instance's four routes).
+    private(set) lazy var scalarReader: (@Sendable (JSONValue) throws -> Input)? = RouteScalar.reader(for: Input.self)
 
     /// The param name a single-value input travels as: `param:`, else the deep-link pattern's first capture, else
     /// `value`. Kept, as it is read on every request and splits the pattern.
@@ -151,7 +152,10 @@ public class RouteDefinition<C: AnyObject, Input: Codable, Output: RouteOutput>:
                         .invalidParams, "route '\(name)' needs param '\(parameterName)'",
                         data: ["field": .string(parameterName)])
                 }
-                if let read = scalarReader(value), let scalar = read as? Input { return scalar }
+                // do/catch, not `try?`: an `Input?` here would look the metadata up again.
+                if let scalarReader {
+                    do { return try scalarReader(value) } catch {}
+                }
                 do { return try Coding.decode(Input.self, from: value) } catch {
                     // The value alone is decoded, so the error's own path is empty: name the param (§7, data.field).
                     let (_, reason) = describeDecodingError(error)
