@@ -4,7 +4,7 @@
 // of them (a quarter of a cold first build), and the host, the CLI and the SDK cannot link them by accident.
 // `switchyard studio` builds it on first use from a source checkout; the tests build it once per run.
 //
-//   swift build --package-path Sources/Studio --product switchyard-studio
+//   swift build --package-path Sources/Studio --scratch-path .build/studio --product switchyard-studio
 import PackageDescription
 
 let package = Package(

@@ -37,13 +37,13 @@ enum StudioLauncher {
             .unavailable,
             message: """
                 cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
-                nor on PATH (in a source checkout: swift build --package-path Sources/Studio)
+                nor on PATH (in a source checkout: swift build --package-path Sources/Studio --scratch-path .build/studio)
                 """)
     }
 
-    /// The Studio package of the source checkout whose `.build` holds this executable, and the configuration it was
-    /// built in (`debug` or `release`); nil for an installed `switchyard`.
-    static func checkout() -> (package: String, configuration: String)? {
+    /// The source checkout whose `.build` holds this executable (its root), and the configuration it was built in
+    /// (`debug` or `release`); nil for an installed `switchyard`.
+    static func checkout() -> (root: String, configuration: String)? {
         guard let executable = SystemProcess.executablePath else { return nil }
         let products = FileSystem.parentDirectory(of: executable)
         let configuration = products.hasSuffix("/release") ? "release" : "debug"
@@ -51,19 +51,20 @@ enum StudioLauncher {
         // `.build/<triple>/<configuration>`: the checkout is a few levels up.
         for _ in 0..<5 {
             directory = FileSystem.parentDirectory(of: directory)
-            let package = "\(directory)/Sources/Studio"
-            if FileSystem.exists("\(package)/Package.swift") { return (package, configuration) }
+            if FileSystem.exists("\(directory)/Sources/Studio/Package.swift") { return (directory, configuration) }
         }
         return nil
     }
 
     /// The Studio's executable in `checkout`, built first when it is not there yet (a few minutes on a small
-    /// machine, once: SwiftNIO and Hummingbird are compiled for it alone).
-    static func buildInCheckout(_ checkout: (package: String, configuration: String)) throws -> String {
-        let built = "\(checkout.package)/.build/\(checkout.configuration)/switchyard-studio"
+    /// machine, once: SwiftNIO and Hummingbird are compiled for it alone). Built under the checkout's own `.build`
+    /// (`.build/studio`), not in `Sources/Studio/.build`: the 28 packages it checks out stay out of `Sources`, where
+    /// `grep -r` and linters look.
+    static func buildInCheckout(_ checkout: (root: String, configuration: String)) throws -> String {
+        let built = "\(checkout.root)/.build/studio/\(checkout.configuration)/switchyard-studio"
         let command = [
-            "swift", "build", "--package-path", checkout.package, "-c", checkout.configuration, "--product",
-            "switchyard-studio",
+            "swift", "build", "--package-path", "\(checkout.root)/Sources/Studio", "--scratch-path",
+            "\(checkout.root)/.build/studio", "-c", checkout.configuration, "--product", "switchyard-studio",
         ]
         if FileSystem.exists(built) { return built }
         StandardError.write(

@@ -7,7 +7,7 @@ package import Testing
 /// a suite that judges timing (those run alone).
 package struct StudioBuilt: SuiteTrait, TestScoping {
     /// The executable the build makes; `switchyard studio` finds it there too (its source checkout's Studio build).
-    package static let executable = packageRoot + "/Sources/Studio/.build/debug/switchyard-studio"
+    package static let executable = packageRoot + "/.build/studio/debug/switchyard-studio"
 
     /// One build per test process, whichever suite asks first; the others await the same one. The build runs on a
     /// thread of its own (see ``onThreadOfItsOwn(_:)``): minutes of `swift build` on a thread of the cooperative pool
@@ -15,15 +15,19 @@ package struct StudioBuilt: SuiteTrait, TestScoping {
     private static let build = Task { try await onThreadOfItsOwn { try buildNow().get() } }
 
     private static func buildNow() -> Result<Void, TestFailure> {
-        let package = packageRoot + "/Sources/Studio"
-        let command = ["swift", "build", "--package-path", package, "--product", "switchyard-studio"]
+        // Where `switchyard studio` builds it in a checkout (``executable``): the root's `.build/studio`.
+        let scratch = packageRoot + "/.build/studio"
+        let command = [
+            "swift", "build", "--package-path", packageRoot + "/Sources/Studio", "--scratch-path", scratch, "--product",
+            "switchyard-studio",
+        ]
         do {
             var result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
             if result.status != 0 {
                 // SwiftPM keeps a path dependency's old file list: after files of the root package were added or
                 // moved, an incremental build can fail with "missing inputs" (ExternalPluginTests met it). A clean one
                 // cannot.
-                _ = try SystemProcess.run(["rm", "-rf", package + "/.build"], timeoutMilliseconds: 60_000)
+                _ = try SystemProcess.run(["rm", "-rf", scratch], timeoutMilliseconds: 60_000)
                 result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
             }
             guard result.status == 0, FileSystem.exists(executable) else {
