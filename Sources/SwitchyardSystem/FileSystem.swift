@@ -86,6 +86,18 @@ public enum FileSystem {
         return info.st_mode & 0o7777
     }
 
+    /// When the file was last modified, in nanoseconds since the epoch, or nil if the path does not exist.
+    public static func modificationTime(_ path: String) -> Int64? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+    }
+
+    /// Sets the file's access and modification times to now, as `touch` does.
+    public static func touch(_ path: String) throws(SystemError) {
+        if utimensat(AT_FDCWD, path, nil, 0) != 0 { throw SystemError(errno: errno, operation: "utimensat \(path)") }
+    }
+
     public static func setPermissions(_ path: String, _ mode: UInt32) throws(SystemError) {
         if chmod(path, mode) != 0 { throw SystemError(errno: errno, operation: "chmod \(path)") }
     }

@@ -12,9 +12,11 @@ import Synchronization
 /// studio reads end of file and exits.
 enum StudioLauncher {
     /// `$SWITCHYARD_STUDIO` when set (a packager's layout, or a test pointing a release CLI at the debug Studio it
-    /// built), else `switchyard-studio` beside this executable (as an install lays them out), else on `PATH`, else
-    /// the Studio package's own build in the source checkout this executable was built from: built there on first
-    /// use (``buildInCheckout(_:)``), since no other build compiles SwiftNIO and Hummingbird.
+    /// built); else, for a `switchyard` built in a source checkout, the Studio package's own build there
+    /// (``buildInCheckout(_:)``: built on first use, since no other build compiles SwiftNIO and Hummingbird, and
+    /// again when older than this executable); else `switchyard-studio` beside this executable (as an install lays
+    /// them out), else on `PATH`. The checkout comes before "beside": a checkout built before the Studio had a
+    /// package of its own keeps a `switchyard-studio` of that time beside the CLI, which would be started forever.
     static func executable() throws -> String {
         if let named = SystemProcess.environmentValue("SWITCHYARD_STUDIO"), !named.isEmpty {
             guard FileSystem.isExecutable(named) else {
@@ -27,12 +29,12 @@ enum StudioLauncher {
             }
             return named
         }
+        if let checkout = checkout() { return try buildInCheckout(checkout) }
         let beside = SystemProcess.executablePath.map { "\(FileSystem.parentDirectory(of: $0))/switchyard-studio" }
         if let beside, FileSystem.exists(beside) { return beside }
         if let found = FileSystem.findExecutable("switchyard-studio", path: SystemProcess.environmentValue("PATH")) {
             return found
         }
-        if let checkout = checkout() { return try buildInCheckout(checkout) }
         throw RunFailure(
             .unavailable,
             message: """
@@ -57,18 +59,26 @@ enum StudioLauncher {
     }
 
     /// The Studio's executable in `checkout`, built first when it is not there yet (a few minutes on a small
-    /// machine, once: SwiftNIO and Hummingbird are compiled for it alone). Built under the checkout's own `.build`
-    /// (`.build/studio`), not in `Sources/Studio/.build`: the 28 packages it checks out stay out of `Sources`, where
-    /// `grep -r` and linters look.
+    /// machine, once: SwiftNIO and Hummingbird are compiled for it alone), and built again when it is older than
+    /// this executable: a checkout pulled and rebuilt would otherwise start the Studio of before the pull (an
+    /// incremental build, seconds when nothing changed). Built under the checkout's own `.build` (`.build/studio`),
+    /// not in `Sources/Studio/.build`: the 28 packages it checks out stay out of `Sources`, where `grep -r` and
+    /// linters look.
     static func buildInCheckout(_ checkout: (root: String, configuration: String)) throws -> String {
         let built = "\(checkout.root)/.build/studio/\(checkout.configuration)/switchyard-studio"
         let command = [
             "swift", "build", "--package-path", "\(checkout.root)/Sources/Studio", "--scratch-path",
             "\(checkout.root)/.build/studio", "-c", checkout.configuration, "--product", "switchyard-studio",
         ]
-        if FileSystem.exists(built) { return built }
-        StandardError.write(
-            "the studio is built on first use, once (a few minutes on 2 cores): \(command.joined(separator: " "))\n")
+        if let studio = FileSystem.modificationTime(built) {
+            let cli = SystemProcess.executablePath.flatMap(FileSystem.modificationTime) ?? Int64.min
+            if studio >= cli { return built }
+            StandardError.write("the studio is older than this switchyard: building it again (seconds if unchanged)\n")
+        } else {
+            StandardError.write(
+                "the studio is built on first use, once (a few minutes on 2 cores): \(command.joined(separator: " "))\n"
+            )
+        }
         let result: SystemProcess.Completed
         do { result = try SystemProcess.run(command, timeoutMilliseconds: 1_800_000) } catch {
             throw RunFailure(
@@ -82,6 +92,9 @@ enum StudioLauncher {
                     \(result.text.suffix(2_000))
                     """)
         }
+        // SwiftPM leaves an executable whose inputs did not change as it was: without this, a Studio older than
+        // the CLI would be built again (seconds of planning) at every start.
+        try? FileSystem.touch(built)
         return built
     }
 
