@@ -245,7 +245,8 @@ public final class NavigationTestStore {
         }
     }
 
-    /// Ends the test: stops the host and, when exhaustive, fails on anything left unasserted.
+    /// Ends the test: stops the host and, when exhaustive, fails on anything left unasserted. Call it at the end
+    /// of every test: a store dropped without it only starts its host's shutdown, and checks nothing.
     public func finish(sourceLocation: SourceLocation = #_sourceLocation) async {
         guard !finished else { return }
         finished = true

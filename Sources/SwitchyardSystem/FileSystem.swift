@@ -93,9 +93,18 @@ public enum FileSystem {
         return Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
     }
 
-    /// Sets the file's access and modification times to now, as `touch` does.
-    public static func touch(_ path: String) throws(SystemError) {
-        if utimensat(AT_FDCWD, path, nil, 0) != 0 { throw SystemError(errno: errno, operation: "utimensat \(path)") }
+    /// Sets the file's access and modification times to now, as `touch` does, or to `secondsSinceEpoch`.
+    public static func touch(_ path: String, secondsSinceEpoch: Int? = nil) throws(SystemError) {
+        let status: Int32
+        if let secondsSinceEpoch {
+            let time = timespec(tv_sec: secondsSinceEpoch, tv_nsec: 0)
+            status = withUnsafePointer(to: (time, time)) {
+                $0.withMemoryRebound(to: timespec.self, capacity: 2) { utimensat(AT_FDCWD, path, $0, 0) }
+            }
+        } else {
+            status = utimensat(AT_FDCWD, path, nil, 0)
+        }
+        if status != 0 { throw SystemError(errno: errno, operation: "utimensat \(path)") }
     }
 
     public static func setPermissions(_ path: String, _ mode: UInt32) throws(SystemError) {

@@ -39,12 +39,13 @@ enum StudioLauncher {
             .unavailable,
             message: """
                 cannot start the studio: switchyard-studio is not beside \(SystemProcess.executablePath ?? "switchyard") \
-                nor on PATH (in a source checkout: swift build --package-path Sources/Studio --scratch-path .build/studio)
+                nor on PATH (put it there, or set SWITCHYARD_STUDIO to its path)
                 """)
     }
 
     /// The source checkout whose `.build` holds this executable (its root), and the configuration it was built in
-    /// (`debug` or `release`); nil for an installed `switchyard`.
+    /// (`debug` or `release`); nil for an installed `switchyard`, and for one copied elsewhere inside a checkout
+    /// (only its own `.build` makes it that checkout's).
     static func checkout() -> (root: String, configuration: String)? {
         guard let executable = SystemProcess.executablePath else { return nil }
         let products = FileSystem.parentDirectory(of: executable)
@@ -53,15 +54,19 @@ enum StudioLauncher {
         // `.build/<triple>/<configuration>`: the checkout is a few levels up.
         for _ in 0..<5 {
             directory = FileSystem.parentDirectory(of: directory)
-            if FileSystem.exists("\(directory)/Sources/Studio/Package.swift") { return (directory, configuration) }
+            if products.hasPrefix(directory + "/.build/"),
+                FileSystem.exists("\(directory)/Sources/Studio/Package.swift")
+            {
+                return (directory, configuration)
+            }
         }
         return nil
     }
 
     /// The Studio's executable in `checkout`, built first when it is not there yet (a few minutes on a small
     /// machine, once: SwiftNIO and Hummingbird are compiled for it alone), and built again when it is older than
-    /// this executable: a checkout pulled and rebuilt would otherwise start the Studio of before the pull (an
-    /// incremental build, seconds when nothing changed). Built under the checkout's own `.build` (`.build/studio`),
+    /// this executable or than a file of `Sources/Studio`: a checkout pulled and rebuilt would otherwise start the
+    /// Studio of before the pull (an incremental build, seconds when nothing changed). Built under the checkout's own `.build` (`.build/studio`),
     /// not in `Sources/Studio/.build`: the 28 packages it checks out stay out of `Sources`, where `grep -r` and
     /// linters look.
     static func buildInCheckout(_ checkout: (root: String, configuration: String)) throws -> String {
@@ -72,8 +77,9 @@ enum StudioLauncher {
         ]
         if let studio = FileSystem.modificationTime(built) {
             let cli = SystemProcess.executablePath.flatMap(FileSystem.modificationTime) ?? Int64.min
-            if studio >= cli { return built }
-            StandardError.write("the studio is older than this switchyard: building it again (seconds if unchanged)\n")
+            if studio >= max(cli, newestFile(in: "\(checkout.root)/Sources/Studio")) { return built }
+            StandardError.write(
+                "the studio is older than this switchyard or its sources: building it again (seconds if unchanged)\n")
         } else {
             StandardError.write(
                 "the studio is built on first use, once (a few minutes on 2 cores): \(command.joined(separator: " "))\n"
@@ -88,7 +94,8 @@ enum StudioLauncher {
             throw RunFailure(
                 .unavailable,
                 message: """
-                    building the studio failed (\(command.joined(separator: " ")), status \(result.status)):
+                    building the studio failed (\(command.joined(separator: " ")), status \(result.status); if SwiftPM \
+                    says inputs are missing, remove \(checkout.root)/.build/studio and try again):
                     \(result.text.suffix(2_000))
                     """)
         }
@@ -96,6 +103,21 @@ enum StudioLauncher {
         // the CLI would be built again (seconds of planning) at every start.
         try? FileSystem.touch(built)
         return built
+    }
+
+    /// The modification time of the newest file under `folder`, hidden folders (`.build`, `.swiftpm`) left out;
+    /// `depth` bounds a walk that a symbolic link could make endless.
+    static func newestFile(in folder: String, depth: Int = 8) -> Int64 {
+        var newest = Int64.min
+        for name in FileSystem.listDirectory(folder) where !name.hasPrefix(".") {
+            let path = "\(folder)/\(name)"
+            if FileSystem.isDirectory(path) {
+                if depth > 0 { newest = max(newest, newestFile(in: path, depth: depth - 1)) }
+            } else {
+                newest = max(newest, FileSystem.modificationTime(path) ?? newest)
+            }
+        }
+        return newest
     }
 
     /// Starts the studio (``executable()``) for the host at `socket` and waits until it serves: its output lines

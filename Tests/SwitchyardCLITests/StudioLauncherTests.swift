@@ -11,26 +11,34 @@ struct StudioLauncherTests {
     /// A checkout as the launcher sees one: `Sources/Studio/Package.swift` (not a manifest: a build of it fails
     /// at once), the CLI under `.build/<triple>/debug`, a Studio under `.build/studio/debug` and a stale
     /// `switchyard-studio` beside the CLI, each Studio a script printing which one it is, as a studio prints its URL.
-    /// The newer of the CLI and the checkout's Studio is the one made last.
-    static func checkout(studioNewerThanCLI: Bool) throws -> (cli: String, root: String) {
+    /// The files' modification times are set to the given seconds ago.
+    static func checkout(
+        studio studioAge: Int, cli cliAge: Int, source sourceAge: Int
+    ) throws -> (
+        cli: String, root: String
+    ) {
         let root = try TestSweep.temporaryDirectory()
         let products = "\(root)/.build/x86_64-unknown-linux-gnu/debug"
         for folder in ["\(root)/Sources/Studio", products, "\(root)/.build/studio/debug"] {
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         }
-        try FileSystem.createFile("\(root)/Sources/Studio/Package.swift", Array("this is not a manifest\n".utf8))
+        let source = "\(root)/Sources/Studio/Package.swift"
+        try FileSystem.createFile(source, Array("this is not a manifest\n".utf8))
         func studio(_ path: String, _ name: String) throws {
             let script = "#!/bin/sh\necho \"switchyard studio: http://127.0.0.1:9/\(name)/\"\ncat > /dev/null\n"
             try FileSystem.createFile(path, Array(script.utf8), mode: 0o755)
         }
-        let cli = "\(products)/switchyard"
-        // Under the spawn lock, so no child forked meanwhile holds a copy open for writing (ETXTBSY at its exec).
+        let cli = "\(products)/switchyard", checkoutStudio = "\(root)/.build/studio/debug/switchyard-studio"
+        // Under the spawn lock, so no child forked meanwhile holds a file open for writing (ETXTBSY at its exec).
         try SpawnLock.withLock {
             try studio("\(products)/switchyard-studio", "beside")
-            if !studioNewerThanCLI { try studio("\(root)/.build/studio/debug/switchyard-studio", "checkout") }
+            try studio(checkoutStudio, "checkout")
             try FileManager.default.copyItem(atPath: product("switchyard"), toPath: cli)
-            if studioNewerThanCLI { try studio("\(root)/.build/studio/debug/switchyard-studio", "checkout") }
         }
+        let now = Int(Date().timeIntervalSince1970)
+        try FileSystem.touch(checkoutStudio, secondsSinceEpoch: now - studioAge)
+        try FileSystem.touch(cli, secondsSinceEpoch: now - cliAge)
+        try FileSystem.touch(source, secondsSinceEpoch: now - sourceAge)
         return (cli, root)
     }
 
@@ -42,7 +50,7 @@ struct StudioLauncherTests {
 
     @Test("a Studio newer than the CLI is started as it is, and one beside the CLI is not")
     func newerStudio() async throws {
-        let (cli, root) = try Self.checkout(studioNewerThanCLI: true)
+        let (cli, root) = try Self.checkout(studio: 50, cli: 100, source: 200)
         let process = try Self.studio(cli, root)
         defer { process.signal(SIGKILL) }
         try await process.waitForStdout("http://127.0.0.1:9/checkout/")
@@ -52,16 +60,19 @@ struct StudioLauncherTests {
         _ = try await process.waitForExit()
     }
 
-    @Test("a Studio older than the CLI is built again; a build that fails says so with its command (status 69)")
-    func olderStudio() async throws {
-        let (cli, root) = try Self.checkout(studioNewerThanCLI: false)
+    @Test(
+        "a Studio older than the CLI, or than a file of Sources/Studio, is built again; a build that fails says so with its command (status 69)",
+        arguments: [(studio: 100, cli: 50, source: 200), (studio: 100, cli: 200, source: 50)])
+    func olderStudio(ages: (studio: Int, cli: Int, source: Int)) async throws {
+        let (cli, root) = try Self.checkout(studio: ages.studio, cli: ages.cli, source: ages.source)
         let process = try Self.studio(cli, root)
         defer { process.signal(SIGKILL) }
         process.closeStdin()
         let status = try await process.waitForExit(seconds: max(defaultTimeout, 120))
         let stderr = process.stderr.joined(separator: "\n")
         #expect(status == 69, "\(stderr)")
-        #expect(stderr.contains("the studio is older than this switchyard: building it again"), "\(stderr)")
+        #expect(
+            stderr.contains("the studio is older than this switchyard or its sources: building it again"), "\(stderr)")
         #expect(
             stderr.contains(
                 "building the studio failed (swift build --package-path \(root)/Sources/Studio --scratch-path \(root)/.build/studio -c debug --product switchyard-studio"

@@ -36,8 +36,9 @@ struct DependencyTests {
         return try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
     }
 
-    /// The locations of a manifest's package dependencies (URLs, or paths for local ones).
-    static func dependencyLocations(_ manifest: [String: Any]) -> [String] {
+    /// Each of a manifest's package dependencies as text: its whole entry, which holds its location (a URL, or a
+    /// path for a local one) somewhere inside, to search for a name.
+    static func dependencyDescriptions(_ manifest: [String: Any]) -> [String] {
         (manifest["dependencies"] as? [[String: Any]] ?? []).map { dependency in
             // {"sourceControl": [{"location": {"remote": [{"urlString": …}]}}]} or {"fileSystem": [{"path": …}]}
             String(describing: dependency)
@@ -117,7 +118,7 @@ struct DependencyTests {
         "this package depends on no SwiftNIO or Hummingbird at all: the Studio, their one user, is a package of its own (Sources/Studio), so no other build resolves or compiles them"
     )
     func noNIOInThePackage() throws {
-        let root = Self.dependencyLocations(try Self.manifest())
+        let root = Self.dependencyDescriptions(try Self.manifest())
         #expect(root.count >= 3, "the walk sees the package's dependencies: \(root)")
         #expect(!root.contains { $0.contains("hummingbird") || $0.contains("swift-nio") }, "\(root)")
         for (name, dependencies) in try Self.targetDependencies() {
@@ -126,7 +127,7 @@ struct DependencyTests {
                 "\(name): \(dependencies)")
         }
         // The check itself is alive: the Studio's manifest does name Hummingbird, through the same reading.
-        let studio = Self.dependencyLocations(try Self.manifest(at: Self.packageRoot.path + "/Sources/Studio"))
+        let studio = Self.dependencyDescriptions(try Self.manifest(at: Self.packageRoot.path + "/Sources/Studio"))
         #expect(studio.contains { $0.contains("hummingbird") }, "\(studio)")
     }
 }

@@ -23,16 +23,19 @@ package struct StudioBuilt: SuiteTrait, TestScoping {
         ]
         do {
             var result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
-            if result.status != 0 {
+            var earlier = ""
+            if result.status != 0, result.text.contains("missing") {
                 // SwiftPM keeps a path dependency's old file list: after files of the root package were added or
                 // moved, an incremental build can fail with "missing inputs" (ExternalPluginTests met it). A clean one
-                // cannot.
+                // cannot. Any other failure is the code's, reported as it is.
+                earlier = "the first attempt, before its build folder was removed:\n\(result.text.suffix(2_000))\n"
                 _ = try SystemProcess.run(["rm", "-rf", scratch], timeoutMilliseconds: 60_000)
                 result = try SystemProcess.run(command, timeoutMilliseconds: 900_000)
             }
             guard result.status == 0, FileSystem.exists(executable) else {
                 return .failure(
-                    TestFailure("building the studio failed (\(command.joined(separator: " "))):\n\(result.text)"))
+                    TestFailure(
+                        "building the studio failed (\(command.joined(separator: " "))):\n\(earlier)\(result.text)"))
             }
             return .success(())
         } catch {
