@@ -565,8 +565,8 @@ for target in package.targets where target.type != .system {
     ]
     // https://github.com/swiftlang/swift-evolution/blob/main/proposals/0458-strict-memory-safety.md
     // The libuv wrapper and the syscall layer are the modules allowed to use pointers; the compiler holds that line
-    // for the rest.
-    if !["SwitchyardUV", "SwitchyardSystem"].contains(target.name) && target.type != .test {
+    // for the rest, tests included: a test that needs a pointer says `unsafe` where it takes one.
+    if !["SwitchyardUV", "SwitchyardSystem"].contains(target.name) {
         settings.append(.strictMemorySafety())
     }
     target.swiftSettings = settings

@@ -208,7 +208,7 @@ struct CLITests {
         let binary = directory + "/switchyard"
         // Under the spawn lock, so no child forked meanwhile holds the copy open for writing (ETXTBSY at its exec).
         try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
-        chmod(binary, 0o755)
+        try FileSystem.setPermissions(binary, 0o755)
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups", binary]
 
         let host = try CLIProcess(["run", "--socket", socket])
@@ -220,7 +220,7 @@ struct CLITests {
         #expect(denied.stderr.joined().contains("EACCES"), "\(denied.stderr)")
 
         // Opened up by mistake: the CLI of the other user refuses this host (its own SO_PEERCRED check)...
-        chmod(socket, 0o666)
+        try FileSystem.setPermissions(socket, 0o666)
         let refused = try await Self.run(asNobody + ["tree", "--socket", socket], executable: "/usr/bin/setpriv")
         #expect(refused.status != 0)
         #expect(refused.stderr.joined().contains("refusing to talk to it"), "\(refused.stderr)")

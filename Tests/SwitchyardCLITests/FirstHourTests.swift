@@ -389,7 +389,7 @@ struct FirstHourManifestTests {
         try FileSystem.makeDirectory(directory + "/ro", mode: 0o555)
         try FileSystem.setPermissions(directory + "/ro", 0o555)
         try #"{"app": "ro", "plugins": []}"#.write(toFile: directory + "/m.json", atomically: true, encoding: .utf8)
-        chmod(directory + "/m.json", 0o644)
+        try FileSystem.setPermissions(directory + "/m.json", 0o644)
         var command = [
             "run", "--manifest", directory + "/m.json", "--state", directory + "/ro/tree.json", "--no-socket",
         ]
@@ -398,7 +398,7 @@ struct FirstHourManifestTests {
             let binary = directory + "/switchyard"
             // Under the spawn lock, so no child forked meanwhile holds the copy open for writing (ETXTBSY at its exec).
             try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
-            chmod(binary, 0o755)
+            try FileSystem.setPermissions(binary, 0o755)
             command = ["--reuid=65534", "--regid=65534", "--clear-groups", binary] + command
             executable = "/usr/bin/setpriv"
         }

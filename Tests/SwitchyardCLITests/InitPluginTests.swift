@@ -242,7 +242,7 @@ struct InitPluginTests {
         // reaching it through each package's own .build would make every build a different one. The symlink is for
         // switchyard.json, whose command is .build/debug/orders.
         try FileSystem.makeDirectory(Self.swiftScratch, mode: 0o755)
-        try #require(symlink(Self.swiftScratch, directory + "/.build") == 0, "symlink: errno \(errno)")
+        try #require(unsafe symlink(Self.swiftScratch, directory + "/.build") == 0, "symlink: errno \(errno)")
         let scratch = ["--scratch-path", Self.swiftScratch]
         try await Self.expectSuccess(["swift", "build", "--build-tests"] + scratch, in: directory, seconds: 540)
         try await Self.runScenario(in: directory, kind: kind)

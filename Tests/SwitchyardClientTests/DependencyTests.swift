@@ -89,12 +89,14 @@ struct DependencyTests {
         #expect(reached.contains("SwitchyardSpec"))
     }
 
-    @Test("every Swift module but the libuv wrapper and the syscall layer is built with strict memory safety")
+    @Test(
+        "every Swift module but the libuv wrapper and the syscall layer is built with strict memory safety, test targets included"
+    )
     func strictMemorySafety() throws {
         var exempt: [String] = []
         for target in try Self.targets() {
             guard let name = target["name"] as? String, let type = target["type"] as? String,
-                type != "system", type != "test"
+                type != "system"
             else { continue }
             let settings = target["settings"] as? [[String: Any]] ?? []
             let strict = settings.contains { ($0["kind"] as? [String: Any])?["strictMemorySafety"] != nil }

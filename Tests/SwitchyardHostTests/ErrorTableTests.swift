@@ -344,7 +344,7 @@ struct ErrorTableTests {
         // A folder anyone may traverse, so that only the uid check stands in the way once the socket is opened up.
         let path = try TestSweep.temporaryDirectory(mode: 0o755) + "/lab.sock"
         return try await withLab(socket: path) { _ in
-            chmod(path, 0o666)
+            try FileSystem.setPermissions(path, 0o666)
             let client = try CLIProcess(
                 [
                     "--reuid=65534", "--regid=65534", "--clear-groups", "/usr/bin/python3", "-c",

@@ -218,7 +218,7 @@ struct UpgradeTests {
     func heldRequestsGoToTheNewVersion() async throws {
         let folder = try TestSweep.temporaryDirectory()
         let fifo = folder + "/block"
-        #expect(mkfifo(fifo, 0o600) == 0)
+        #expect(unsafe mkfifo(fifo, 0o600) == 0)
         let logs = LogCapture()
         try await withHost([Versioned.entry(["--block-on", fifo])], root: Versioned.root(), logs: logs) { host in
             let events = EventLog(host)
@@ -282,9 +282,9 @@ struct UpgradeTests {
 
     static func release(_ fifo: String) async throws {
         try await withDeadline(seconds: defaultTimeout, "the blocked route's FIFO") {
-            let descriptor = open(fifo, O_WRONLY)
+            let descriptor = unsafe open(fifo, O_WRONLY)
             guard descriptor >= 0 else { throw TestFailure("cannot open \(fifo)") }
-            _ = write(descriptor, "go\n", 3)
+            _ = unsafe write(descriptor, "go\n", 3)
             close(descriptor)
         }
     }

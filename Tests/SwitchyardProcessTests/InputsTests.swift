@@ -12,7 +12,7 @@ import Testing
 private func scratchDirectory(_ label: String) throws -> String {
     let directory = "/tmp/switchyard-\(label)-\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    chmod(directory, 0o700)
+    unsafe chmod(directory, 0o700)
     return directory
 }
 
@@ -51,8 +51,8 @@ struct SocketHijackTests {
         defer { removeScratch(base) }
         let folder = base + "/sockets"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        chmod(folder, 0o700)
-        chown(folder, 65534, 65534)
+        unsafe chmod(folder, 0o700)
+        unsafe chown(folder, 65534, 65534)
         try await expectRefused(socket: folder + "/demo.sock", "\(folder) is owned by uid 65534")
         try await expectRefused(socket: folder + "/demo.sock", "mode 0700")
         #expect(!FileSystem.exists(folder + "/demo.sock"))
@@ -62,7 +62,7 @@ struct SocketHijackTests {
     func worldWritableFolder() async throws {
         let base = try scratchDirectory("hijack")
         defer { removeScratch(base) }
-        chmod(base, 0o777)
+        unsafe chmod(base, 0o777)
         try await expectRefused(socket: base + "/demo.sock", "\(base) has mode 0777")
         #expect(!FileSystem.exists(base + "/demo.sock"))
     }
@@ -73,7 +73,7 @@ struct SocketHijackTests {
         defer { removeScratch(base) }
         let real = base + "/real"
         try FileManager.default.createDirectory(atPath: real, withIntermediateDirectories: false)
-        chmod(real, 0o700)
+        unsafe chmod(real, 0o700)
         try FileManager.default.createSymbolicLink(atPath: base + "/link", withDestinationPath: real)
         try await expectRefused(socket: base + "/link/demo.sock", "\(base)/link is a symbolic link")
         #expect(FileSystem.listDirectory(real).isEmpty)
@@ -93,11 +93,11 @@ struct SocketHijackTests {
             ])
         }
         #expect(made.status == 0, "\(made.text)")
-        chown(socket, 65534, 65534)
+        unsafe chown(socket, 65534, 65534)
         try await expectRefused(socket: socket, "\(socket) is a socket of uid 65534")
         try await expectRefused(socket: socket, "not removing another user's socket")
         var info = stat()
-        #expect(lstat(socket, &info) == 0 && info.st_uid == 65534, "the other user's socket must still be there")
+        #expect(unsafe lstat(socket, &info) == 0 && info.st_uid == 65534, "the other user's socket must still be there")
     }
 
     @Test(
@@ -108,18 +108,18 @@ struct SocketHijackTests {
     func clientRefusesImpostor() async throws {
         let base = try scratchDirectory("hijack")
         defer { removeScratch(base) }
-        chmod(base, 0o755)
+        unsafe chmod(base, 0o755)
         // The impostor: a real host run as nobody, in a folder nobody owns (so it accepts the folder), with a
         // binary nobody can execute.
         let folder = base + "/nobody"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: false)
-        chmod(folder, 0o700)
-        chown(folder, 65534, 65534)
+        unsafe chmod(folder, 0o700)
+        unsafe chown(folder, 65534, 65534)
         let binary = base + "/switchyard"
         // Under the spawn lock: a child forked by another test while the copy is open for writing would hold it
         // open until its exec, and setpriv's exec of the copy then fails with ETXTBSY (seen in a stress run).
         try SpawnLock.withLock { try FileManager.default.copyItem(atPath: product("switchyard"), toPath: binary) }
-        chmod(binary, 0o755)
+        unsafe chmod(binary, 0o755)
         let socket = folder + "/demo.sock"
         // An app of no plugins: it starts and serves until it is stopped. (The demo's manifest would not start here —
         // its products are not beside the copied binary — and a host that ends at once left the client nothing to
@@ -166,7 +166,7 @@ struct FileInputTests {
     static func make(_ shape: Shape, at path: String, hugeBytes: Int) throws -> String {
         switch shape {
         case .fifo:
-            #expect(mkfifo(path, 0o600) == 0)
+            #expect(unsafe mkfifo(path, 0o600) == 0)
             return "is a FIFO (named pipe), not a regular file"
         case .devZero:
             try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: "/dev/zero")
@@ -174,7 +174,7 @@ struct FileInputTests {
         case .huge:
             #expect(FileManager.default.createFile(atPath: path, contents: Data("{".utf8)))
             // Sparse: the size is what the host sees, no disk is used.
-            #expect(truncate(path, off_t(hugeBytes)) == 0)
+            #expect(unsafe truncate(path, off_t(hugeBytes)) == 0)
             return "is larger than the"
         case .folder:
             try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: false)

@@ -60,7 +60,7 @@ struct LifecycleTests {
     func onlyStdioDescriptors() async throws {
         // An inheritable descriptor in the host must not leak into plugins.
         // Under the spawn lock (its contract): not between another test's sweep and fork.
-        let leak = SpawnLock.withLock { open("/dev/null", O_RDONLY) }
+        let leak = SpawnLock.withLock { unsafe open("/dev/null", O_RDONLY) }
         defer { close(leak) }
         try await withHost([TestPlugins.swiftHello(), TestPlugins.pythonHello(), TestPlugins.misbehave("raw", [])]) {
             host in

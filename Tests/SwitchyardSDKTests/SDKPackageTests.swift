@@ -263,7 +263,7 @@ struct SDKPackageTests {
             directory + "/client.mjs", FileSystem.readFile(packageRoot + "/Protocol/sdk/node/client.mjs"), mode: 0o644)
         let host = try CLIProcess(["run", "--socket", socket])
         try await host.waitForStderr("switchyard: ready")
-        chmod(socket, 0o666)
+        try FileSystem.setPermissions(socket, 0o666)
         let asNobody = ["--reuid=65534", "--regid=65534", "--clear-groups"]
 
         let python = try CLIProcess(

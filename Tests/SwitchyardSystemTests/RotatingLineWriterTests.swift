@@ -50,8 +50,8 @@ struct RotatingLineWriterTests {
     func stalledDisk() throws {
         // A FIFO nobody reads yet stands for a disk that stopped: the writer thread blocks in write(2).
         let path = try TestSweep.temporaryDirectory() + "/stalled"
-        #expect(mkfifo(path, 0o600) == 0)
-        let reader = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
+        #expect(unsafe mkfifo(path, 0o600) == 0)
+        let reader = unsafe open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC)
         try #require(reader >= 0)
         defer { close(reader) }
         let writer = try RotatingLineWriter(
@@ -74,8 +74,8 @@ struct RotatingLineWriterTests {
             let deadline = MonotonicClock.nanoseconds + UInt64(defaultTimeout * 1e9)
             while MonotonicClock.nanoseconds < deadline {
                 var descriptor = pollfd(fd: reader, events: Int16(POLLIN), revents: 0)
-                guard poll(&descriptor, 1, 1_000) >= 0 else { continue }
-                let count = buffer.withUnsafeMutableBytes { read(reader, $0.baseAddress, $0.count) }
+                guard unsafe poll(&descriptor, 1, 1_000) >= 0 else { continue }
+                let count = unsafe buffer.withUnsafeMutableBytes { unsafe read(reader, $0.baseAddress, $0.count) }
                 if count > 0 {
                     drained.withLock { $0 += buffer.prefix(count) }
                 } else if count == 0 {

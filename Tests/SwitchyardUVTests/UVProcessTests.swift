@@ -112,7 +112,7 @@ struct UVProcessTests {
         // GIVEN an inheritable descriptor in the host
         // Opened under the spawn lock, as the lock's contract asks of code that creates inheritable descriptors:
         // otherwise it may land between another test's sweep and fork, and leak into *that* child.
-        let leakedFD = SpawnLock.withLock { open("/dev/null", O_RDONLY) }
+        let leakedFD = SpawnLock.withLock { unsafe open("/dev/null", O_RDONLY) }
         defer { close(leakedFD) }
         #expect(leakedFD > 2)
         let run = try await runOnLoop([Int32].self) { loop, finish in
